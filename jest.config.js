@@ -1,0 +1,17 @@
+/** Two projects: fast unit tests beside the code, integration/e2e tests (real Postgres, Redis, HTTP) under test/. */
+const moduleNameMapper = {
+  '^@forensics/algorithms$': '<rootDir>/libs/forensics/src/index.ts',
+  '^@forensics/core$': '<rootDir>/libs/core/src/index.ts',
+  '^@forensics/infra$': '<rootDir>/libs/infra/src/index.ts',
+  '^@forensics/infra/(.*)$': '<rootDir>/libs/infra/src/$1',
+};
+const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] };
+module.exports = {
+  projects: [
+    { displayName: 'unit', rootDir: __dirname, testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'], transform, moduleNameMapper, testEnvironment: 'node' },
+    {
+      displayName: 'integration', rootDir: __dirname, testMatch: ['<rootDir>/test/**/*.test.ts'], transform, moduleNameMapper, testEnvironment: 'node',
+      globalSetup: '<rootDir>/test/support/global-setup.js', globalTeardown: '<rootDir>/test/support/global-teardown.js', testTimeout: 120000,
+    },
+  ],
+};

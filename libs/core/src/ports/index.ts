@@ -1,0 +1,3 @@
+export * from './vector-store.port';
+export * from './embedder.port';
+export * from './judge.port';

@@ -1,0 +1,46 @@
+/**
+ * Judge port: does a context text try to induce the wrong answer the user saw?
+ * (ragforensics.md §4, Algorithm 1, line "judge(q, C_j, t)").
+ *
+ * A judge never defaults to benign: a reply without a usable label is UNDETERMINED.
+ */
+export type VerdictLabel = 'YES' | 'NO' | 'UNDETERMINED';
+
+export interface JudgeRequest {
+  query: string;
+  /** The wrong output t the user actually saw. */
+  wrongAnswer: string;
+  /** The candidate text C_j (untrusted data). */
+  text: string;
+  /** Other candidate texts of the same event (the offline judge uses them for agreement signals). */
+  peers?: readonly string[];
+}
+
+export interface JudgeVerdict {
+  label: VerdictLabel;
+  /** The judge's full reply (LLM text, or the offline judge's explanation in words). */
+  reply: string;
+  /** How many requests this verdict took (re-asks after an unlabelled reply count). */
+  attempts: number;
+  latencyMs: number;
+  /** Machine-readable signals behind the verdict (offline judge), stored as JSON. */
+  signals?: Record<string, unknown>;
+}
+
+export interface Judge {
+  /** 'openai' | 'offline' | 'llama' | … — recorded with every verdict. */
+  readonly kind: string;
+  /** Model name ('offline-evidence-v1' for the offline judge). */
+  readonly model: string;
+  /** Prompt version, e.g. 'rf-v1' (the paper's prompt verbatim). */
+  readonly promptVersion: string;
+  judge(request: JudgeRequest): Promise<JudgeVerdict>;
+}
+
+/** Thrown by adapters. `transient` failures (timeouts, 429, 5xx) are retried by the queue. */
+export class JudgeError extends Error {
+  constructor(message: string, readonly transient: boolean, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'JudgeError';
+  }
+}

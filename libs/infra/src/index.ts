@@ -1,0 +1,3 @@
+export * from './vector-store';
+export * from './embedders';
+export * from './judges';
