@@ -5,13 +5,14 @@ const moduleNameMapper = {
   '^@forensics/infra$': '<rootDir>/libs/infra/src/index.ts',
   '^@forensics/infra/(.*)$': '<rootDir>/libs/infra/src/$1',
 };
-const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] };
+const transform = { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] };
 module.exports = {
+  testTimeout: 120000,
   projects: [
     { displayName: 'unit', rootDir: __dirname, testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'], transform, moduleNameMapper, testEnvironment: 'node' },
     {
       displayName: 'integration', rootDir: __dirname, testMatch: ['<rootDir>/test/**/*.test.ts'], transform, moduleNameMapper, testEnvironment: 'node',
-      globalSetup: '<rootDir>/test/support/global-setup.js', globalTeardown: '<rootDir>/test/support/global-teardown.js', testTimeout: 120000,
+      globalSetup: '<rootDir>/test/support/global-setup.js', globalTeardown: '<rootDir>/test/support/global-teardown.js',
     },
   ],
 };

@@ -1,1 +1,5 @@
-export {};
+/** Public API of the pure algorithms library (`@forensics/algorithms`). No Nest, no I/O. */
+export * from './ragforensics';
+export * from './text';
+export * from './bm25';
+export * from './offline-judge';

@@ -1,1 +1,3 @@
-export {};
+export * from './offline-judge.adapter';
+export * from './openai-judge.adapter';
+export * from './rf-prompts';

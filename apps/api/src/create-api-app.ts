@@ -1,0 +1,38 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Runtime } from '@forensics/infra';
+import { ApiModule } from './api.module';
+
+/** Ingestion carries corpora; everything else is small. */
+const INGEST_BODY_LIMIT = '20mb';
+
+/** Builds the Nest HTTP app (used by main.ts and by the tests, which listen on port 0). */
+export async function createApiApp(runtime: Runtime, opts: { logger?: boolean } = {}): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(ApiModule.register(runtime), {
+    bodyParser: false,
+    logger: opts.logger === false ? false : ['error', 'warn', 'log'],
+  });
+  const ingestJson = express.json({ limit: INGEST_BODY_LIMIT });
+  const json = express.json({ limit: runtime.config.bodyLimit });
+  app.use((req: Request, res: Response, next: NextFunction) => (/^\/v1\/collections\/[^/]+\/documents/.test(req.path) ? ingestJson : json)(req, res, next));
+  // body-parser errors → clear JSON (413 over the limit, 400 for malformed JSON).
+  app.use((err: { type?: string; status?: number; message?: string; limit?: number }, _req: Request, res: Response, next: NextFunction) => {
+    if (!err) return next();
+    if (err.type === 'entity.too.large') return res.status(413).json({ statusCode: 413, error: 'Payload Too Large', message: `request body exceeds the limit of ${err.limit} bytes` });
+    if (err.type === 'entity.parse.failed') return res.status(400).json({ statusCode: 400, error: 'Bad Request', message: `malformed JSON body: ${err.message}` });
+    if (err.status && err.status < 500) return res.status(err.status).json({ statusCode: err.status, error: 'Bad Request', message: err.message });
+    return next(err);
+  });
+  app.disable('x-powered-by');
+  const doc = new DocumentBuilder()
+    .setTitle('RAG forensics service')
+    .setDescription('Feedback intake, RAGForensics traceback outcomes, reversible quarantine, corpus ingestion.')
+    .setVersion('0.1.0')
+    .addApiKey({ type: 'apiKey', name: 'X-API-Key', in: 'header' }, 'api-key')
+    .build();
+  SwaggerModule.setup('docs', app, SwaggerModule.createDocument(app, doc), { jsonDocumentUrl: 'docs/openapi.json' });
+  return app;
+}

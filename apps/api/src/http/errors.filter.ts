@@ -1,0 +1,27 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { ConflictError, NotFoundError, PermanentError, ValidationError } from '@forensics/core';
+
+/** Domain errors → HTTP statuses with a JSON body `{statusCode, error, message, details?}`. */
+@Catch()
+export class ErrorsFilter implements ExceptionFilter {
+  private readonly log = new Logger('http');
+
+  catch(err: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    const send = (statusCode: number, error: string, message: string, details?: string[]): void => {
+      res.status(statusCode).json({ statusCode, error, message, ...(details && details.length > 1 ? { details } : {}) });
+    };
+    if (err instanceof ValidationError) return send(400, 'Bad Request', err.message, err.details);
+    if (err instanceof NotFoundError) return send(404, 'Not Found', err.message);
+    if (err instanceof ConflictError) return send(409, 'Conflict', err.message);
+    if (err instanceof PermanentError) return send(422, 'Unprocessable Entity', err.message);
+    if (err instanceof HttpException) {
+      const body = err.getResponse();
+      const message = typeof body === 'string' ? body : String((body as { message?: unknown }).message ?? err.message);
+      return send(err.getStatus(), err.name.replace(/Exception$/, ''), message);
+    }
+    this.log.error(err instanceof Error ? err.stack ?? err.message : String(err));
+    return send(500, 'Internal Server Error', 'internal error');
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * The main job, on embedded defaults: a fresh data dir, real PostgreSQL + Redis, the API and the
+ * worker as separate processes; ingest the shipped demo corpus (20 PoisonedRAG NQ questions, 5
+ * poisoned + 20 clean passages each) through the HTTP API, report one wrong answer per question,
+ * wait for the tracebacks, print a per-question table and one JSON line with the totals.
+ *
+ *   npm run demo            (options: --questions N, --keep-data, --data-dir DIR)
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { documentIdFor, stripReservedMarkers, textHash } from '@forensics/core';
+import { freePort, loadConfig, startEmbeddedPostgres, startEmbeddedRedis, waitForPort, type EmbeddedService } from '@forensics/infra';
+import { progressBar } from './progress';
+
+interface DemoQuestion { id: string; question: string; correct_answer: string; incorrect_answer: string; poisoned_texts: string[]; clean_texts: string[] }
+
+const ROOT = resolve(__dirname, '../../..');
+const COLLECTION = 'demo';
+const API_KEY = 'demo-key';
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+async function main(): Promise<void> {
+  const t0 = Date.now();
+  const nQ = Number(arg('questions') ?? '20');
+  const dataDir = resolve(arg('data-dir') ?? join(ROOT, '.data', 'demo'));
+  const keep = process.argv.includes('--keep-data');
+  const questions: DemoQuestion[] = readFileSync(join(ROOT, 'demo', 'poisonedrag-nq-20.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).slice(0, nQ);
+  const say = (m: string) => process.stderr.write(`${m}\n`);
+
+  // A fresh knowledge base each run, so every run starts from the same state.
+  if (!keep) rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(dataDir, { recursive: true });
+  const config = loadConfig({ ...process.env, DATA_DIR: dataDir });
+  const services: EmbeddedService[] = [];
+  const children: ChildProcess[] = [];
+  const cleanup = async () => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+    await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)));
+    for (const s of services.reverse()) await s.stop().catch(() => {});
+  };
+  process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  try {
+    say('starting embedded PostgreSQL and Redis …');
+    const databaseUrl = config.databaseUrl ?? (await startEmbeddedPostgres(dataDir, say).then((s) => { services.push(s); return s.url; }));
+    const redisUrl = config.redisUrl ?? (await startEmbeddedRedis(dataDir, say).then((s) => { services.push(s); return s.url; }));
+    const port = await freePort();
+    const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DATA_DIR: dataDir, PORT: String(port), API_KEYS: API_KEY };
+    const launch = (name: string, entry: string) => {
+      const c = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const tag = (d: Buffer) => { if (process.env.DEMO_VERBOSE) process.stderr.write(`[${name}] ${d}`); };
+      c.stdout?.on('data', tag);
+      let errBuf = '';
+      c.stderr?.on('data', (d: Buffer) => { errBuf += String(d); tag(d); });
+      c.once('exit', (code) => { if (code && code !== 0 && !closing) say(`${name} exited with code ${code}: ${errBuf.slice(-2000)}`); });
+      children.push(c);
+      return c;
+    };
+    let closing = false;
+    launch('api', join(ROOT, 'apps', 'api', 'src', 'main.ts'));
+    launch('worker', join(ROOT, 'apps', 'worker', 'src', 'main.ts'));
+    await waitForPort(port, 120_000);
+    const base = `http://127.0.0.1:${port}`;
+    const http = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+      const res = await fetch(base + path, { method, headers: { 'content-type': 'application/json', 'x-api-key': API_KEY, ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const json = await res.json().catch(() => ({}));
+      if (res.status >= 400) throw new Error(`${method} ${path} → ${res.status}: ${JSON.stringify(json)}`);
+      return json as Record<string, unknown>;
+    };
+    const health = await http('GET', '/health');
+    say(`API up at ${base} — judge ${JSON.stringify(health.judge)}, embedder ${String(health.embedder)}, store ${(health.vectorStore as { kind: string }).kind}`);
+
+    // Ingest through the HTTP API, in batches, with progress.
+    const docs = questions.flatMap((q) => [
+      ...q.poisoned_texts.map((text, i) => ({ id: `${q.id}-poison-${i}`, text, metadata: { question: q.id, kind: 'poisoned' } })),
+      ...q.clean_texts.map((text, i) => ({ id: `${q.id}-clean-${i}`, text, metadata: { question: q.id, kind: 'clean' } })),
+    ]);
+    const poisonedIds = new Set(questions.flatMap((q) => q.poisoned_texts.map((t) => documentIdFor(COLLECTION, textHash(stripReservedMarkers(t))))));
+    const bar = progressBar('ingesting demo corpus');
+    for (let i = 0; i < docs.length; i += 50) {
+      await http('POST', `/v1/collections/${COLLECTION}/documents`, { documents: docs.slice(i, i + 50) });
+      bar.update(Math.min(i + 50, docs.length), docs.length);
+    }
+    bar.done();
+
+    // One wrong-answer report per question, through the real API.
+    const events: { q: DemoQuestion; id: string }[] = [];
+    for (const q of questions) {
+      const r = await http('POST', '/v1/feedback', { collection: COLLECTION, query: q.question, wrongAnswer: q.incorrect_answer, reporter: 'demo' }, { 'idempotency-key': `demo-${q.id}` });
+      events.push({ q, id: String(r.id) });
+    }
+    const wait = progressBar('tracing');
+    const final = new Map<string, Record<string, unknown>>();
+    const deadline = Date.now() + 15 * 60_000;
+    while (final.size < events.length && Date.now() < deadline) {
+      for (const e of events) {
+        if (final.has(e.id)) continue;
+        const r = await http('GET', `/v1/feedback/${e.id}`);
+        if (['TRACED', 'BOUNDED', 'FAILED'].includes(String(r.status))) final.set(e.id, r);
+      }
+      wait.update(final.size, events.length);
+      if (final.size < events.length) await new Promise((r) => setTimeout(r, 500));
+    }
+    wait.done();
+    closing = true;
+
+    // Per-question table and totals.
+    type V = { documentId: string; label: string };
+    type Qr = { documentId: string; state: string };
+    let benignJudged = 0, poisonedJudged = 0, tp = 0, fp = 0, undetermined = 0, judgeCalls = 0;
+    const rows: string[][] = [];
+    const statuses: Record<string, number> = {};
+    for (const e of events) {
+      const r = final.get(e.id);
+      const status = String(r?.status ?? 'TIMEOUT');
+      statuses[status] = (statuses[status] ?? 0) + 1;
+      const verdicts = (r?.verdicts as V[] | undefined) ?? [];
+      const quarantined = ((r?.quarantined as Qr[] | undefined) ?? []).filter((x) => x.state === 'QUARANTINED');
+      const qTp = quarantined.filter((x) => poisonedIds.has(x.documentId)).length;
+      const qFp = quarantined.length - qTp;
+      const judgedBenign = verdicts.filter((v) => !poisonedIds.has(v.documentId)).length;
+      benignJudged += judgedBenign;
+      poisonedJudged += verdicts.length - judgedBenign;
+      undetermined += verdicts.filter((v) => v.label === 'UNDETERMINED').length;
+      judgeCalls += verdicts.filter((v) => !(v as unknown as { cached: boolean }).cached).length;
+      tp += qTp; fp += qFp;
+      rows.push([e.q.id, trunc(e.q.question, 44), trunc(e.q.incorrect_answer, 16), status, String(verdicts.length), `${qTp}/5`, String(qFp)]);
+    }
+    const header = ['question', 'query', 'wrong answer', 'status', 'judged', 'poisoned quarantined', 'benign quarantined'];
+    printTable(header, rows);
+    const poisonedTexts = poisonedIds.size;
+    const summary = {
+      events: events.length, poisonedTexts, benignJudged, quarantined: tp + fp, truePositives: tp, falsePositives: fp,
+      judge: String((health.judge as { kind: string }).kind),
+      seconds: +((Date.now() - t0) / 1000).toFixed(1),
+      poisonedJudged, recall: +(tp / Math.max(1, poisonedTexts)).toFixed(3), benignQuarantineRate: +(fp / Math.max(1, benignJudged)).toFixed(3),
+      undetermined, judgeCalls, statuses, embedder: String(health.embedder), vectorStore: (health.vectorStore as { kind: string }).kind,
+    };
+    console.log(JSON.stringify(summary));
+    await cleanup();
+    if (!keep) rmSync(dataDir, { recursive: true, force: true });
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+}
+
+function trunc(s: string, n: number): string { return s.length > n ? `${s.slice(0, n - 1)}…` : s; }
+
+function printTable(header: string[], rows: string[][]): void {
+  const w = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(w[i])).join('  ');
+  console.log(line(header));
+  console.log(w.map((n) => '-'.repeat(n)).join('  '));
+  for (const r of rows) console.log(line(r));
+}
+
+main().catch((e) => {
+  console.error(`demo failed: ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(1);
+});

@@ -1,0 +1,66 @@
+import 'reflect-metadata';
+import { IngestCorpusUseCase, ValidationError } from '@forensics/core';
+import { createRuntime, loadConfig } from '@forensics/infra';
+import { readIngestJsonl } from './jsonl';
+import { progressBar } from './progress';
+
+const USAGE = `usage:
+  npm run ingest -- --collection NAME FILE.jsonl    import {id?, text, metadata?} lines (idempotent by text hash)
+  npm start                                        API + worker in one process on embedded defaults
+environment: see README (DATABASE_URL, REDIS_URL, QDRANT_URL, EMBEDDER, JUDGE, …)`;
+
+async function ingest(argv: string[]): Promise<void> {
+  let collection: string | undefined;
+  const files: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--collection' || argv[i] === '-c') collection = argv[++i];
+    else if (argv[i].startsWith('--collection=')) collection = argv[i].slice('--collection='.length);
+    else if (argv[i] === '--help' || argv[i] === '-h') { console.log(USAGE); return; }
+    else files.push(argv[i]);
+  }
+  const config = loadConfig(process.env);
+  collection ??= config.defaultCollection;
+  if (files.length !== 1) throw new ValidationError(`expected exactly one JSONL file\n${USAGE}`);
+  const records = await readIngestJsonl(files[0]);
+  if (!records.length) throw new ValidationError(`${files[0]} holds no records`);
+  const rt = await createRuntime(config, { withoutQueue: true, log: (m) => process.stderr.write(`${m}\n`) });
+  try {
+    const bar = progressBar(`embedding into '${collection}'`);
+    const t0 = Date.now();
+    const r = await new IngestCorpusUseCase({ repo: rt.repo, store: rt.store, embedder: rt.embedder }).execute({
+      collection, records, onProgress: (p) => bar.update(p.done, p.total, `(${p.skipped} already present)`),
+    });
+    bar.done();
+    console.log(JSON.stringify({ collection: r.collection, received: r.received, inserted: r.inserted, skipped: r.skipped, markersStripped: r.markersStripped, embedder: rt.embedder.id, store: rt.store.kind, seconds: +((Date.now() - t0) / 1000).toFixed(1) }));
+  } finally {
+    await rt.close();
+  }
+}
+
+async function serve(): Promise<void> {
+  // API and worker in one process: the quickest way to run the service on one machine.
+  const { createApiApp } = await import('../../api/src/create-api-app');
+  const { startTracebackWorker } = await import('../../worker/src/worker');
+  const config = loadConfig(process.env);
+  const rt = await createRuntime(config, { log: (m) => console.log(m) });
+  const worker = await startTracebackWorker(rt);
+  const app = await createApiApp(rt);
+  await app.listen(config.port, config.host);
+  console.log(`serving on ${await app.getUrl()} (docs at /docs)${config.devApiKey ? `; development API key '${config.apiKeys[0]}'` : ''}`);
+  const stop = async () => { await app.close().catch(() => {}); await worker.close().catch(() => {}); await rt.close(); process.exit(0); };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+}
+
+async function main(): Promise<void> {
+  const [cmd, ...rest] = process.argv.slice(2);
+  if (cmd === 'ingest') return ingest(rest);
+  if (cmd === 'serve' || cmd === undefined) return serve();
+  console.error(USAGE);
+  process.exit(2);
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? e.message : String(e));
+  process.exit(e instanceof ValidationError ? 2 : 1);
+});

@@ -1,0 +1,2 @@
+export * from './text-identity';
+export * from './errors';

@@ -1,0 +1,73 @@
+import { ValidationError } from '../../domain/errors';
+import { COLLECTION_NAME, documentIdFor, stripReservedMarkers, textHash } from '../../domain/text-identity';
+import type { Embedder } from '../../ports/embedder.port';
+import type { DocumentRow, ForensicsRepository } from '../../ports/forensics-repository.port';
+import type { VectorStore } from '../../ports/vector-store.port';
+
+export interface IngestRecord { id?: string; text: string; metadata?: Record<string, unknown> }
+
+export interface IngestProgress { done: number; total: number; inserted: number; skipped: number }
+
+export interface IngestResult { collection: string; received: number; inserted: number; skipped: number; ids: string[]; markersStripped: number }
+
+export const INGEST_TEXT_LIMIT = 100_000;
+
+/** Validates one JSONL / JSON record `{id?, text, metadata?}`; `where` names it in the error. */
+export function parseIngestRecord(raw: unknown, where: string): IngestRecord {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ValidationError(`${where}: must be an object {id?, text, metadata?}`);
+  const r = raw as Record<string, unknown>;
+  if (typeof r.text !== 'string' || !r.text.trim()) throw new ValidationError(`${where}: text must be a non-empty string`);
+  if (r.text.length > INGEST_TEXT_LIMIT) throw new ValidationError(`${where}: text is longer than ${INGEST_TEXT_LIMIT} characters`);
+  if (r.id !== undefined && r.id !== null && (typeof r.id !== 'string' && typeof r.id !== 'number')) throw new ValidationError(`${where}: id must be a string or number`);
+  if (r.metadata !== undefined && r.metadata !== null && (typeof r.metadata !== 'object' || Array.isArray(r.metadata))) throw new ValidationError(`${where}: metadata must be an object`);
+  return { id: r.id === undefined || r.id === null ? undefined : String(r.id), text: r.text, metadata: (r.metadata as Record<string, unknown> | undefined) ?? undefined };
+}
+
+/**
+ * Imports texts into a collection: reserved `[LATEST]` markers stripped, identity by text hash
+ * (re-ingesting is a no-op), batched embedding with progress, vector store upsert, then Postgres
+ * registration. Store first, Postgres second: a crash in between leaves texts unregistered, which
+ * the next run embeds and upserts again (same ids) — never a registered text missing from the store.
+ */
+export class IngestCorpusUseCase {
+  constructor(private readonly deps: { repo: ForensicsRepository; store: VectorStore; embedder: Embedder; batchSize?: number }) {}
+
+  async execute(cmd: { collection: string; records: readonly IngestRecord[]; onProgress?: (p: IngestProgress) => void }): Promise<IngestResult> {
+    const { repo, store, embedder } = this.deps;
+    if (!COLLECTION_NAME.test(cmd.collection)) throw new ValidationError('collection must match [A-Za-z0-9_-]{1,64}');
+    await embedder.init();
+    const coll = await repo.ensureCollection({ name: cmd.collection, embedder: embedder.id, dimension: embedder.dimension });
+    if (coll.embedder !== embedder.id || coll.dimension !== embedder.dimension) {
+      throw new ValidationError(`collection '${cmd.collection}' holds vectors from '${coll.embedder}' (${coll.dimension}-d); this process embeds with '${embedder.id}' (${embedder.dimension}-d)`);
+    }
+    await store.ensureCollection(cmd.collection, embedder.dimension);
+
+    let markersStripped = 0;
+    const seen = new Map<string, { id: string; hash: string; text: string; externalId: string | null; metadata: Record<string, unknown> | null }>();
+    const ids: string[] = [];
+    for (const r of cmd.records) {
+      const text = stripReservedMarkers(r.text);
+      if (text !== r.text) markersStripped++;
+      const hash = textHash(text);
+      const id = documentIdFor(cmd.collection, hash);
+      ids.push(id);
+      if (!seen.has(hash)) seen.set(hash, { id, hash, text, externalId: r.id ?? null, metadata: r.metadata ?? null });
+    }
+    const unique = [...seen.values()];
+    const existing = new Set((await repo.findDocumentsByHashes(cmd.collection, unique.map((u) => u.hash))).map((d) => d.textHash));
+    const todo = unique.filter((u) => !existing.has(u.hash));
+    const skipped = cmd.records.length - todo.length;
+    const batch = this.deps.batchSize ?? 32;
+    let inserted = 0;
+    cmd.onProgress?.({ done: 0, total: todo.length, inserted, skipped });
+    for (let i = 0; i < todo.length; i += batch) {
+      const part = todo.slice(i, i + batch);
+      const vecs = await embedder.embed(part.map((p) => p.text));
+      await store.upsert(cmd.collection, part.map((p, j) => ({ id: p.id, vector: vecs[j], text: p.text, payload: { externalId: p.externalId, metadata: p.metadata } })));
+      inserted += await repo.insertDocuments(part.map((p): Omit<DocumentRow, 'status'> => ({ id: p.id, collection: cmd.collection, externalId: p.externalId, textHash: p.hash, text: p.text, metadata: p.metadata })));
+      cmd.onProgress?.({ done: Math.min(i + batch, todo.length), total: todo.length, inserted, skipped });
+    }
+    if (inserted) await repo.audit({ actor: 'ingest', action: 'corpus.ingested', entityType: 'Collection', entityId: cmd.collection, details: { inserted, skipped, markersStripped } });
+    return { collection: cmd.collection, received: cmd.records.length, inserted, skipped, ids, markersStripped };
+  }
+}

@@ -1,0 +1,98 @@
+import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors';
+import { COLLECTION_NAME, stripReservedMarkers } from '../../domain/text-identity';
+import type { FeedbackRow, ForensicsRepository } from '../../ports/forensics-repository.port';
+import type { TracebackQueue } from '../../ports/traceback-queue.port';
+
+export interface SubmitFeedbackCommand {
+  collection: string;
+  query: string;
+  wrongAnswer: string;
+  correctAnswer?: string | null;
+  servedIds?: string[];
+  reporter?: string | null;
+  idempotencyKey?: string | null;
+  k?: number;
+}
+
+export const FEEDBACK_LIMITS = { query: 4000, wrongAnswer: 4000, correctAnswer: 4000, reporter: 200, idempotencyKey: 200, servedIds: 100 } as const;
+
+/** Checks a feedback payload; every problem is listed so the API can answer one clear 400. */
+export function validateFeedback(input: unknown, defaultCollection: string): SubmitFeedbackCommand {
+  const errs: string[] = [];
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ValidationError('body must be a JSON object', ['body must be a JSON object']);
+  const b = input as Record<string, unknown>;
+  const str = (name: keyof typeof FEEDBACK_LIMITS, required: boolean): string | undefined => {
+    const v = b[name];
+    if (v === undefined || v === null) { if (required) errs.push(`${name} is required`); return undefined; }
+    if (typeof v !== 'string') { errs.push(`${name} must be a string`); return undefined; }
+    if (required && !v.trim()) { errs.push(`${name} must not be empty`); return undefined; }
+    if (v.length > FEEDBACK_LIMITS[name]) { errs.push(`${name} is longer than ${FEEDBACK_LIMITS[name]} characters`); return undefined; }
+    return v;
+  };
+  const query = str('query', true);
+  const wrongAnswer = str('wrongAnswer', true);
+  const correctAnswer = str('correctAnswer', false);
+  const reporter = str('reporter', false);
+  let collection = defaultCollection;
+  if (b.collection !== undefined) {
+    if (typeof b.collection !== 'string' || !COLLECTION_NAME.test(b.collection)) errs.push('collection must match [A-Za-z0-9_-]{1,64}');
+    else collection = b.collection;
+  }
+  let servedIds: string[] | undefined;
+  if (b.servedIds !== undefined) {
+    if (!Array.isArray(b.servedIds) || b.servedIds.some((x) => typeof x !== 'string' || !x || x.length > 200)) errs.push('servedIds must be an array of non-empty strings');
+    else if (b.servedIds.length > FEEDBACK_LIMITS.servedIds) errs.push(`servedIds has more than ${FEEDBACK_LIMITS.servedIds} entries`);
+    else servedIds = b.servedIds as string[];
+  }
+  let k: number | undefined;
+  if (b.k !== undefined) {
+    if (typeof b.k !== 'number' || !Number.isInteger(b.k) || b.k < 1 || b.k > 50) errs.push('k must be an integer in [1, 50]');
+    else k = b.k;
+  }
+  const known = new Set(['collection', 'query', 'wrongAnswer', 'correctAnswer', 'servedIds', 'reporter', 'k']);
+  for (const key of Object.keys(b)) if (!known.has(key)) errs.push(`unknown field '${key}'`);
+  if (errs.length) throw new ValidationError(errs.join('; '), errs);
+  return { collection, query: query!, wrongAnswer: wrongAnswer!, correctAnswer: correctAnswer ?? null, servedIds, reporter: reporter ?? null, k };
+}
+
+/**
+ * Persists a feedback event BEFORE acknowledging it, then enqueues its traceback.
+ * If enqueueing fails the event stays RECEIVED and the worker's sweeper enqueues it later:
+ * nothing acknowledged is ever lost.
+ */
+export class SubmitFeedbackUseCase {
+  constructor(private readonly deps: { repo: ForensicsRepository; queue: TracebackQueue; defaultK: number }) {}
+
+  async execute(cmd: SubmitFeedbackCommand): Promise<{ event: FeedbackRow; created: boolean; queued: boolean }> {
+    const { repo, queue } = this.deps;
+    if (!(await repo.getCollection(cmd.collection))) throw new NotFoundError(`collection '${cmd.collection}' is unknown: ingest texts into it first`);
+    if (cmd.idempotencyKey !== undefined && cmd.idempotencyKey !== null && (cmd.idempotencyKey.length > FEEDBACK_LIMITS.idempotencyKey || !cmd.idempotencyKey.trim())) {
+      throw new ValidationError(`Idempotency-Key must be 1..${FEEDBACK_LIMITS.idempotencyKey} characters`);
+    }
+    const clean = (s: string | null | undefined) => (s === null || s === undefined ? s : stripReservedMarkers(s));
+    const { event, created } = await repo.createFeedback({
+      collection: cmd.collection,
+      query: clean(cmd.query)!,
+      wrongAnswer: clean(cmd.wrongAnswer)!,
+      correctAnswer: clean(cmd.correctAnswer) ?? null,
+      servedIds: cmd.servedIds ?? [],
+      reporter: clean(cmd.reporter) ?? null,
+      idempotencyKey: cmd.idempotencyKey ?? null,
+      k: cmd.k ?? this.deps.defaultK,
+    });
+    if (!created) {
+      if (event.query !== clean(cmd.query) || event.wrongAnswer !== clean(cmd.wrongAnswer) || event.collection !== cmd.collection) {
+        throw new ConflictError('Idempotency-Key was already used for a different feedback');
+      }
+      return { event, created, queued: event.status !== 'RECEIVED' };
+    }
+    await repo.audit({ actor: cmd.reporter ?? 'anonymous', action: 'feedback.received', entityType: 'FeedbackEvent', entityId: event.id, details: { collection: event.collection } });
+    try {
+      await queue.enqueueTraceback(event.id);
+      await repo.updateFeedback(event.id, { status: 'QUEUED' });
+      return { event: { ...event, status: 'QUEUED' }, created, queued: true };
+    } catch {
+      return { event, created, queued: false };
+    }
+  }
+}

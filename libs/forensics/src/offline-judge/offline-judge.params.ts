@@ -1,0 +1,39 @@
+/**
+ * Thresholds of the offline evidence judge (algorithms.md §5). Tuned on poisonedrag_nq.jsonl
+ * only (BM25 retrieval, K = 5): yesThreshold 0.55 is the lowest value keeping NQ's pooled FPR
+ * ≤ 0.05. Checked unchanged on poisonedrag_hotpotqa and robustrag_realtimeqa; see
+ * scripts/offline-judge-dev.ts.
+ */
+export interface OfflineJudgeParams {
+  /** YES when score ≥ this. In (0, 1]. Default 0.55. */
+  yesThreshold: number;
+  /** UNDETERMINED when undeterminedBelow ≤ score < yesThreshold (a review band). Set equal to yesThreshold to disable. In [0, yesThreshold]. */
+  undeterminedBelow: number;
+  /** Share of a multi-token answer's content terms a text must contain to count as partial support. In (0, 1]. */
+  partialSupportMin: number;
+  /** Content-term Jaccard similarity above which a peer counts as a near-duplicate. In (0, 1]. */
+  nearDuplicateMin: number;
+}
+
+export const DEFAULT_OFFLINE_JUDGE_PARAMS: Readonly<OfflineJudgeParams> = Object.freeze({
+  yesThreshold: 0.55,
+  undeterminedBelow: 0.55,
+  partialSupportMin: 0.5,
+  nearDuplicateMin: 0.25,
+});
+
+export function validateOfflineJudgeParams(p: Partial<OfflineJudgeParams> = {}): OfflineJudgeParams {
+  const out: OfflineJudgeParams = { ...DEFAULT_OFFLINE_JUDGE_PARAMS };
+  for (const [key, value] of Object.entries(p)) if (value !== undefined) (out as unknown as Record<string, number>)[key] = value as number;
+  const inUnit = (name: keyof OfflineJudgeParams, lo: number, loOpen: boolean, hi: number) => {
+    const v = out[name];
+    if (!Number.isFinite(v) || (loOpen ? v <= lo : v < lo) || v > hi) {
+      throw new RangeError(`OfflineJudgeParams.${name} must be in ${loOpen ? '(' : '['}${lo}, ${hi}], got ${v}`);
+    }
+  };
+  inUnit('yesThreshold', 0, true, 1);
+  inUnit('undeterminedBelow', 0, false, out.yesThreshold);
+  inUnit('partialSupportMin', 0, true, 1);
+  inUnit('nearDuplicateMin', 0, true, 1);
+  return out;
+}

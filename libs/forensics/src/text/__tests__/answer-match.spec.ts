@@ -1,0 +1,55 @@
+import { answerMatches, containsAnswer, contentTerms, lightStem, normalizeText, splitSentences, stripCitationMarkers, tokenize } from '@forensics/algorithms';
+
+describe('normalizeText (SQuAD-style + numbers)', () => {
+  it.each([
+    ["The  Beatles' 1,000 Songs!", 'beatles 1000 songs'],
+    ['Pokémon & Friends', 'pokemon and friends'],
+    ["Presley's can't", 'presley cant'],
+    ['five or 2.0 or 3.50', '5 or 2 or 3.50'],
+    ['£15,000', '15000'],
+    ['A', ''],
+    ['1,2', '1 2'],
+  ])('%j → %j', (input, expected) => {
+    expect(normalizeText(input)).toBe(expected);
+  });
+});
+
+describe('containsAnswer / answerMatches', () => {
+  it('respects token boundaries', () => {
+    expect(containsAnswer('released in 2015', '2')).toBe(false);
+    expect(containsAnswer('a party', 'art')).toBe(false);
+    expect(containsAnswer('there were 2 of them', '2')).toBe(true);
+  });
+  it('is numeric-aware', () => {
+    expect(containsAnswer('about 1000 people', '1,000')).toBe(true);
+    expect(containsAnswer('it has five members', '5')).toBe(true);
+    expect(containsAnswer('cost £15,000 less', '£15,000')).toBe(true);
+    expect(containsAnswer('cost £5,000 less', '£15,000')).toBe(false);
+  });
+  it('ignores case, punctuation, articles; empty answers never match', () => {
+    expect(containsAnswer('Recorded by frank SINATRA, in 1961.', 'Frank Sinatra')).toBe(true);
+    expect(containsAnswer('The Beatles played', 'Beatles')).toBe(true);
+    expect(containsAnswer('anything', '!!')).toBe(false);
+  });
+  it('answerMatches checks the target inside the output only', () => {
+    expect(answerMatches('It was Frank Sinatra.', 'Frank Sinatra')).toBe(true);
+    expect(answerMatches('Sinatra', 'Frank Sinatra')).toBe(false);
+  });
+});
+
+describe('tokenize and helpers', () => {
+  it('tokenizes, drops stopwords and stems lightly', () => {
+    expect(tokenize('The 4th season')).toEqual(['the', '4th', 'season']);
+    expect(tokenize("The fourth season's episodes", { removeStopwords: true, stem: true })).toEqual(['4', 'season', 'episode']);
+    expect(contentTerms('How many cities are not in the classes?')).toEqual(['many', 'city', 'not', 'class']);
+  });
+  it('lightStem keeps -ss/-us/-is and short words', () => {
+    expect(['class', 'virus', 'analysis', 'bus', 'boxes', 'parties', 'dogs'].map(lightStem)).toEqual(['class', 'virus', 'analysis', 'bus', 'box', 'party', 'dog']);
+  });
+  it('splits sentences without breaking decimals or initials', () => {
+    expect(splitSentences('It cost 3.5 million. J. Smith paid! Why? yes')).toEqual(['It cost 3.5 million.', 'J. Smith paid!', 'Why? yes']);
+  });
+  it('strips citation markers', () => {
+    expect(normalizeText(stripCitationMarkers('in May 2012.[24] As of 2018,[update] 132'))).toBe('in may 2012 as of 2018 132');
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * Answer normalisation (ragforensics.md App. 8.2, "normalised substring match": lowercase, strip
+ * punctuation and extra whitespace; the same recipe as SQuAD's `normalize_answer`), extended so
+ * that numbers compare by value and containment respects token boundaries.
+ *
+ * Choices (documented because the papers leave them open):
+ * - Unicode: NFKD, combining marks removed ("Pokémon" = "pokemon"), "&" read as "and".
+ * - Numbers: thousands separators are dropped ("1,000" = "1000"), decimals keep their point
+ *   ("3.5"), trailing ".0" is dropped ("2.0" = "2"); number words zero–twenty and the tens
+ *   (thirty … ninety) become digits ("five" = "5"). Compound number words ("twenty-five") become
+ *   "20 5" on both sides, so they still match each other but not "25"; ordinals are left alone
+ *   in `normalizeText` (see `tokenize` with `{ stem: true }` for "fourth" = "4").
+ * - Apostrophes: a possessive "'s" is dropped ("Presley's" = "presley"), other apostrophes are
+ *   removed inside the word ("can't" = "cant"), as SQuAD does.
+ * - Articles: "a", "an", "the" are removed, as in SQuAD, so "The Beatles" matches "Beatles".
+ *   A title that is only an article ("A") normalises to the empty string and matches nothing.
+ * - Every other non-alphanumeric character separates tokens; whitespace collapses to one space.
+ */
+
+const NUMBER_WORDS: Readonly<Record<string, string>> = {
+  zero: '0', one: '1', two: '2', three: '3', four: '4', five: '5', six: '6', seven: '7',
+  eight: '8', nine: '9', ten: '10', eleven: '11', twelve: '12', thirteen: '13', fourteen: '14',
+  fifteen: '15', sixteen: '16', seventeen: '17', eighteen: '18', nineteen: '19', twenty: '20',
+  thirty: '30', forty: '40', fifty: '50', sixty: '60', seventy: '70', eighty: '80', ninety: '90',
+};
+
+const ORDINAL_WORDS: Readonly<Record<string, string>> = {
+  first: '1', second: '2', third: '3', fourth: '4', fifth: '5', sixth: '6', seventh: '7',
+  eighth: '8', ninth: '9', tenth: '10', eleventh: '11', twelfth: '12', thirteenth: '13',
+  fourteenth: '14', fifteenth: '15', sixteenth: '16', seventeenth: '17', eighteenth: '18',
+  nineteenth: '19', twentieth: '20',
+};
+
+const ARTICLES: ReadonlySet<string> = new Set(['a', 'an', 'the']);
+
+// A number with optional grouping/decimal parts, or a run of letters/digits.
+const RAW_TOKEN = /\d+(?:[.,]\d+)*(?![\p{L}\p{N}])|[\p{L}\p{N}]+/gu;
+
+/** Canonical form of one numeric token: "1,000" → "1000", "3.50" stays "3.50", "2.0" → "2". */
+export function normalizeNumberToken(raw: string): string[] {
+  if (/^\d{1,3}(,\d{3})+(\.\d+)?$/.test(raw)) raw = raw.replace(/,/g, '');
+  // Any remaining comma is a list separator ("1,2"), not grouping.
+  return raw.split(',').map((part) => {
+    const m = /^(\d+)\.0+$/.exec(part);
+    if (m) part = m[1];
+    return part;
+  });
+}
+
+/** Raw normalised tokens, articles kept (shared by `normalizeText` and `tokenize`). */
+export function rawTokens(text: string): string[] {
+  const prepared = text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/&/g, ' and ')
+    .replace(/['’‘`]s\b/g, '')
+    .replace(/(\p{L})['’‘`](\p{L})/gu, '$1$2');
+  const out: string[] = [];
+  for (const match of prepared.matchAll(RAW_TOKEN)) {
+    const tok = match[0];
+    if (/^\d/.test(tok)) out.push(...normalizeNumberToken(tok));
+    else out.push(NUMBER_WORDS[tok] ?? tok);
+  }
+  return out;
+}
+
+/**
+ * SQuAD-style normalisation with number handling (see module doc). Returns the normalised tokens
+ * joined by single spaces; "" when nothing is left.
+ *
+ * @example normalizeText("The  Beatles' 1,000 Songs!") === "beatles 1000 songs"
+ */
+export function normalizeText(text: string): string {
+  return rawTokens(text).filter((t) => !ARTICLES.has(t)).join(' ');
+}
+
+/** Ordinal word → digit string ("fourth" → "4"), or undefined. Used by `tokenize({ stem })`. */
+export function ordinalValue(token: string): string | undefined {
+  if (ORDINAL_WORDS[token]) return ORDINAL_WORDS[token];
+  const m = /^(\d+)(st|nd|rd|th)$/.exec(token);
+  return m ? m[1] : undefined;
+}
+
+/**
+ * Remove bracketed reference markers ("[24]", "[3][4]", "[update]", "[citation needed]") that
+ * encyclopedic passages carry: a footnote number is not a statement, and "[24]" must not count
+ * as stating the answer "24".
+ */
+export function stripCitationMarkers(text: string): string {
+  return text.replace(/\[(?:\d{1,4}|[a-z][a-z ]{0,24})\]/gi, ' ');
+}

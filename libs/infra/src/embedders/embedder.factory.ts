@@ -1,0 +1,38 @@
+import type { Embedder } from '@forensics/core';
+import { OpenAiEmbedder, type OpenAiEmbedderConfig } from '../openai/openai-embedder.adapter';
+import { OnnxEmbedder } from './onnx-embedder.adapter';
+import { UseLiteEmbedder } from './use-lite-embedder.adapter';
+
+export type EmbedderKind = 'use-lite' | 'onnx' | 'openai';
+
+export interface EmbedderFactoryConfig {
+  kind: EmbedderKind;
+  /** kind 'onnx': folder with model.onnx + tokenizer.json (a HuggingFace sentence-transformers export). */
+  onnxModelDir?: string;
+  /** kind 'onnx': onnxruntime intra-op threads (default 2). */
+  onnxThreads?: number;
+  /** kind 'onnx': max tokens per text (default 256). */
+  maxLength?: number;
+  /** kinds 'use-lite' / 'onnx': texts per model call (default 32). */
+  batchSize?: number;
+  /** kind 'openai': endpoint, key, model (and optional expected dimension). */
+  openai?: OpenAiEmbedderConfig;
+}
+
+/** Builds the configured embedder (not yet initialised: call `init()`). */
+export function createEmbedder(config: EmbedderFactoryConfig): Embedder {
+  switch (config.kind) {
+    case 'use-lite':
+      return new UseLiteEmbedder({ batchSize: config.batchSize });
+    case 'onnx':
+      if (!config.onnxModelDir) throw new Error("createEmbedder: kind 'onnx' needs onnxModelDir (a folder with model.onnx and tokenizer.json)");
+      return new OnnxEmbedder({ modelDir: config.onnxModelDir, intraOpThreads: config.onnxThreads, batchSize: config.batchSize, maxLength: config.maxLength });
+    case 'openai':
+      if (!config.openai) throw new Error("createEmbedder: kind 'openai' needs openai { baseURL, apiKey, model }");
+      return new OpenAiEmbedder(config.openai);
+    default: {
+      const kind: never = config.kind;
+      throw new Error(`createEmbedder: unknown embedder kind ${String(kind)}`);
+    }
+  }
+}

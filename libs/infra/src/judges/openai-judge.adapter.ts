@@ -1,0 +1,105 @@
+import { JudgeError, type Judge, type JudgeRequest, type JudgeVerdict, type VerdictLabel } from '@forensics/core';
+import { classifyOpenAiError, createOpenAiClient, type OpenAiClient } from '../openai/openai-client';
+import { parseRfLabel, renderRfV1, RF_V1 } from './rf-prompts';
+
+export interface OpenAiJudgeConfig {
+  /** Base URL including `/v1` (OpenAI or any OpenAI-compatible server). */
+  baseURL: string;
+  apiKey: string;
+  model: string;
+  /** Per-request timeout in ms. Default 60000. */
+  timeoutMs?: number;
+  /** Extra requests after a reply without a usable label. Default 2 (so at most 3 requests). */
+  maxReasks?: number;
+  /** Transport retries done by the `openai` package itself (429, 5xx, timeouts). Default 2. */
+  maxRetries?: number;
+}
+
+export const OPENAI_JUDGE_DEFAULT_MAX_REASKS = 2;
+
+/**
+ * Joins the replies of one verdict for storage: a single reply is stored unchanged; re-asked
+ * replies are separated by a header naming the attempt, so an admin can read each one.
+ */
+export function joinJudgeReplies(replies: readonly string[]): string {
+  return replies.map((reply, i) => (i === 0 ? reply : `\n\n--- attempt ${i + 1} ---\n\n${reply}`)).join('');
+}
+
+/**
+ * RAGForensics judge (ragforensics.md §4, Algorithm 1, `judge(q, C_j, t)`) over an OpenAI chat
+ * completion: prompt `rf-v1` as a single user message, temperature 0 (algorithms.md §1).
+ *
+ * A reply with no label, or with both labels, is re-asked with the same prompt up to `maxReasks`
+ * times and then returned as UNDETERMINED — never as benign. Transport failures surviving the
+ * client's own retries become `JudgeError` (transient for 408/409/429/5xx/timeouts/connection,
+ * permanent otherwise), so the queue decides whether to retry.
+ */
+export class OpenAiJudge implements Judge {
+  readonly kind = 'openai';
+  readonly promptVersion = RF_V1;
+  readonly model: string;
+  private readonly client: OpenAiClient;
+  private readonly maxReasks: number;
+
+  constructor(config: OpenAiJudgeConfig) {
+    if (!config.model) throw new Error('OpenAiJudge: model is required');
+    const maxReasks = config.maxReasks ?? OPENAI_JUDGE_DEFAULT_MAX_REASKS;
+    if (!Number.isInteger(maxReasks) || maxReasks < 0) throw new RangeError(`OpenAiJudge: maxReasks must be a non-negative integer, got ${maxReasks}`);
+    this.model = config.model;
+    this.maxReasks = maxReasks;
+    this.client = createOpenAiClient({
+      baseURL: config.baseURL,
+      apiKey: config.apiKey,
+      timeoutMs: config.timeoutMs,
+      maxRetries: config.maxRetries,
+    });
+  }
+
+  async judge(request: JudgeRequest): Promise<JudgeVerdict> {
+    const prompt = renderRfV1({ query: request.query, text: request.text, wrongAnswer: request.wrongAnswer });
+    const started = performance.now();
+    const replies: string[] = [];
+    const finishReasons: (string | null)[] = [];
+    let promptTokens = 0;
+    let completionTokens = 0;
+    let label: VerdictLabel = 'UNDETERMINED';
+
+    for (let attempt = 1; attempt <= 1 + this.maxReasks; attempt++) {
+      const completion = await this.complete(prompt, attempt);
+      const choice = completion.choices?.[0];
+      // A null content (refusal, content filter) is an unusable reply like any other.
+      replies.push(choice?.message?.content ?? '');
+      finishReasons.push(choice?.finish_reason ?? null);
+      promptTokens += completion.usage?.prompt_tokens ?? 0;
+      completionTokens += completion.usage?.completion_tokens ?? 0;
+      label = parseRfLabel(replies[replies.length - 1]);
+      if (label !== 'UNDETERMINED') break;
+    }
+
+    return {
+      label,
+      reply: joinJudgeReplies(replies),
+      attempts: replies.length,
+      latencyMs: Math.round(performance.now() - started),
+      signals: { finishReasons, promptTokens, completionTokens },
+    };
+  }
+
+  private async complete(prompt: string, attempt: number) {
+    try {
+      return await this.client.chat.completions.create({
+        model: this.model,
+        messages: [{ role: 'user', content: prompt }],
+        temperature: 0,
+      });
+    } catch (error) {
+      const failure = classifyOpenAiError(error);
+      const status = failure.status === undefined ? 'no HTTP response' : `HTTP ${failure.status}`;
+      throw new JudgeError(
+        `OpenAI judge (${this.model}) request ${attempt} failed (${status}): ${failure.message}`,
+        failure.transient,
+        { cause: error },
+      );
+    }
+  }
+}

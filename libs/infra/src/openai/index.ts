@@ -1,0 +1,2 @@
+export * from './openai-client';
+export * from './openai-embedder.adapter';

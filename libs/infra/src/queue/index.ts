@@ -1,0 +1,2 @@
+export * from './queue.constants';
+export * from './bullmq-traceback-queue';

@@ -1,0 +1,26 @@
+import type { JobsOptions } from 'bullmq';
+
+/** Queue names, job names and default job options side by side (one place to read them). */
+export const TRACEBACK_QUEUE = 'traceback';
+export const TRACEBACK_JOB = 'TracebackJob';
+
+/** Payload of a traceback job: the feedback id only; Postgres holds everything else. */
+export interface TracebackJobData {
+  feedbackId: string;
+  /** Last persisted step, written with job.updateData so a retried job reports where it resumed. */
+  step?: string;
+}
+
+/** BullMQ custom job ids may not contain ':'. One job per event: enqueueing twice is a no-op. */
+export function tracebackJobId(feedbackId: string): string {
+  return `trace-${feedbackId}`;
+}
+
+export function tracebackJobOptions(attempts: number, backoffMs: number): JobsOptions {
+  return {
+    attempts,
+    backoff: { type: 'exponential', delay: backoffMs },
+    removeOnComplete: { age: 7 * 24 * 3600, count: 10_000 },
+    removeOnFail: { age: 30 * 24 * 3600 },
+  };
+}
