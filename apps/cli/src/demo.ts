@@ -74,12 +74,15 @@ async function main(): Promise<void> {
     const health = await http('GET', '/health');
     say(`API up at ${base} — judge ${JSON.stringify(health.judge)}, embedder ${String(health.embedder)}, store ${(health.vectorStore as { kind: string }).kind}`);
 
-    // Ingest through the HTTP API, in batches, with progress.
+    // Ingest through the HTTP API, in batches, with progress. The shipped poisoned texts are PoisonedRAG's
+    // subtexts I; the black-box attack injects P = S ⊕ I with S = the targeted query (ragforensics.md §5.1,
+    // "PoisonedRAG-B"), which is what we inject here.
+    const poisonText = (q: DemoQuestion, i: string) => `${q.question}. ${i}`;
     const docs = questions.flatMap((q) => [
-      ...q.poisoned_texts.map((text, i) => ({ id: `${q.id}-poison-${i}`, text, metadata: { question: q.id, kind: 'poisoned' } })),
+      ...q.poisoned_texts.map((text, i) => ({ id: `${q.id}-poison-${i}`, text: poisonText(q, text), metadata: { question: q.id, kind: 'poisoned' } })),
       ...q.clean_texts.map((text, i) => ({ id: `${q.id}-clean-${i}`, text, metadata: { question: q.id, kind: 'clean' } })),
     ]);
-    const poisonedIds = new Set(questions.flatMap((q) => q.poisoned_texts.map((t) => documentIdFor(COLLECTION, textHash(stripReservedMarkers(t))))));
+    const poisonedIds = new Set(questions.flatMap((q) => q.poisoned_texts.map((t) => documentIdFor(COLLECTION, textHash(stripReservedMarkers(poisonText(q, t)))))));
     const bar = progressBar('ingesting demo corpus');
     for (let i = 0; i < docs.length; i += 50) {
       await http('POST', `/v1/collections/${COLLECTION}/documents`, { documents: docs.slice(i, i + 50) });
