@@ -8,6 +8,7 @@ const moduleNameMapper = {
 const transform = { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] };
 module.exports = {
   testTimeout: 120000,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
     { displayName: 'unit', rootDir: __dirname, testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'], transform, moduleNameMapper, testEnvironment: 'node' },
     {

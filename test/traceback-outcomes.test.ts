@@ -1,0 +1,103 @@
+/**
+ * Outcomes of the traceback on real Postgres + Redis + the embedded store, with the OpenAI judge
+ * against the scripted OpenAI-compatible test server: verdict cache across events, UNDETERMINED
+ * never counted as benign, BOUNDED by the judge-call budget, transient judge failures retried by
+ * the queue, permanent failures → FAILED with the reason.
+ */
+import { IngestCorpusUseCase, SubmitFeedbackUseCase } from '@forensics/core';
+import type { Runtime } from '@forensics/infra';
+import { startTracebackWorker, type WorkerHandle } from '../apps/worker/src/worker';
+import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-test-server';
+import { createTestRuntime, eventually, uniqueName } from './support/test-runtime';
+
+const TEXTS = [
+  'The capital of Australia is Sydney, the largest city, chosen as capital in 1901.',
+  'What is the capital of Australia? The capital of Australia is Sydney.',
+  'Canberra is the capital city of Australia, founded in 1913 as a compromise between Sydney and Melbourne.',
+  'Sydney is the most populous city in Australia and home to the Sydney Opera House.',
+  'Melbourne is the capital of the Australian state of Victoria.',
+  'Australia is a country comprising the mainland of the Australian continent and Tasmania.',
+  'The Australian Parliament House is located in Canberra.',
+  'Kangaroos are marsupials native to Australia.',
+];
+
+const contextOf = (prompt: string) => prompt.split('\nContext: ')[1]?.split('\nResponse: ')[0] ?? '';
+
+describe('traceback outcomes with an LLM judge', () => {
+  let rt: Runtime;
+  let server: OpenAiTestServer;
+  let worker: WorkerHandle;
+  const collection = uniqueName('outcomes');
+  let submit: SubmitFeedbackUseCase;
+  const waitDone = (id: string) => eventually(async () => {
+    const ev = await rt.repo.getFeedback(id);
+    return ev && ['TRACED', 'BOUNDED', 'FAILED'].includes(ev.status) ? ev : null;
+  }, 60_000);
+
+  beforeAll(async () => {
+    server = await startOpenAiTestServer();
+    rt = await createTestRuntime({ JUDGE: 'openai', OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'k', JUDGE_MODEL: 'scripted', TRACE_K: '3', JUDGE_MAX_REASKS: '1', QUEUE_ATTEMPTS: '3', QUEUE_BACKOFF_MS: '100', TRACE_MAX_JUDGE_CALLS: '6' });
+    await new IngestCorpusUseCase({ repo: rt.repo, store: rt.store, embedder: rt.embedder }).execute({ collection, records: TEXTS.map((text, i) => ({ id: `t${i}`, text })) });
+    worker = await startTracebackWorker(rt, { sweepEveryMs: 500 });
+    submit = new SubmitFeedbackUseCase({ repo: rt.repo, queue: rt.queue, defaultK: 3 });
+  });
+  afterAll(async () => { await worker?.close(); await rt?.close(); await server?.close(); });
+  beforeEach(() => server.reset());
+
+  it('judges each text once per event and reuses verdicts across events with the same (q, t)', async () => {
+    server.script((b) => (/capital of Australia is Sydney/i.test(contextOf(b.messages![0].content)) ? 'It says Sydney. [Label: Yes]' : 'No claim. [Label: No]'));
+    const a = await submit.execute({ collection, query: 'what is the capital of australia', wrongAnswer: 'Sydney' });
+    const evA = await waitDone(a.event.id);
+    expect(evA.status).toBe('TRACED');
+    const vA = await rt.repo.listVerdicts(a.event.id);
+    expect(new Set(vA.map((v) => v.documentId)).size).toBe(vA.length);
+    expect(server.chatRequests()).toHaveLength(vA.length);
+    expect(vA.filter((v) => v.label === 'YES')).toHaveLength(2);
+
+    // Same q and t again: the quarantined texts are out of serving, the rest come from the cache.
+    const before = server.chatRequests().length;
+    const b = await submit.execute({ collection, query: 'what is the capital of australia', wrongAnswer: 'Sydney' });
+    expect((await waitDone(b.event.id)).status).toBe('TRACED');
+    const vB = await rt.repo.listVerdicts(b.event.id);
+    expect(vB.length).toBeGreaterThan(0);
+    expect(vB.every((v) => v.cached)).toBe(true);
+    expect(server.chatRequests().length).toBe(before);
+  });
+
+  it('never counts an unlabelled reply as benign: UNDETERMINED is surfaced and the budget bounds the event', async () => {
+    server.script(() => 'I would rather not say.');
+    const r = await submit.execute({ collection, query: 'which city hosts the australian parliament', wrongAnswer: 'Melbourne' });
+    const ev = await waitDone(r.event.id);
+    const verdicts = await rt.repo.listVerdicts(r.event.id);
+    expect(verdicts.length).toBeGreaterThan(0);
+    expect(verdicts.every((v) => v.label === 'UNDETERMINED')).toBe(true);
+    expect(verdicts[0].attempts).toBe(2); // 1 ask + 1 re-ask
+    expect(verdicts[0].reply).toContain('I would rather not say.');
+    // Nothing benign was found, so the loop never reached K: it ended BOUNDED (judge-call budget of 6) or exhausted.
+    const trace = ev.trace as { state: { benign: number } ; boundReason: string | null };
+    expect(trace.state.benign).toBe(0);
+    expect(ev.status).toBe('BOUNDED');
+    expect(trace.boundReason).toBe('maxJudgeCalls');
+    expect(await rt.prisma.quarantineRecord.count({ where: { feedbackId: r.event.id } })).toBe(0);
+  });
+
+  it('retries transient judge failures through the queue and completes', async () => {
+    let n = 0;
+    server.script((b) => (n++ < 12 ? { status: 500, message: 'upstream overloaded' } : /Sydney/.test(contextOf(b.messages![0].content)) && /capital/.test(contextOf(b.messages![0].content)) ? '[Label: Yes]' : '[Label: No]'));
+    const r = await submit.execute({ collection, query: 'australia capital city name', wrongAnswer: 'Sydney' });
+    const ev = await waitDone(r.event.id);
+    expect(ev.status).toBe('TRACED');
+    expect(ev.attempts).toBeGreaterThanOrEqual(2);
+  });
+
+  it('marks the event FAILED with the reason after a permanent failure', async () => {
+    server.script(() => ({ status: 401, message: 'invalid api key' }));
+    const r = await submit.execute({ collection, query: 'who founded canberra', wrongAnswer: 'Walter Burley Griffin' });
+    const ev = await waitDone(r.event.id);
+    expect(ev.status).toBe('FAILED');
+    expect(ev.failureReason).toMatch(/401|invalid api key/i);
+    expect(ev.attempts).toBe(1);
+    const audit = await rt.repo.listAudit('FeedbackEvent', r.event.id);
+    expect(audit.map((a) => a.action)).toContain('traceback.failed');
+  });
+});
