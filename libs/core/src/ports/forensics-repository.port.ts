@@ -4,7 +4,8 @@
  */
 export type DocumentStatus = 'ACTIVE' | 'QUARANTINED' | 'PURGED';
 export type FeedbackStatus = 'RECEIVED' | 'QUEUED' | 'TRACING' | 'TRACED' | 'BOUNDED' | 'FAILED';
-export type QuarantineState = 'QUARANTINED' | 'RESTORED' | 'PURGED';
+export type QuarantineState = 'QUARANTINED' | 'NEEDS_REVIEW' | 'RESTORED' | 'PURGED';
+export type Verification = 'POISONED' | 'NON_POISONED' | 'INCONCLUSIVE';
 export type Label = 'YES' | 'NO' | 'UNDETERMINED';
 
 export interface CollectionRow { name: string; embedder: string; dimension: number }
@@ -36,6 +37,9 @@ export interface FeedbackRow {
   createdAt: Date;
   updatedAt: Date;
   tracedAt: Date | null;
+  answerId: string | null;
+  verification: Verification | null;
+  verificationDetails: unknown;
 }
 
 export interface NewFeedback {
@@ -66,6 +70,8 @@ export interface VerdictRow {
   signals: unknown;
   retrievalRank: number | null;
   retrievalScore: number | null;
+  /** Retriever-side evidence (BiRD, GRADA, ProGRank), null when not computed. */
+  evidence: unknown;
   createdAt: Date;
 }
 

@@ -89,7 +89,7 @@ export class PrismaForensicsRepository implements ForensicsRepository {
   }
 
   async saveVerdict(v: NewVerdict): Promise<void> {
-    const data = { ...v, signals: json(v.signals) };
+    const data = { ...v, signals: json(v.signals), evidence: json(v.evidence) };
     await this.db.judgeVerdict.upsert({
       where: { feedbackId_documentId: { feedbackId: v.feedbackId, documentId: v.documentId } },
       create: data,

@@ -105,7 +105,7 @@ export class RunTracebackUseCase {
         await repo.saveVerdict({
           feedbackId: ev.id, documentId: id, round, label: v.label, judgeKind: judge.kind, judgeModel: judge.model,
           promptVersion: judge.promptVersion, reply: v.reply, attempts: v.attempts, latencyMs: Math.round(v.latencyMs),
-          cacheKey: key, cached: false, signals: (v.signals ?? null) as unknown, retrievalRank: hit?.rank ?? null, retrievalScore: hit?.score ?? null,
+          cacheKey: key, cached: false, signals: (v.signals ?? null) as unknown, evidence: null, retrievalRank: hit?.rank ?? null, retrievalScore: hit?.score ?? null,
         });
       });
       return labels;
