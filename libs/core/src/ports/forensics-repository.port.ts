@@ -51,6 +51,8 @@ export interface NewFeedback {
   reporter?: string | null;
   idempotencyKey?: string | null;
   k: number;
+  /** Feedback on a logged answer (by feedback token): at most one event per answer. */
+  answerId?: string | null;
 }
 
 export interface VerdictRow {
@@ -104,6 +106,41 @@ export interface NewQuarantine {
   createdBy: string;
 }
 
+export interface AnswerRow {
+  id: string;
+  collection: string;
+  query: string;
+  answer: string;
+  servedIds: string[];
+  servedScores: number[];
+  source: 'builtin' | 'external';
+  generatorKind: string | null;
+  generatorModel: string | null;
+  promptVersion: string | null;
+  embedder: string | null;
+  createdAt: Date;
+}
+export type NewAnswer = Omit<AnswerRow, 'id' | 'createdAt'>;
+
+export interface EnhancementRow {
+  id: string;
+  collection: string;
+  feedbackId: string;
+  query: string;
+  correctAnswer: string;
+  benignText: string;
+  proxyId: string;
+  generatorKind: string;
+  generatorModel: string;
+  promptVersion: string;
+  state: 'ACTIVE' | 'DELETED';
+  createdBy: string;
+  createdAt: Date;
+  deletedAt: Date | null;
+  deletedBy: string | null;
+}
+export type NewEnhancement = Omit<EnhancementRow, 'id' | 'createdAt' | 'state' | 'deletedAt' | 'deletedBy'>;
+
 export interface AuditEntry { actor: string; action: string; entityType: string; entityId: string; details?: Record<string, unknown> }
 
 export interface ForensicsRepository {
@@ -120,7 +157,9 @@ export interface ForensicsRepository {
   /** Idempotent by key: an existing event with the same key is returned with created=false. */
   createFeedback(input: NewFeedback): Promise<{ event: FeedbackRow; created: boolean }>;
   getFeedback(id: string): Promise<FeedbackRow | null>;
-  updateFeedback(id: string, patch: Partial<Pick<FeedbackRow, 'status' | 'trace' | 'failureReason' | 'attempts' | 'tracedAt'>>): Promise<void>;
+  updateFeedback(id: string, patch: Partial<Pick<FeedbackRow, 'status' | 'trace' | 'failureReason' | 'attempts' | 'tracedAt' | 'verification' | 'verificationDetails' | 'correctAnswer'>>): Promise<void>;
+  /** The event created from a logged answer, if any (one token → at most one event). */
+  findFeedbackByAnswer(answerId: string): Promise<FeedbackRow | null>;
   /** Events stuck in RECEIVED (never enqueued) older than `olderThan`. */
   listUnqueuedFeedback(olderThan: Date, limit: number): Promise<FeedbackRow[]>;
 
@@ -141,6 +180,16 @@ export interface ForensicsRepository {
   listQuarantines(filter: { feedbackId?: string; state?: QuarantineState; collection?: string; unsynced?: boolean; limit?: number }): Promise<QuarantineRow[]>;
   /** In one transaction: state RESTORED (storeSynced=false), document ACTIVE, audit entry. */
   restoreQuarantine(id: string, actor: string, note?: string): Promise<QuarantineRow>;
+
+  createAnswer(a: NewAnswer): Promise<AnswerRow>;
+  getAnswer(id: string): Promise<AnswerRow | null>;
+
+  createEnhancement(e: NewEnhancement): Promise<EnhancementRow>;
+  getEnhancement(id: string): Promise<EnhancementRow | null>;
+  listEnhancements(filter: { collection?: string; feedbackId?: string; state?: 'ACTIVE' | 'DELETED' }): Promise<EnhancementRow[]>;
+  /** Active enhancements by proxy id (for substituting retrieval proxies by their benign texts). */
+  getEnhancementsByProxyIds(proxyIds: readonly string[]): Promise<EnhancementRow[]>;
+  markEnhancementDeleted(id: string, actor: string): Promise<EnhancementRow>;
 
   audit(entry: AuditEntry): Promise<void>;
   listAudit(entityType: string, entityId: string): Promise<(AuditEntry & { at: Date })[]>;

@@ -1,5 +1,5 @@
 import type {
-  AuditEntry, CollectionRow, DocumentRow, FeedbackRow, ForensicsRepository, NewFeedback, NewQuarantine, NewVerdict,
+  AnswerRow, AuditEntry, CollectionRow, EnhancementRow, NewAnswer, NewEnhancement, DocumentRow, FeedbackRow, ForensicsRepository, NewFeedback, NewQuarantine, NewVerdict,
   QuarantineRow, QuarantineState, VerdictRow,
 } from '@forensics/core';
 import { NotFoundError } from '@forensics/core';
@@ -48,6 +48,7 @@ export class PrismaForensicsRepository implements ForensicsRepository {
     const data = {
       collection: input.collection, query: input.query, wrongAnswer: input.wrongAnswer, correctAnswer: input.correctAnswer ?? null,
       servedIds: input.servedIds ?? [], reporter: input.reporter ?? null, idempotencyKey: input.idempotencyKey ?? null, k: input.k,
+      answerId: input.answerId ?? null,
     };
     if (input.idempotencyKey) {
       const existing = await this.db.feedbackEvent.findUnique({ where: { idempotencyKey: input.idempotencyKey } });
@@ -71,9 +72,61 @@ export class PrismaForensicsRepository implements ForensicsRepository {
     return (await this.db.feedbackEvent.findUnique({ where: { id } })) as FeedbackRow | null;
   }
 
-  async updateFeedback(id: string, patch: Partial<Pick<FeedbackRow, 'status' | 'trace' | 'failureReason' | 'attempts' | 'tracedAt'>>): Promise<void> {
-    const { trace, ...rest } = patch;
-    await this.db.feedbackEvent.update({ where: { id }, data: { ...rest, ...(trace !== undefined ? { trace: json(trace) } : {}) } });
+  async updateFeedback(id: string, patch: Partial<Pick<FeedbackRow, 'status' | 'trace' | 'failureReason' | 'attempts' | 'tracedAt' | 'verification' | 'verificationDetails' | 'correctAnswer'>>): Promise<void> {
+    const { trace, verificationDetails, ...rest } = patch;
+    await this.db.feedbackEvent.update({
+      where: { id },
+      data: { ...rest, ...(trace !== undefined ? { trace: json(trace) } : {}), ...(verificationDetails !== undefined ? { verificationDetails: json(verificationDetails) } : {}) },
+    });
+  }
+
+  async findFeedbackByAnswer(answerId: string): Promise<FeedbackRow | null> {
+    if (!isUuid(answerId)) return null;
+    return (await this.db.feedbackEvent.findUnique({ where: { answerId } })) as FeedbackRow | null;
+  }
+
+  async createAnswer(a: NewAnswer): Promise<AnswerRow> {
+    return (await this.db.answer.create({ data: a })) as AnswerRow;
+  }
+
+  async getAnswer(id: string): Promise<AnswerRow | null> {
+    if (!isUuid(id)) return null;
+    return (await this.db.answer.findUnique({ where: { id } })) as AnswerRow | null;
+  }
+
+  async createEnhancement(e: NewEnhancement): Promise<EnhancementRow> {
+    return this.db.$transaction(async (tx) => {
+      const row = await tx.enhancement.create({ data: e });
+      await tx.auditLog.create({ data: { actor: e.createdBy, action: 'enhancement.created', entityType: 'Enhancement', entityId: row.id, details: { feedbackId: e.feedbackId, proxyId: e.proxyId } } });
+      return row as EnhancementRow;
+    });
+  }
+
+  async getEnhancement(id: string): Promise<EnhancementRow | null> {
+    if (!isUuid(id)) return null;
+    return (await this.db.enhancement.findUnique({ where: { id } })) as EnhancementRow | null;
+  }
+
+  async listEnhancements(filter: { collection?: string; feedbackId?: string; state?: 'ACTIVE' | 'DELETED' }): Promise<EnhancementRow[]> {
+    return (await this.db.enhancement.findMany({
+      where: { ...(filter.collection ? { collection: filter.collection } : {}), ...(filter.feedbackId ? { feedbackId: filter.feedbackId } : {}), ...(filter.state ? { state: filter.state } : {}) },
+      orderBy: { createdAt: 'asc' },
+      take: 1000,
+    })) as EnhancementRow[];
+  }
+
+  async getEnhancementsByProxyIds(proxyIds: readonly string[]): Promise<EnhancementRow[]> {
+    const ids = proxyIds.filter(isUuid);
+    if (!ids.length) return [];
+    return (await this.db.enhancement.findMany({ where: { proxyId: { in: ids }, state: 'ACTIVE' } })) as EnhancementRow[];
+  }
+
+  async markEnhancementDeleted(id: string, actor: string): Promise<EnhancementRow> {
+    return this.db.$transaction(async (tx) => {
+      const row = await tx.enhancement.update({ where: { id }, data: { state: 'DELETED', deletedAt: new Date(), deletedBy: actor } });
+      await tx.auditLog.create({ data: { actor, action: 'enhancement.deleted', entityType: 'Enhancement', entityId: id, details: { proxyId: row.proxyId } } });
+      return row as EnhancementRow;
+    });
   }
 
   async listUnqueuedFeedback(olderThan: Date, limit: number): Promise<FeedbackRow[]> {
