@@ -7,3 +7,8 @@ export * from './use-cases/restore-quarantine/restore-quarantine.use-case';
 export * from './use-cases/reconcile-quarantine/quarantine-texts.use-case';
 export * from './use-cases/ingest-corpus/ingest-corpus.use-case';
 export * from './use-cases/get-feedback/get-feedback.use-case';
+export * from './use-cases/answer-query';
+export * from './use-cases/serving/serving-view';
+export * from './use-cases/verify-traceback/verify-traceback.use-case';
+export * from './use-cases/enhance-answer/enhance-answer.use-case';
+export * from './use-cases/run-traceback/collect-evidence';

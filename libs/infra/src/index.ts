@@ -8,3 +8,4 @@ export * from './config/app-config';
 export * from './runtime/embedded-services';
 export * from './runtime/free-port';
 export * from './bootstrap/runtime';
+export * from './generators';

@@ -1,12 +1,48 @@
-import { Controller, Inject } from '@nestjs/common';
-import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { BadRequestException, Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { CORRECT_ANSWER_LIMIT, DeleteEnhancementUseCase, EnhanceAnswerUseCase, ValidationError } from '@forensics/core';
 import type { Runtime } from '@forensics/infra';
 import { RUNTIME } from '../http/tokens';
 
-/** Benign-text enhancements: list, delete, set a correct answer (routes being added). */
+/** Benign-text enhancements (ragforensics.md App. 8.3): set a correct answer, list, delete. */
 @ApiTags('enhancements')
 @ApiSecurity('api-key')
 @Controller('v1')
 export class EnhancementsController {
-  constructor(@Inject(RUNTIME) private readonly rt: Runtime) {}
+  private readonly enhance: EnhanceAnswerUseCase;
+  private readonly remove: DeleteEnhancementUseCase;
+
+  constructor(@Inject(RUNTIME) private readonly rt: Runtime) {
+    this.enhance = new EnhanceAnswerUseCase({ repo: rt.repo, store: rt.store, embedder: rt.embedder, generator: rt.generator });
+    this.remove = new DeleteEnhancementUseCase({ repo: rt.repo, store: rt.store });
+  }
+
+  @Post('feedback/:id/correct-answer')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Set the correct answer of a feedback event and create its benign-text enhancement' })
+  @ApiBody({ schema: { type: 'object', required: ['correctAnswer'], properties: { correctAnswer: { type: 'string', maxLength: CORRECT_ANSWER_LIMIT } } } })
+  async setCorrectAnswer(@Param('id') id: string, @Body() body: { correctAnswer?: unknown } | undefined, @Req() req: Request) {
+    const c = body?.correctAnswer;
+    if (typeof c !== 'string') throw new ValidationError('correctAnswer must be a string');
+    const actor = (req as Request & { principal?: string }).principal ?? 'api';
+    const { enhancement, created } = await this.enhance.execute({ feedbackId: id, correctAnswer: c, actor });
+    return { created, enhancement };
+  }
+
+  @Get('enhancements')
+  @ApiOperation({ summary: 'List benign-text enhancements (filter by collection, feedbackId, state)' })
+  async list(@Query('collection') collection?: string, @Query('feedbackId') feedbackId?: string, @Query('state') state?: string) {
+    if (state && state !== 'ACTIVE' && state !== 'DELETED') throw new BadRequestException('state must be ACTIVE or DELETED');
+    return { items: await this.rt.repo.listEnhancements({ collection, feedbackId, state: state as 'ACTIVE' | 'DELETED' | undefined }) };
+  }
+
+  @Delete('enhancements/:id')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Delete an enhancement: its retrieval proxy leaves the vector store (the record stays, audited)' })
+  async delete(@Param('id') id: string, @Req() req: Request) {
+    const actor = (req as Request & { principal?: string }).principal ?? 'api';
+    const row = await this.remove.execute({ enhancementId: id, actor });
+    return { id: row.id, state: row.state, deletedAt: row.deletedAt, deletedBy: row.deletedBy };
+  }
 }

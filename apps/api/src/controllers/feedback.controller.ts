@@ -1,8 +1,8 @@
-import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Options, Param, Post, Req, UnauthorizedException } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
-import { GetFeedbackUseCase, SubmitFeedbackUseCase, validateFeedback } from '@forensics/core';
+import { AnswerFeedbackUseCase, GetFeedbackUseCase, SubmitFeedbackUseCase, validateAnswerFeedback, validateFeedback } from '@forensics/core';
 import type { Runtime } from '@forensics/infra';
+import { AllowFeedbackToken, Public, type AuthenticatedRequest } from '../http/api-key.guard';
 import { RUNTIME } from '../http/tokens';
 
 @ApiTags('feedback')
@@ -10,33 +10,67 @@ import { RUNTIME } from '../http/tokens';
 @Controller('v1/feedback')
 export class FeedbackController {
   private readonly submit: SubmitFeedbackUseCase;
+  private readonly submitForAnswer: AnswerFeedbackUseCase;
   private readonly get: GetFeedbackUseCase;
 
   constructor(@Inject(RUNTIME) private readonly rt: Runtime) {
     this.submit = new SubmitFeedbackUseCase({ repo: rt.repo, queue: rt.queue, defaultK: rt.config.trace.k });
+    this.submitForAnswer = new AnswerFeedbackUseCase({ repo: rt.repo, queue: rt.queue, defaultK: rt.config.trace.k });
     this.get = new GetFeedbackUseCase({ repo: rt.repo });
   }
 
   @Post()
   @HttpCode(202)
-  @ApiOperation({ summary: 'Report a wrong answer; persisted, then traced by the worker', description: 'Returns 202 with the event id. Same Idempotency-Key → same event.' })
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Client-chosen key; a retry with the same key returns the original event' })
-  @ApiBody({ schema: { type: 'object', required: ['query', 'wrongAnswer'], properties: {
+  @AllowFeedbackToken()
+  @ApiOperation({
+    summary: 'Report a wrong answer; persisted, then traced by the worker',
+    description:
+      'Returns 202 with the event id. With an API key: the full payload; same Idempotency-Key → same event. ' +
+      'With a feedback token instead (browsers: `Authorization: FeedbackToken <token>` or a `feedbackToken` body field): ' +
+      'collection, query, wrong answer and served ids come from the logged answer; the body may add `correctAnswer`, `wrongAnswer`, `reporter` ' +
+      '(and `answerId`, which must match the token). One token → at most one event: a repeat returns it with duplicate=true.',
+  })
+  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Client-chosen key (API-key requests); a retry with the same key returns the original event' })
+  @ApiBody({ schema: { type: 'object', properties: {
     collection: { type: 'string', example: 'default' }, query: { type: 'string', example: 'who wrote hamlet' },
     wrongAnswer: { type: 'string', example: 'Christopher Marlowe' }, correctAnswer: { type: 'string' },
     servedIds: { type: 'array', items: { type: 'string' }, description: 'ids of the texts the RAG served for this answer (judged first)' },
     reporter: { type: 'string' }, k: { type: 'integer', minimum: 1, maximum: 50 },
+    feedbackToken: { type: 'string', description: 'instead of an API key: the token returned with a logged answer' },
+    answerId: { type: 'string', description: 'token requests only: must be the answer the token was issued for' },
   } } })
-  async create(@Body() body: unknown, @Headers('idempotency-key') key: string | undefined, @Req() req: Request) {
+  async create(@Body() body: unknown, @Headers('idempotency-key') key: string | undefined, @Req() req: AuthenticatedRequest) {
+    if (req.feedbackToken) return this.createWithToken(body, req.feedbackToken.answerId);
     const cmd = validateFeedback(body, this.rt.config.defaultCollection);
-    const reporter = cmd.reporter ?? (req as Request & { principal?: string }).principal ?? null;
+    const reporter = cmd.reporter ?? req.principal ?? null;
     const { event, created, queued } = await this.submit.execute({ ...cmd, reporter, idempotencyKey: key ?? null });
     return { id: event.id, status: event.status, duplicate: !created, queued, links: { self: `/v1/feedback/${event.id}` } };
   }
+
+  /** CORS preflight for browsers posting with a feedback token from another origin. */
+  @Options()
+  @Public()
+  @AllowFeedbackToken()
+  @HttpCode(204)
+  preflight(): void {}
 
   @Get(':id')
   @ApiOperation({ summary: 'Status of a feedback event, judge verdicts with replies, quarantined texts' })
   async findOne(@Param('id') id: string) {
     return this.get.execute(id);
+  }
+
+  private async createWithToken(body: unknown, answerId: string) {
+    const claimed = (body as { answerId?: unknown } | null | undefined)?.answerId;
+    if (claimed !== undefined && claimed !== answerId) throw new UnauthorizedException('this feedback token was issued for a different answer');
+    const input = validateAnswerFeedback(body);
+    const { event, created, queued, droppedServedIds } = await this.submitForAnswer.execute({ ...input, answerId });
+    return {
+      id: event.id, status: event.status, duplicate: !created, queued, answerId, servedIds: event.servedIds,
+      ...(droppedServedIds.length
+        ? { droppedServedIds, message: `${droppedServedIds.length} served text(s) are no longer in the knowledge base (purged) or are not documents; left out of the traceback` }
+        : {}),
+      links: { self: `/v1/feedback/${event.id}` },
+    };
   }
 }

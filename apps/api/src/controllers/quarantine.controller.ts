@@ -1,20 +1,37 @@
-import { BadRequestException, Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
+import { BadRequestException, Body, ConflictException, Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { RestoreQuarantineUseCase, type QuarantineState } from '@forensics/core';
+import { QuarantineTextsUseCase, RestoreQuarantineUseCase, type QuarantineState } from '@forensics/core';
 import type { Runtime } from '@forensics/infra';
 import { RUNTIME } from '../http/tokens';
 
-const STATES = ['QUARANTINED', 'RESTORED', 'PURGED'];
+const STATES = ['QUARANTINED', 'NEEDS_REVIEW', 'RESTORED', 'PURGED'];
 
 @ApiTags('quarantine')
 @ApiSecurity('api-key')
 @Controller('v1/quarantine')
 export class QuarantineController {
   private readonly restore: RestoreQuarantineUseCase;
+  private readonly quarantine: QuarantineTextsUseCase;
 
   constructor(@Inject(RUNTIME) private readonly rt: Runtime) {
     this.restore = new RestoreQuarantineUseCase({ repo: rt.repo, store: rt.store });
+    this.quarantine = new QuarantineTextsUseCase({ repo: rt.repo, store: rt.store });
+  }
+
+  @Post(':id/approve')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Confirm a NEEDS_REVIEW record: the text is quarantined (out of serving)' })
+  @ApiBody({ required: false, schema: { type: 'object', properties: { note: { type: 'string', maxLength: 2000 } } } })
+  async approveOne(@Param('id') id: string, @Body() body: { note?: unknown } | undefined, @Req() req: Request) {
+    const note = body?.note;
+    if (note !== undefined && (typeof note !== 'string' || note.length > 2000)) throw new BadRequestException('note must be a string of at most 2000 characters');
+    const rec = await this.rt.repo.getQuarantine(id);
+    if (!rec) throw new NotFoundException(`quarantine record ${id} does not exist`);
+    if (rec.state !== 'NEEDS_REVIEW' && rec.state !== 'QUARANTINED') throw new ConflictException(`quarantine record ${id} is ${rec.state}; only NEEDS_REVIEW records can be approved`);
+    const actor = (req as Request & { principal?: string }).principal ?? 'api';
+    const out = await this.quarantine.approve({ quarantineId: id, actor, note: note as string | undefined });
+    return { id: out.id, state: out.state, documentId: out.documentId, resolvedBy: out.resolvedBy, resolvedAt: out.resolvedAt };
   }
 
   @Get()

@@ -1,13 +1,28 @@
-import { CanActivate, ExecutionContext, Inject, Injectable, SetMetadata, UnauthorizedException } from '@nestjs/common';
+import { BadRequestException, CanActivate, ExecutionContext, Inject, Injectable, Logger, SetMetadata, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { timingSafeEqual } from 'node:crypto';
-import type { Request } from 'express';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { FEEDBACK_TOKEN_DEFAULT_TTL_SEC, FeedbackTokenError, verifyFeedbackToken, type FeedbackTokenSettings } from '@forensics/core';
 import type { Runtime } from '@forensics/infra';
 import { RUNTIME } from './tokens';
 
 export const PUBLIC_ROUTE = 'forensics:public';
-/** Marks a route that needs no API key (health). */
+/** Marks a route that needs no API key (health, the widget script). */
 export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
+
+export const FEEDBACK_TOKEN_ROUTE = 'forensics:feedback-token';
+/**
+ * Marks the one route that also accepts a signed feedback token instead of an API key
+ * (POST /v1/feedback). Such a route answers cross-origin browsers (CORS, no credentials).
+ */
+export const AllowFeedbackToken = () => SetMetadata(FEEDBACK_TOKEN_ROUTE, true);
+
+/** What the guard attaches to an authenticated request. */
+export interface AuthenticatedRequest extends Request {
+  principal?: string;
+  /** Set when the request was authenticated by a feedback token (then there is no API key). */
+  feedbackToken?: { answerId: string };
+}
 
 function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -15,18 +30,84 @@ function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** Every endpoint but health needs an API key: `X-API-Key: <key>` or `Authorization: Bearer <key>`. */
+/** CORS for token routes: any origin, no cookies (tokens travel in a header or the body). */
+export function setTokenRouteCors(res: Response): void {
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
+  res.setHeader('Access-Control-Allow-Headers', 'Content-Type, Authorization, Idempotency-Key');
+  res.setHeader('Access-Control-Max-Age', '600');
+}
+
+const settingsCache = new WeakMap<Runtime, FeedbackTokenSettings>();
+const log = new Logger('auth');
+
+/**
+ * Secret and lifetime of feedback tokens. `FEEDBACK_TOKEN_SECRET` (config `feedbackTokenSecret`)
+ * when set; otherwise a per-installation secret derived from the API keys and the database URL —
+ * stable across restarts and shared by every API process of one installation, but only as secret
+ * as those values (a warning says so). TTL: config `feedbackTokenTtlSec`, default 7 days.
+ */
+export function feedbackTokenSettings(rt: Runtime): FeedbackTokenSettings {
+  const cached = settingsCache.get(rt);
+  if (cached) return cached;
+  const cfg = rt.config as { feedbackTokenSecret?: string; feedbackTokenTtlSec?: number };
+  let secret = cfg.feedbackTokenSecret;
+  if (!secret) {
+    secret = createHash('sha256')
+      .update(['rag-forensics feedback-token v1', ...[...rt.config.apiKeys].sort(), rt.databaseUrl].join('\u0000'))
+      .digest('base64url');
+    log.warn('FEEDBACK_TOKEN_SECRET is not set: feedback tokens are signed with a secret derived from the API keys and the database URL. Set FEEDBACK_TOKEN_SECRET in production.');
+  }
+  const settings = { secret, ttlSec: cfg.feedbackTokenTtlSec ?? FEEDBACK_TOKEN_DEFAULT_TTL_SEC };
+  settingsCache.set(rt, settings);
+  return settings;
+}
+
+/**
+ * Every endpoint but the public ones needs an API key: `X-API-Key: <key>` or
+ * `Authorization: Bearer <key>`. Routes marked `@AllowFeedbackToken()` (POST /v1/feedback) accept
+ * instead a feedback token, as `Authorization: FeedbackToken <token>` or a `feedbackToken` body
+ * field; anywhere else a feedback token is refused. A token request must not also carry a key.
+ */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(@Inject(Reflector) private readonly reflector: Reflector, @Inject(RUNTIME) private readonly runtime: Runtime) {}
 
   canActivate(ctx: ExecutionContext): boolean {
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [ctx.getHandler(), ctx.getClass()])) return true;
-    const req = ctx.switchToHttp().getRequest<Request>();
-    const header = req.header('x-api-key') ?? req.header('authorization')?.replace(/^Bearer\s+/i, '');
-    if (!header) throw new UnauthorizedException('missing API key: send X-API-Key or Authorization: Bearer <key>');
-    if (!this.runtime.config.apiKeys.some((k) => safeEqual(k, header))) throw new UnauthorizedException('invalid API key');
-    (req as Request & { principal?: string }).principal = `api-key:${header.slice(0, 4)}…`;
+    const targets = [ctx.getHandler(), ctx.getClass()];
+    const req = ctx.switchToHttp().getRequest<AuthenticatedRequest>();
+    const tokenRoute = !!this.reflector.getAllAndOverride<boolean>(FEEDBACK_TOKEN_ROUTE, targets);
+    // Before any refusal, so a cross-origin browser can read the error message.
+    if (tokenRoute) setTokenRouteCors(ctx.switchToHttp().getResponse<Response>());
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+
+    const authorization = req.header('authorization');
+    const scheme = authorization ? /^FeedbackToken(?:\s+(.*))?$/i.exec(authorization.trim()) : null;
+    const headerToken = scheme ? (scheme[1] ?? '').trim() : undefined;
+    const body = req.body as Record<string, unknown> | undefined;
+    const bodyToken = tokenRoute && body && typeof body === 'object' && !Array.isArray(body) && 'feedbackToken' in body ? body.feedbackToken : undefined;
+    const apiKey = req.header('x-api-key') ?? (headerToken === undefined ? authorization?.replace(/^Bearer\s+/i, '') : undefined);
+
+    if (headerToken !== undefined || bodyToken !== undefined) {
+      if (!tokenRoute) throw new UnauthorizedException('feedback tokens are accepted only by POST /v1/feedback; this endpoint needs an API key');
+      if (apiKey) throw new BadRequestException('send either an API key or a feedback token, not both');
+      if (headerToken !== undefined && bodyToken !== undefined && headerToken !== bodyToken) throw new BadRequestException('two different feedback tokens (header and body)');
+      const token = headerToken ?? bodyToken;
+      if (typeof token !== 'string' || !token) throw new UnauthorizedException('feedback token is malformed');
+      try {
+        const { answerId } = verifyFeedbackToken(token, feedbackTokenSettings(this.runtime).secret);
+        req.feedbackToken = { answerId };
+        req.principal = `feedback-token:${answerId.slice(0, 8)}…`;
+        return true;
+      } catch (e) {
+        if (e instanceof FeedbackTokenError) throw new UnauthorizedException(e.message);
+        throw e;
+      }
+    }
+
+    if (!apiKey) throw new UnauthorizedException(tokenRoute ? 'missing credentials: send an API key (X-API-Key or Authorization: Bearer <key>) or a feedback token (Authorization: FeedbackToken <token>)' : 'missing API key: send X-API-Key or Authorization: Bearer <key>');
+    if (!this.runtime.config.apiKeys.some((k) => safeEqual(k, apiKey))) throw new UnauthorizedException('invalid API key');
+    req.principal = `api-key:${apiKey.slice(0, 4)}…`;
     return true;
   }
 }

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
-import { JudgeError, PermanentError, RunTracebackUseCase } from '@forensics/core';
+import { EnhanceAnswerUseCase, GeneratorError, JudgeError, PermanentError, RunTracebackUseCase, VerifyTracebackUseCase } from '@forensics/core';
 import type { Runtime, TracebackJobData } from '@forensics/infra';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -12,13 +12,20 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class TracebackProcessor {
   private readonly log = new Logger('traceback');
   private readonly useCase: RunTracebackUseCase;
+  private readonly verify: VerifyTracebackUseCase;
+  private readonly enhance: EnhanceAnswerUseCase;
 
   constructor(private readonly rt: Runtime, failpoint?: (name: string) => void) {
     this.useCase = new RunTracebackUseCase({
       failpoint,
       repo: rt.repo, store: rt.store, embedder: rt.embedder, judge: rt.judge,
       trace: { maxRounds: rt.config.trace.maxRounds, maxJudgeCalls: rt.config.trace.maxJudgeCalls, judgeConcurrency: rt.config.trace.judgeConcurrency },
+      evidence: { enabled: rt.config.evidence.enabled, birdK: rt.config.evidence.birdK, progrankRuns: rt.config.evidence.progrankRuns, progrankTokenDropout: rt.config.evidence.progrankTokenDropout },
+      probe: rt.probe, probeUnavailableReason: rt.probeUnavailableReason, neighbourCache: rt.neighbourCache,
+      policy: rt.config.policy,
     });
+    this.verify = new VerifyTracebackUseCase({ repo: rt.repo, store: rt.store, embedder: rt.embedder, judge: rt.judge, generator: rt.generator });
+    this.enhance = new EnhanceAnswerUseCase({ repo: rt.repo, store: rt.store, embedder: rt.embedder, generator: rt.generator });
   }
 
   async process(job: Job<TracebackJobData>): Promise<unknown> {
@@ -33,10 +40,20 @@ export class TracebackProcessor {
           await job.updateData({ ...job.data, step });
         },
       });
-      this.log.log(`${id}: ${out.status} poisoned=${out.poisoned.length} benign=${out.benign.length} undetermined=${out.undetermined.length} judgeCalls=${out.judgeCalls}`);
-      return { status: out.status, poisoned: out.poisoned.length, quarantined: out.quarantined.length };
+      // Was the error attack-induced? Then, when the correct answer is known, benign-text enhancement.
+      const ev = (await this.rt.repo.getFeedback(id))!;
+      const quarantinedForEvent = (await this.rt.repo.listQuarantines({ feedbackId: id, state: 'QUARANTINED' })).length;
+      const verification = await this.verify.execute(ev, quarantinedForEvent);
+      await job.updateData({ ...job.data, step: 'verified' });
+      let enhanced = false;
+      if (ev.correctAnswer) {
+        enhanced = (await this.enhance.execute({ feedbackId: id, actor: 'traceback-worker' })).created;
+        await job.updateData({ ...job.data, step: 'enhanced' });
+      }
+      this.log.log(`${id}: ${out.status} poisoned=${out.poisoned.length} benign=${out.benign.length} undetermined=${out.undetermined.length} review=${out.review.length} judgeCalls=${out.judgeCalls} verification=${verification.verification}${enhanced ? ' enhanced' : ''}`);
+      return { status: out.status, poisoned: out.poisoned.length, quarantined: out.quarantined.length, verification: verification.verification, enhanced };
     } catch (e) {
-      if (e instanceof PermanentError || (e instanceof JudgeError && !e.transient)) throw new UnrecoverableError(e.message);
+      if (e instanceof PermanentError || ((e instanceof JudgeError || e instanceof GeneratorError) && !e.transient)) throw new UnrecoverableError(e.message);
       throw e;
     }
   }

@@ -1,2 +1,3 @@
 export * from './text-identity';
 export * from './errors';
+export * from './feedback-token';

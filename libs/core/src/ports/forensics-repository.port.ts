@@ -89,6 +89,7 @@ export interface QuarantineRow {
   policy: string;
   state: QuarantineState;
   storeSynced: boolean;
+  servedDuringReview: boolean;
   createdBy: string;
   createdAt: Date;
   resolvedBy: string | null;
@@ -97,6 +98,10 @@ export interface QuarantineRow {
 }
 
 export interface NewQuarantine {
+  /** QUARANTINED (default) or NEEDS_REVIEW. */
+  state?: 'QUARANTINED' | 'NEEDS_REVIEW';
+  /** NEEDS_REVIEW only: keep the text served while it awaits review. */
+  servedDuringReview?: boolean;
   documentId: string;
   feedbackId: string | null;
   collection: string;
@@ -180,6 +185,8 @@ export interface ForensicsRepository {
   listQuarantines(filter: { feedbackId?: string; state?: QuarantineState; collection?: string; unsynced?: boolean; limit?: number }): Promise<QuarantineRow[]>;
   /** In one transaction: state RESTORED (storeSynced=false), document ACTIVE, audit entry. */
   restoreQuarantine(id: string, actor: string, note?: string): Promise<QuarantineRow>;
+  /** NEEDS_REVIEW → QUARANTINED (storeSynced=false), document QUARANTINED, audit entry. */
+  approveQuarantine(id: string, actor: string, note?: string): Promise<QuarantineRow>;
 
   createAnswer(a: NewAnswer): Promise<AnswerRow>;
   getAnswer(id: string): Promise<AnswerRow | null>;

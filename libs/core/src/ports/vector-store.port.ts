@@ -60,6 +60,12 @@ export interface VectorStore {
   delete(collection: string, ids: readonly string[]): Promise<void>;
   /** Records in the collection (quarantined included); 0 when the collection does not exist. */
   count(collection: string): Promise<number>;
+  /**
+   * Optional: an opaque token that changes whenever the collection changes (any write, including
+   * quarantine flags). Lets callers cache per-collection results (BiRD's neighbour lists). Stores
+   * that cannot tell return null and callers do not cache.
+   */
+  revision?(collection: string): Promise<string | null>;
   /** Throws when the store cannot be reached. */
   health(): Promise<void>;
   close(): Promise<void>;

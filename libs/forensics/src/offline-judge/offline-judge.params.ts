@@ -1,11 +1,12 @@
+import fitted from './offline-judge.fitted.json';
+
 /**
- * Thresholds of the offline evidence judge (algorithms.md §5). Tuned on poisonedrag_nq.jsonl
- * only (BM25 retrieval, K = 5): yesThreshold 0.55 is the lowest value keeping NQ's pooled FPR
- * ≤ 0.05. Checked unchanged on poisonedrag_hotpotqa and robustrag_realtimeqa; see
- * scripts/offline-judge-dev.ts.
+ * Thresholds of the offline evidence judge (algorithms.md §5). The YES threshold is fitted with
+ * the weights by scripts/fit-offline-judge.ts (cross-validated by question on poisonedrag_nq,
+ * poisonedrag_hotpotqa and robustrag_realtimeqa) and read from offline-judge.fitted.json.
  */
 export interface OfflineJudgeParams {
-  /** YES when score ≥ this. In (0, 1]. Default 0.55. */
+  /** YES when score ≥ this. In (0, 1]. Default: the fitted value (offline-judge.fitted.json). */
   yesThreshold: number;
   /** UNDETERMINED when undeterminedBelow ≤ score < yesThreshold (a review band). Set equal to yesThreshold to disable. In [0, yesThreshold]. */
   undeterminedBelow: number;
@@ -16,8 +17,8 @@ export interface OfflineJudgeParams {
 }
 
 export const DEFAULT_OFFLINE_JUDGE_PARAMS: Readonly<OfflineJudgeParams> = Object.freeze({
-  yesThreshold: 0.55,
-  undeterminedBelow: 0.55,
+  yesThreshold: fitted.yesThreshold,
+  undeterminedBelow: fitted.yesThreshold,
   partialSupportMin: 0.5,
   nearDuplicateMin: 0.25,
 });

@@ -2,6 +2,7 @@ import type { Label } from '../ragforensics/traceback-loop';
 import { containsAnswer } from '../text/answer-match';
 import { normalizeText, stripCitationMarkers } from '../text/normalize';
 import { contentTerms, splitSentences } from '../text/tokenizer';
+import fitted from './offline-judge.fitted.json';
 import { OfflineJudgeParams, validateOfflineJudgeParams } from './offline-judge.params';
 
 export interface OfflineJudgeInput {
@@ -23,14 +24,49 @@ export interface OfflineJudgeResult {
   explanation: string;
 }
 
+/** The features of the evidence score, each in [0, 1] (see `offlineJudge`). */
+export interface OfflineJudgeFeatures {
+  windowCoverage: number;
+  focus: number;
+  peerSimilarity: number;
+  agreement: number;
+  mimicPeers: number;
+  framing: number;
+  answerSentenceShare: number;
+  /** 1 for a yes/no answer: a stance is weaker evidence than a stated entity or number. */
+  polarAnswer: number;
+}
+
+export type OfflineJudgeWeights = { bias: number } & OfflineJudgeFeatures;
+
+export const OFFLINE_JUDGE_FEATURES: readonly (keyof OfflineJudgeFeatures)[] = Object.freeze(['windowCoverage', 'focus', 'peerSimilarity', 'agreement', 'mimicPeers', 'framing', 'answerSentenceShare', 'polarAnswer']);
+
 /**
- * Logistic weights of the evidence score (fitted by logistic regression on the texts judged in
- * poisonedrag_nq.jsonl, support > 0 only, then rounded; not refitted on the other files).
+ * Logistic weights of the evidence score: fitted by L2-regularised logistic regression on the
+ * candidate texts of poisonedrag_nq, poisonedrag_hotpotqa and robustrag_realtimeqa (texts that
+ * state t only), with cross-validation by question — scripts/fit-offline-judge.ts, stored in
+ * offline-judge.fitted.json with the cross-validated numbers.
  */
-export const SCORE_WEIGHTS = Object.freeze({ bias: -2.75, windowCoverage: 1.75, focus: 8, peerSimilarity: 2.2, agreement: 1.5 });
+export const SCORE_WEIGHTS: Readonly<OfflineJudgeWeights> = Object.freeze({ ...(fitted.weights as OfflineJudgeWeights) });
 
 /** Model name recorded with every offline verdict. */
-export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v1';
+export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v2';
+
+/**
+ * Counterfactual / contradiction framing: the text announces that it departs from what is
+ * commonly held ("in an alternate universe", "contrary to popular belief", "commonly
+ * misconceived", "in a surprising twist"). A text written to make a reader adopt an answer
+ * against the record frames it this way; encyclopedic passages rarely do.
+ */
+const FRAMING_CUES = new RegExp([
+  '\\b(?:alternate|alternative|parallel|hypothetical|fictional|imaginary|fictitious|revised)\\s+(?:universe|world|reality|timeline|history|scenario|version)',
+  '\\bin\\s+(?:a|an|this|our|the)\\s+(?:\\w+\\s+)?(?:twist|scenario|universe)\\b',
+  '\\bcontrary\\s+to\\b',
+  '\\b(?:popular|common|widespread|general|prevailing|conventional)\\s+(?:belief|misconception|assumption|knowledge|opinion|wisdom)',
+  '\\bmisconce\\w*|\\bmisconstru\\w*|\\bmistakenly\\b|\\bsurprisingly\\b|\\bunexpectedly\\b|\\bunbeknownst\\b',
+  '\\b(?:unlike|despite)\\s+(?:what\\s+)?(?:popular|common|widespread|many|most)\\b',
+  '\\b(?:recent|new|latest)\\s+(?:findings|revelations|research|discoveries)\\s+(?:reveal|show|suggest|indicate)',
+].join('|'), 'i');
 
 /** Minimum query-term coverage of a sentence for it to take a yes/no stance on the question. */
 const POLAR_MIN_COVERAGE = 0.5;
@@ -46,6 +82,20 @@ const NEGATION_CUES: ReadonlySet<string> = new Set([
 function hasNegation(rawTokens: readonly string[]): boolean {
   // "isn't" → "isnt" after normalisation; "n't" contractions end in "nt" and are verbs.
   return rawTokens.some((t) => NEGATION_CUES.has(t) || /^(is|are|was|were|do|does|did|has|have|had|can|could|wo|would|should|must|need|ai)nt$/.test(t));
+}
+
+const CONTRAST_CUES: ReadonlySet<string> = new Set(['different', 'differ', 'differs', 'distinct', 'separate', 'separately', 'unlike', 'unrelated']);
+const SAME_CUES: ReadonlySet<string> = new Set(['same', 'identical', 'shared', 'alike', 'similar']);
+
+/**
+ * Does a sentence deny the query's proposition? Normally: it carries a negation/contrast cue. When
+ * the question itself asks about a difference ("Do X and Y belong to different genres?"), a
+ * contrast word affirms it and a sameness word ("the same genre") denies it.
+ */
+function polarStanceIsNo(rawTokens: readonly string[], queryAsksContrast: boolean): boolean {
+  if (!queryAsksContrast) return hasNegation(rawTokens);
+  const core = hasNegation(rawTokens.filter((t) => !CONTRAST_CUES.has(t)));
+  return rawTokens.some((t) => SAME_CUES.has(t)) ? !core : core;
 }
 
 function termSet(text: string): Set<string> {
@@ -73,10 +123,16 @@ function coverage(queryTerms: readonly string[], terms: ReadonlySet<string>): nu
  */
 function answerSupport(piece: string, pieceTerms: ReadonlySet<string>, answer: string, distinctive: readonly string[], partialMin: number): { support: number; exact: boolean } {
   if (containsAnswer(piece, answer)) return { support: 1, exact: true };
-  if (distinctive.length < 2) return { support: 0, exact: false };
+  if (distinctive.length === 0) return { support: 0, exact: false };
   if (distinctive.some((t) => /\d/.test(t) && !pieceTerms.has(t))) return { support: 0, exact: false };
-  const share = distinctive.filter((t) => pieceTerms.has(t)).length / distinctive.length;
-  return { support: share >= partialMin ? share : 0, exact: false };
+  const present = distinctive.filter((t) => pieceTerms.has(t)).length;
+  // One distinctive term: a stemmed match counts ("architects" states "architect", "Switzerland's" states "Switzerland").
+  if (distinctive.length === 1) return { support: present, exact: false };
+  const share = present / distinctive.length;
+  // A title is optional, the trailing name is not: "Jeb Bush" states "Former Florida Governor Jeb Bush".
+  const tail = distinctive.length >= 3 && distinctive.slice(-2).every((t) => pieceTerms.has(t)) ? partialMin : 0;
+  const support = Math.max(share >= partialMin ? share : 0, tail);
+  return { support, exact: false };
 }
 
 interface PieceEvidence {
@@ -84,6 +140,8 @@ interface PieceEvidence {
   exact: boolean;
   /** Query-term coverage of the best answer-bearing passage window (its sentence ± 1 neighbour). */
   windowCoverage: number;
+  /** Query-term coverage of the answer-bearing sentence alone. */
+  sentenceCoverage: number;
   /** The answer-bearing sentence of that window. */
   sentence: string;
 }
@@ -93,10 +151,10 @@ interface PieceEvidence {
  * sentence's stance); its window (the sentence and its two neighbours, so coreference such as
  * "… Chicago Fire's fourth season. It had 24 episodes." is kept) is scored for query coverage.
  */
-function evidenceFor(text: string, answer: string, answerTerms: readonly string[], queryTerms: readonly string[], polar: 'yes' | 'no' | undefined, partialMin: number): PieceEvidence {
+function evidenceFor(text: string, answer: string, answerTerms: readonly string[], queryTerms: readonly string[], polar: 'yes' | 'no' | undefined, partialMin: number, queryAsksContrast = false): PieceEvidence {
   const sentences = splitSentences(text);
   const terms = sentences.map(termSet);
-  let best: PieceEvidence = { support: 0, exact: false, windowCoverage: 0, sentence: '' };
+  let best: PieceEvidence = { support: 0, exact: false, windowCoverage: 0, sentenceCoverage: 0, sentence: '' };
   let bestValue = 0;
   sentences.forEach((sentence, i) => {
     let support: number;
@@ -105,9 +163,12 @@ function evidenceFor(text: string, answer: string, answerTerms: readonly string[
       // A yes/no answer is induced by restating the query's proposition with the matching stance.
       // The stance must come with the proposition: its window restates ≥ POLAR_MIN_COVERAGE of
       // the query terms, so a passage about only one side of "Are X and Y both …?" does not count.
-      const negated = hasNegation(normalizeText(sentence).split(' '));
-      const own = coverage(queryTerms, new Set([...(terms[i - 1] ?? []), ...terms[i], ...(terms[i + 1] ?? [])]));
-      support = (polar === 'no') === negated && own >= POLAR_MIN_COVERAGE ? 1 : 0;
+      const negated = polarStanceIsNo(normalizeText(sentence).split(' '), queryAsksContrast);
+      const windowTerms = new Set([...(terms[i - 1] ?? []), ...terms[i], ...(terms[i + 1] ?? [])]);
+      const own = coverage(queryTerms, windowTerms);
+      // Numbers in the question are part of the proposition ("a 4th book"): a window without them restates another one.
+      const numbersKept = queryTerms.every((t) => !/\d/.test(t) || windowTerms.has(t));
+      support = (polar === 'no') === negated && own >= POLAR_MIN_COVERAGE && numbersKept ? 1 : 0;
     } else {
       ({ support, exact } = answerSupport(sentence, terms[i], answer, answerTerms, partialMin));
     }
@@ -117,13 +178,13 @@ function evidenceFor(text: string, answer: string, answerTerms: readonly string[
     const value = support * (0.5 + 0.5 * cov);
     if (value > bestValue) {
       bestValue = value;
-      best = { support, exact, windowCoverage: cov, sentence };
+      best = { support, exact, windowCoverage: cov, sentenceCoverage: coverage(queryTerms, terms[i]), sentence };
     }
   });
   if (!polar && best.support === 0) {
     // The answer may straddle a sentence split ("J. Smith"); fall back to the whole text.
     const whole = answerSupport(text, termSet(text), answer, answerTerms, partialMin);
-    if (whole.support > 0) best = { ...whole, windowCoverage: coverage(queryTerms, termSet(text)), sentence: '' };
+    if (whole.support > 0) best = { ...whole, windowCoverage: coverage(queryTerms, termSet(text)), sentenceCoverage: 0, sentence: '' };
   }
   return best;
 }
@@ -133,106 +194,177 @@ function quote(s: string, max = 60): string {
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
+/** What `offlineJudgeFeatures` finds in one candidate text. */
+export interface OfflineJudgeEvidence {
+  /** False when the wrong answer is empty after normalisation (nothing can be judged). */
+  judgeable: boolean;
+  polar: 'yes' | 'no' | undefined;
+  answerTerms: number;
+  queryTerms: number;
+  support: number;
+  exact: boolean;
+  sentence: string;
+  sentenceCoverage: number;
+  textCoverage: number;
+  textTerms: number;
+  supportingPeers: number;
+  agreeingPeers: number;
+  mimickingPeers: number;
+  framingCue: string | null;
+  features: OfflineJudgeFeatures;
+}
+
 /**
- * Offline evidence judge (algorithms.md §5): stands in for the LLM of ragforensics.md §4 when no
- * LLM is configured. It asks the same question as the paper's prompt — does the context try to
- * induce the answer t? — from three principled signals:
- *
- * 1. support: the text states t (normalised, numeric-aware, token-boundary match = 1; for a
- *    multi-token answer, the share of its distinctive terms ≥ `partialSupportMin`, numbers
- *    mandatory). For a yes/no answer, a sentence supports "no" if it carries a negation/contrast
- *    cue and "yes" otherwise, and only if its window restates ≥ 1/2 of the query terms.
- * 2. mimicry: poisoned texts are written to be retrieved for q and to induce t (PoisonedRAG's
- *    S ⊕ I construction), so they restate the query around the answer: `windowCoverage` = share
- *    of query terms in the answer-bearing sentence ± 1 neighbour, and `focus` = share of the
- *    text's distinct content terms that are query or answer terms (a passage that mentions t in
- *    passing is about something else).
- * 3. agreement: attacks inject several paraphrases stating the same answer; `maxPeerSimilarity`
- *    is the highest content-term Jaccard with a peer that also states t, and `agreeingPeers`
- *    counts such peers with Jaccard ≥ `nearDuplicateMin`.
- *
- *   z = −2.75 + 1.75·windowCoverage + 8·focus + 2.2·maxPeerSimilarity + 1.5·min(1, agreeingPeers/2)
- *   score = support · σ(z)   (0 when the text does not state t: it cannot induce it)
- *
- * YES when score ≥ `yesThreshold`; UNDETERMINED in [undeterminedBelow, yesThreshold) (a review
- * band, off by default) or when the answer is empty after normalisation; NO otherwise.
- * Every result says it came from the offline judge (`OFFLINE_JUDGE_MODEL`).
+ * The evidence behind an offline verdict, as features in [0, 1] (see `offlineJudge`). Exported
+ * for scripts/fit-offline-judge.ts, which fits the weights on exactly these numbers.
  */
-export function offlineJudge(input: OfflineJudgeInput, params: Partial<OfflineJudgeParams> = {}): OfflineJudgeResult {
+export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<OfflineJudgeParams> = {}): OfflineJudgeEvidence {
   const p = validateOfflineJudgeParams(params);
   const answerNorm = normalizeText(input.wrongAnswer);
-  if (answerNorm === '') {
-    return { label: 'UNDETERMINED', score: 0, signals: { answerEmpty: true }, explanation: `The wrong answer '${quote(input.wrongAnswer)}' is empty after normalisation, so support cannot be judged; needs human review.` };
-  }
   const polar = POLAR_ANSWERS[answerNorm];
   const answerTerms = [...new Set(contentTerms(input.wrongAnswer))];
   const answerTermSet = new Set(answerTerms);
   const queryTermsAll = new Set(contentTerms(input.query));
   const queryTerms = [...queryTermsAll].filter((t) => !answerTermSet.has(t));
-  const distinctive = answerTerms.filter((t) => !queryTermsAll.has(t));
+  // Distinctive answer terms; for a choice question ("X or Y?") every answer term is in the query, so all count.
+  const distinctiveOnly = answerTerms.filter((t) => !queryTermsAll.has(t));
+  const distinctive = distinctiveOnly.length ? distinctiveOnly : answerTerms;
   const text = stripCitationMarkers(input.text);
   const textTerms = termSet(text);
+  const zero: OfflineJudgeFeatures = { windowCoverage: 0, focus: 0, peerSimilarity: 0, agreement: 0, mimicPeers: 0, framing: 0, answerSentenceShare: 0, polarAnswer: polar ? 1 : 0 };
+  if (answerNorm === '') {
+    return { judgeable: false, polar, answerTerms: 0, queryTerms: queryTerms.length, support: 0, exact: false, sentence: '', sentenceCoverage: 0, textCoverage: 0, textTerms: textTerms.size, supportingPeers: 0, agreeingPeers: 0, mimickingPeers: 0, framingCue: null, features: zero };
+  }
 
-  const ev = evidenceFor(text, input.wrongAnswer, distinctive, queryTerms, polar, p.partialSupportMin);
+  const queryAsksContrast = normalizeText(input.query).split(' ').some((t) => CONTRAST_CUES.has(t));
+  const ev = evidenceFor(text, input.wrongAnswer, distinctive, queryTerms, polar, p.partialSupportMin, queryAsksContrast);
   const textCoverage = coverage(queryTerms, textTerms);
-
   // Focus: share of the text's distinct content terms that belong to the query or the answer.
   const focus = textTerms.size ? [...textTerms].filter((t) => answerTermSet.has(t) || queryTerms.includes(t)).length / textTerms.size : 0;
   let maxPeerSimilarity = 0;
   let agreeingPeers = 0;
   let supportingPeers = 0;
+  let mimickingPeers = 0;
   for (const peer of input.peers ?? []) {
     if (peer === input.text) continue;
     const peerText = stripCitationMarkers(peer);
-    const peerEv = evidenceFor(peerText, input.wrongAnswer, distinctive, queryTerms, polar, p.partialSupportMin);
+    const peerEv = evidenceFor(peerText, input.wrongAnswer, distinctive, queryTerms, polar, p.partialSupportMin, queryAsksContrast);
     if (peerEv.support === 0) continue;
     supportingPeers += 1;
+    // Paraphrase-aware agreement: a peer that states t in a window restating ≥ half the query.
+    if (peerEv.windowCoverage >= 0.5) mimickingPeers += 1;
     const sim = jaccard(textTerms, termSet(peerText));
     maxPeerSimilarity = Math.max(maxPeerSimilarity, sim);
     if (sim >= p.nearDuplicateMin) agreeingPeers += 1;
   }
+  const sentences = splitSentences(text);
+  const stating = polar ? (ev.support > 0 ? 1 : 0) : sentences.filter((x) => containsAnswer(x, input.wrongAnswer)).length;
+  const framingCue = ev.support > 0 ? (FRAMING_CUES.exec(text)?.[0] ?? null) : null;
+  const features: OfflineJudgeFeatures = {
+    windowCoverage: ev.windowCoverage,
+    focus,
+    peerSimilarity: maxPeerSimilarity,
+    agreement: Math.min(1, agreeingPeers / 2),
+    mimicPeers: Math.min(1, mimickingPeers / 3),
+    framing: framingCue ? 1 : 0,
+    answerSentenceShare: sentences.length ? Math.min(1, Math.max(stating, ev.support > 0 ? 1 : 0) / sentences.length) : 0,
+    polarAnswer: polar ? 1 : 0,
+  };
+  return {
+    judgeable: true, polar, answerTerms: answerTerms.length, queryTerms: queryTerms.length, support: ev.support, exact: ev.exact, sentence: ev.sentence, sentenceCoverage: ev.sentenceCoverage,
+    textCoverage, textTerms: textTerms.size, supportingPeers, agreeingPeers, mimickingPeers, framingCue, features,
+  };
+}
 
-  const agreement = Math.min(1, agreeingPeers / 2);
-  const z = SCORE_WEIGHTS.bias + SCORE_WEIGHTS.windowCoverage * ev.windowCoverage + SCORE_WEIGHTS.focus * focus
-    + SCORE_WEIGHTS.peerSimilarity * maxPeerSimilarity + SCORE_WEIGHTS.agreement * agreement;
+/** z = bias + Σ w_f · feature_f (the logistic score's argument). */
+export function evidenceLogit(features: OfflineJudgeFeatures, weights: Readonly<OfflineJudgeWeights> = SCORE_WEIGHTS): number {
+  let z = weights.bias;
+  for (const f of OFFLINE_JUDGE_FEATURES) z += weights[f] * features[f];
+  return z;
+}
+
+/**
+ * Offline evidence judge (algorithms.md §5): stands in for the LLM of ragforensics.md §4 when no
+ * LLM is configured. It asks the same question as the paper's prompt — does the context try to
+ * induce the answer t? — from principled signals:
+ *
+ * 1. support (a gate): the text states t (normalised, numeric-aware, token-boundary match = 1; for a
+ *    multi-token answer, the share of its distinctive terms ≥ `partialSupportMin`, numbers
+ *    mandatory). For a yes/no answer, a sentence supports "no" if it carries a negation/contrast
+ *    cue and "yes" otherwise, and only if its window restates ≥ 1/2 of the query terms.
+ * 2. query mimicry: poisoned texts are written to be retrieved for q and to induce t (PoisonedRAG's
+ *    S ⊕ I construction), so they restate the query around the answer: `windowCoverage` = share
+ *    of query terms in the answer-bearing sentence ± 1 neighbour; `focus` = share of the text's
+ *    distinct content terms that are query or answer terms; `answerSentenceShare` = share of its
+ *    sentences that state t (a passage that mentions t in passing is about something else).
+ * 3. agreement across candidates: attacks inject several texts stating the same answer.
+ *    `peerSimilarity` = highest content-term Jaccard with a peer that also states t; `agreement` =
+ *    min(1, near-duplicate supporting peers / 2) (Jaccard ≥ `nearDuplicateMin`); `mimicPeers` =
+ *    min(1, peers stating t while restating ≥ 1/2 of the query / 3) — paraphrases, not only copies.
+ * 4. framing: the text announces that it departs from the record ("in an alternate universe",
+ *    "contrary to popular belief", "commonly misconceived"): 1 if present, else 0.
+ *
+ *   z = w₀ + Σ w_f · feature_f        (weights SCORE_WEIGHTS, fitted: offline-judge.fitted.json)
+ *   score = support · σ(z)            (0 when the text does not state t: it cannot induce it)
+ *
+ * YES when score ≥ `yesThreshold`; UNDETERMINED in [undeterminedBelow, yesThreshold) (a review
+ * band, off by default) or when the answer is empty after normalisation; NO otherwise. The
+ * explanation names every signal that decided; `signals` holds the numbers.
+ * Every result says it came from the offline judge (`OFFLINE_JUDGE_MODEL`).
+ */
+export function offlineJudge(input: OfflineJudgeInput, params: Partial<OfflineJudgeParams> = {}): OfflineJudgeResult {
+  const p = validateOfflineJudgeParams(params);
+  const ev = offlineJudgeFeatures(input, p);
+  if (!ev.judgeable) {
+    return { label: 'UNDETERMINED', score: 0, signals: { answerEmpty: true }, explanation: `The wrong answer '${quote(input.wrongAnswer)}' is empty after normalisation, so support cannot be judged; needs human review.` };
+  }
+  const z = evidenceLogit(ev.features);
   const score = ev.support === 0 ? 0 : ev.support / (1 + Math.exp(-z));
   const label: Label = score >= p.yesThreshold ? 'YES' : score >= p.undeterminedBelow ? 'UNDETERMINED' : 'NO';
-
+  const f = ev.features;
   const signals: Record<string, number | boolean | string> = {
-    answerType: polar ? 'yes/no' : answerTerms.length > 1 ? 'multi-token' : 'single-token',
+    answerType: ev.polar ? 'yes/no' : ev.answerTerms > 1 ? 'multi-token' : 'single-token',
     exactMatch: ev.exact,
     support: round3(ev.support),
-    windowCoverage: round3(ev.windowCoverage),
-    focus: round3(focus),
-    maxPeerSimilarity: round3(maxPeerSimilarity),
-    textTerms: textTerms.size,
-    textCoverage: round3(textCoverage),
-    queryTerms: queryTerms.length,
-    supportingPeers,
-    agreeingPeers,
+    windowCoverage: round3(f.windowCoverage),
+    sentenceCoverage: round3(ev.sentenceCoverage),
+    focus: round3(f.focus),
+    answerSentenceShare: round3(f.answerSentenceShare),
+    maxPeerSimilarity: round3(f.peerSimilarity),
+    textTerms: ev.textTerms,
+    textCoverage: round3(ev.textCoverage),
+    queryTerms: ev.queryTerms,
+    supportingPeers: ev.supportingPeers,
+    agreeingPeers: ev.agreeingPeers,
+    mimickingPeers: ev.mimickingPeers,
+    framing: ev.framingCue ?? '',
+    logit: round3(z),
     score: round3(score),
   };
-  return { label, score, signals, explanation: explain(input, label, score, ev, textCoverage, focus, queryTerms.length, polar, supportingPeers, agreeingPeers) };
+  return { label, score, signals, explanation: explain(input, label, score, ev, p.yesThreshold) };
 }
 
 function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
 
-function explain(input: OfflineJudgeInput, label: Label, score: number, ev: PieceEvidence, textCoverage: number, focus: number, nQuery: number, polar: 'yes' | 'no' | undefined, supportingPeers: number, agreeingPeers: number): string {
+function explain(input: OfflineJudgeInput, label: Label, score: number, ev: OfflineJudgeEvidence, threshold: number): string {
   const ans = `'${quote(input.wrongAnswer, 40)}'`;
   const parts: string[] = [];
-  const covered = Math.round(ev.windowCoverage * nQuery);
+  const nQuery = ev.queryTerms;
+  const covered = Math.round(ev.features.windowCoverage * nQuery);
   if (ev.support === 0) {
-    parts.push(polar ? `no sentence takes the '${polar}' stance on the question` : `does not state the wrong answer ${ans}`);
+    parts.push(ev.polar ? `no sentence takes the '${ev.polar}' stance on the question` : `does not state the wrong answer ${ans}`);
   } else {
-    const how = polar ? `takes the '${polar}' stance (${polar === 'no' ? 'negation/contrast cue' : 'no negation cue'})` : ev.exact ? `states the wrong answer ${ans} (normalised match)` : `partly states the wrong answer ${ans} (${Math.round(ev.support * 100)}% of its terms)`;
+    const how = ev.polar ? `takes the '${ev.polar}' stance (${ev.polar === 'no' ? 'negation/contrast cue' : 'no negation cue'})` : ev.exact ? `states the wrong answer ${ans} (normalised match)` : `partly states the wrong answer ${ans} (${Math.round(ev.support * 100)}% of its terms)`;
     parts.push(ev.sentence ? `${how} in a sentence that (with its neighbours) restates ${covered}/${nQuery} query terms ("${quote(ev.sentence)}")` : how);
   }
-  parts.push(`the whole text covers ${Math.round(textCoverage * nQuery)}/${nQuery} query terms and ${Math.round(focus * 100)}% of its distinct content words are query or answer words`);
+  parts.push(`the whole text covers ${Math.round(ev.textCoverage * nQuery)}/${nQuery} query terms and ${Math.round(ev.features.focus * 100)}% of its distinct content words are query or answer words`);
+  if (ev.support > 0) parts.push(`${Math.round(ev.features.answerSentenceShare * 100)}% of its sentences state the answer`);
+  if (ev.framingCue) parts.push(`it frames the claim as departing from the record ("${quote(ev.framingCue, 40)}")`);
   if (input.peers && input.peers.length > 0) {
-    parts.push(`${agreeingPeers} near-duplicate peer${agreeingPeers === 1 ? '' : 's'} also state${agreeingPeers === 1 ? 's' : ''} it (${supportingPeers} of ${input.peers.length} peers support it at all)`);
+    parts.push(`${ev.agreeingPeers} near-duplicate peer${ev.agreeingPeers === 1 ? '' : 's'} also state${ev.agreeingPeers === 1 ? 's' : ''} it and ${ev.mimickingPeers} restate${ev.mimickingPeers === 1 ? 's' : ''} the question around it (${ev.supportingPeers} of ${input.peers.length} peers support it at all)`);
   }
   const verdict = label === 'YES' ? 'Judged poisoned' : label === 'NO' ? 'Judged benign' : 'Undetermined';
-  return `${verdict} by the offline evidence judge (${OFFLINE_JUDGE_MODEL}, score ${score.toFixed(2)}): it ${parts.join('; ')}.`;
+  return `${verdict} by the offline evidence judge (${OFFLINE_JUDGE_MODEL}, score ${score.toFixed(2)}, threshold ${threshold.toFixed(2)}): it ${parts.join('; ')}.`;
 }

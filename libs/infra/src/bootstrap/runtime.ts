@@ -1,5 +1,9 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Embedder, ForensicsRepository, Judge, TracebackQueue, VectorStore } from '@forensics/core';
+import type { Embedder, ForensicsRepository, Generator, GradientProbe, Judge, TracebackQueue, VectorStore } from '@forensics/core';
+import { NeighbourCache } from '@forensics/core';
+import { createGenerator } from '../generators';
 import type { AppConfig } from '../config/app-config';
 import { createEmbedder } from '../embedders';
 import { OfflineJudge } from '../judges/offline-judge.adapter';
@@ -25,6 +29,12 @@ export interface Runtime {
   store: VectorStore;
   embedder: Embedder;
   judge: Judge;
+  generator: Generator;
+  /** ProGRank's gradient probe, or null with the reason in `probeUnavailableReason`. */
+  probe: GradientProbe | null;
+  probeUnavailableReason?: string;
+  /** BiRD neighbour lists, cached per store revision (process-wide). */
+  neighbourCache: NeighbourCache;
   queue: BullMqTracebackQueue;
   /** Embedded services this process started (stopped by close()). */
   services: EmbeddedService[];
@@ -67,11 +77,16 @@ export async function createRuntime(config: AppConfig, opts: RuntimeOptions = {}
       openai: config.embedder.kind === 'openai' ? { baseURL: config.openai.baseURL ?? 'https://api.openai.com/v1', apiKey: config.openai.apiKey ?? '', model: config.embedder.model ?? 'text-embedding-3-small', dimension: config.embedder.dimension } : undefined,
     });
     const judge = createJudge(config);
+    const generator = createGenerator(config);
+    const { probe, reason: probeUnavailableReason } = await createProbe(config, embedder.id);
+    if (!config.feedbackTokenSecret) config.feedbackTokenSecret = localSecret(config.dataDir, log);
     const queue = opts.withoutQueue ? (null as unknown as BullMqTracebackQueue) : new BullMqTracebackQueue(redisUrl, { attempts: config.queue.attempts, backoffMs: config.queue.backoffMs });
 
     return {
-      config, databaseUrl, redisUrl, prisma, repo, store, embedder, judge, queue, services,
+      config, databaseUrl, redisUrl, prisma, repo, store, embedder, judge, generator, probe, probeUnavailableReason,
+      neighbourCache: new NeighbourCache(), queue, services,
       close: async () => {
+        await probe?.close().catch(() => {});
         await queue?.close().catch(() => {});
         await embedder.close().catch(() => {});
         await store.close().catch(() => {});
@@ -99,3 +114,43 @@ export function createJudge(config: AppConfig): Judge {
 }
 
 export type { TracebackQueue };
+
+/**
+ * ProGRank needs a white-box encoder it can take gradients through (algorithms.md §4).
+ * 'auto': the embedder's own encoder when it can be probed (USE-lite; an ONNX model dir exposing
+ * `last_ln_input`), else the ONNX surrogate in PROBE_MODEL_DIR, else none (recorded as skipped).
+ */
+async function createProbe(config: AppConfig, embedderId: string): Promise<{ probe: GradientProbe | null; reason?: string }> {
+  const kind = config.probe.kind;
+  if (kind === 'none') return { probe: null, reason: 'ProGRank disabled (PROBE=none)' };
+  try {
+    const probes = await import('../probe');
+    if (kind === 'use-lite' || (kind === 'auto' && embedderId === 'use-lite' && probes.UseLiteGradientProbe)) {
+      if (!probes.UseLiteGradientProbe) return { probe: null, reason: 'the USE-lite gradient probe is not available in this build' };
+      return { probe: new probes.UseLiteGradientProbe({}) };
+    }
+    const dir = config.probe.modelDir ?? (kind === 'auto' && config.embedder.kind === 'onnx' ? config.embedder.onnxModelDir : undefined);
+    if (dir) return { probe: new probes.OnnxGradientProbe({ modelDir: dir, layerNorm: 'from-model' }) };
+    return { probe: null, reason: `encoder '${embedderId}' cannot be probed and no ONNX surrogate is configured (PROBE_MODEL_DIR)` };
+  } catch (e) {
+    return { probe: null, reason: `gradient probe unavailable: ${(e as Error).message}` };
+  }
+}
+
+/**
+ * With FEEDBACK_TOKEN_SECRET unset, a random per-installation secret is kept in DATA_DIR (created
+ * once, mode 0600) so API processes on this machine agree. Several hosts must set the variable.
+ */
+function localSecret(dataDir: string, log: (m: string) => void): string {
+  const file = join(dataDir, 'feedback-token.secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  try {
+    writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+  } catch {
+    return readFileSync(file, 'utf8').trim(); // another process created it first
+  }
+  log(`FEEDBACK_TOKEN_SECRET not set: generated a local secret in ${file} (set the variable when API processes run on several hosts)`);
+  return secret;
+}

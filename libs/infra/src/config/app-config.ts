@@ -23,6 +23,16 @@ export interface AppConfig {
   trace: { k: number; maxRounds: number; maxJudgeCalls: number; judgeConcurrency: number };
   queue: { attempts: number; backoffMs: number; workerConcurrency: number };
   defaultCollection: string;
+  /** Retriever-side evidence and the quarantine decision policy (algorithms.md §2–5). */
+  evidence: { enabled: boolean; birdK: number; progrankRuns: number; progrankTokenDropout: number };
+  /** Gradient probe for ProGRank: 'auto' = the embedder's own encoder when it can be probed, else the ONNX surrogate in PROBE_MODEL_DIR. */
+  probe: { kind: 'auto' | 'use-lite' | 'onnx' | 'none'; modelDir?: string };
+  policy: { name: 'judge-only' | 'corroborated'; reviewServing: 'withhold' | 'serve' };
+  /** Generator for the built-in RAG answer, verification and BTE: 'openai' when an endpoint is configured, else 'offline'. */
+  generator: { kind: 'offline' | 'openai'; model: string };
+  /** HMAC secret of feedback tokens (browser feedback without an API key). */
+  feedbackTokenSecret: string;
+  feedbackTokenTtlSec: number;
 }
 
 export const DEV_API_KEY = 'dev-local-key';
@@ -34,6 +44,14 @@ function int(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, ma
   if (!Number.isInteger(v) || v < min || v > max) {
     throw new Error(`${name} must be an integer in [${min}, ${max}], got '${raw}'`);
   }
+  return v;
+}
+
+function fraction(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  const v = Number(raw);
+  if (!Number.isFinite(v) || v < 0 || v >= 1) throw new Error(`${name} must be a number in [0, 1), got '${raw}'`);
   return v;
 }
 
@@ -90,5 +108,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
       workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 64),
     },
     defaultCollection: env.DEFAULT_COLLECTION || 'default',
+    evidence: {
+      enabled: oneOf(env, 'EVIDENCE', ['on', 'off'] as const, 'on') === 'on',
+      birdK: int(env, 'BIRD_K', 20, 2, 1000),
+      progrankRuns: int(env, 'PROGRANK_RUNS', 20, 1, 200),
+      progrankTokenDropout: fraction(env, 'PROGRANK_TOKEN_DROPOUT', 0.1),
+    },
+    probe: { kind: oneOf(env, 'PROBE', ['auto', 'use-lite', 'onnx', 'none'] as const, 'auto'), modelDir: env.PROBE_MODEL_DIR || undefined },
+    policy: {
+      name: oneOf(env, 'DECISION_POLICY', ['judge-only', 'corroborated'] as const, 'judge-only'),
+      reviewServing: oneOf(env, 'REVIEW_SERVING', ['withhold', 'serve'] as const, 'withhold'),
+    },
+    generator: {
+      kind: oneOf(env, 'GENERATOR', ['offline', 'openai'] as const, openaiBase || env.OPENAI_API_KEY ? 'openai' : 'offline'),
+      model: env.GENERATOR_MODEL || env.JUDGE_MODEL || 'gpt-4o-mini',
+    },
+    feedbackTokenSecret: env.FEEDBACK_TOKEN_SECRET || '',
+    feedbackTokenTtlSec: int(env, 'FEEDBACK_TOKEN_TTL_SEC', 7 * 24 * 3600, 60, 365 * 24 * 3600),
   };
 }

@@ -152,18 +152,22 @@ export class PrismaForensicsRepository implements ForensicsRepository {
 
   async createQuarantine(q: NewQuarantine): Promise<{ record: QuarantineRow; created: boolean }> {
     return this.db.$transaction(async (tx) => {
-      const active = await tx.quarantineRecord.findFirst({ where: { documentId: q.documentId, state: 'QUARANTINED' } });
+      const active = await tx.quarantineRecord.findFirst({ where: { documentId: q.documentId, state: { in: ['QUARANTINED', 'NEEDS_REVIEW'] } } });
       if (active) return { record: active as QuarantineRow, created: false };
+      const state = q.state ?? 'QUARANTINED';
       const record = await tx.quarantineRecord.create({
-        data: { documentId: q.documentId, feedbackId: q.feedbackId, collection: q.collection, reason: q.reason, evidence: q.evidence as Prisma.InputJsonValue, policy: q.policy, createdBy: q.createdBy },
+        data: {
+          documentId: q.documentId, feedbackId: q.feedbackId, collection: q.collection, reason: q.reason, evidence: q.evidence as Prisma.InputJsonValue,
+          policy: q.policy, createdBy: q.createdBy, state, servedDuringReview: state === 'NEEDS_REVIEW' && !!q.servedDuringReview,
+        },
       });
-      await tx.document.update({ where: { id: q.documentId }, data: { status: 'QUARANTINED' } });
-      await tx.auditLog.create({ data: { actor: q.createdBy, action: 'quarantine.created', entityType: 'QuarantineRecord', entityId: record.id, details: { documentId: q.documentId, feedbackId: q.feedbackId, policy: q.policy } } });
+      if (state === 'QUARANTINED' || !q.servedDuringReview) await tx.document.update({ where: { id: q.documentId }, data: { status: 'QUARANTINED' } });
+      await tx.auditLog.create({ data: { actor: q.createdBy, action: state === 'QUARANTINED' ? 'quarantine.created' : 'review.requested', entityType: 'QuarantineRecord', entityId: record.id, details: { documentId: q.documentId, feedbackId: q.feedbackId, policy: q.policy, servedDuringReview: record.servedDuringReview } } });
       return { record: record as QuarantineRow, created: true };
     }).catch(async (e) => {
       // Lost a race on the partial unique index: the other writer's record is the active one.
       if (e instanceof Prisma.PrismaClientKnownRequestError && e.code === 'P2002') {
-        const active = await this.db.quarantineRecord.findFirst({ where: { documentId: q.documentId, state: 'QUARANTINED' } });
+        const active = await this.db.quarantineRecord.findFirst({ where: { documentId: q.documentId, state: { in: ['QUARANTINED', 'NEEDS_REVIEW'] } } });
         if (active) return { record: active as QuarantineRow, created: false };
       }
       throw e;
@@ -196,10 +200,22 @@ export class PrismaForensicsRepository implements ForensicsRepository {
     return this.db.$transaction(async (tx) => {
       const rec = await tx.quarantineRecord.findUnique({ where: { id } });
       if (!rec) throw new NotFoundError(`quarantine record ${id} does not exist`);
-      if (rec.state !== 'QUARANTINED') return rec as QuarantineRow;
+      if (rec.state !== 'QUARANTINED' && rec.state !== 'NEEDS_REVIEW') return rec as QuarantineRow;
       const updated = await tx.quarantineRecord.update({ where: { id }, data: { state: 'RESTORED', storeSynced: false, resolvedBy: actor, resolvedAt: new Date(), note: note ?? null } });
       await tx.document.update({ where: { id: rec.documentId }, data: { status: 'ACTIVE' } });
       await tx.auditLog.create({ data: { actor, action: 'quarantine.restored', entityType: 'QuarantineRecord', entityId: id, details: { documentId: rec.documentId, note: note ?? null } } });
+      return updated as QuarantineRow;
+    });
+  }
+
+  async approveQuarantine(id: string, actor: string, note?: string): Promise<QuarantineRow> {
+    return this.db.$transaction(async (tx) => {
+      const rec = await tx.quarantineRecord.findUnique({ where: { id } });
+      if (!rec) throw new NotFoundError(`quarantine record ${id} does not exist`);
+      if (rec.state !== 'NEEDS_REVIEW') return rec as QuarantineRow;
+      const updated = await tx.quarantineRecord.update({ where: { id }, data: { state: 'QUARANTINED', storeSynced: false, servedDuringReview: false, resolvedBy: actor, resolvedAt: new Date(), note: note ?? null } });
+      await tx.document.update({ where: { id: rec.documentId }, data: { status: 'QUARANTINED' } });
+      await tx.auditLog.create({ data: { actor, action: 'review.approved', entityType: 'QuarantineRecord', entityId: id, details: { documentId: rec.documentId, note: note ?? null } } });
       return updated as QuarantineRow;
     });
   }

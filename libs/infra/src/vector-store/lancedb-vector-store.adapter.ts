@@ -295,6 +295,13 @@ export class LanceDbVectorStore implements VectorStore {
     return state ? state.table.countRows() : 0;
   }
 
+  /** The LanceDB table version: it changes with every committed write, from any process. */
+  async revision(collection: string): Promise<string | null> {
+    assertCollectionName(collection);
+    const state = await this.state(collection);
+    return state ? String(await state.table.version()) : null;
+  }
+
   async health(): Promise<void> {
     const conn = await this.conn();
     await conn.tableNames();

@@ -2,6 +2,9 @@ import type { ForensicsRepository, QuarantineRow } from '../../ports/forensics-r
 import type { VectorStore } from '../../ports/vector-store.port';
 
 export interface QuarantineTextCommand {
+  /** QUARANTINED (default) or NEEDS_REVIEW (decision policy). */
+  state?: 'QUARANTINED' | 'NEEDS_REVIEW';
+  servedDuringReview?: boolean;
   documentId: string;
   feedbackId: string | null;
   collection: string;
@@ -25,6 +28,7 @@ export class QuarantineTextsUseCase {
 
   async execute(cmd: QuarantineTextCommand): Promise<{ record: QuarantineRow; created: boolean }> {
     const res = await this.deps.repo.createQuarantine({
+      state: cmd.state, servedDuringReview: cmd.servedDuringReview,
       documentId: cmd.documentId, feedbackId: cmd.feedbackId, collection: cmd.collection,
       reason: cmd.reason, evidence: cmd.evidence, policy: cmd.policy, createdBy: cmd.actor,
     });
@@ -34,6 +38,13 @@ export class QuarantineTextsUseCase {
   }
 
   /** Brings the vector store in line with every unsynced quarantine record (optionally of one event). */
+  /** Approves a NEEDS_REVIEW record: it becomes QUARANTINED and leaves serving. */
+  async approve(cmd: { quarantineId: string; actor: string; note?: string }): Promise<QuarantineRow> {
+    const rec = await this.deps.repo.approveQuarantine(cmd.quarantineId, cmd.actor, cmd.note);
+    if (!rec.storeSynced) await this.sync(rec);
+    return { ...rec, storeSynced: true };
+  }
+
   async syncPending(filter: { feedbackId?: string } = {}): Promise<number> {
     const pending = await this.deps.repo.listQuarantines({ ...filter, unsynced: true, limit: 1000 });
     for (const r of pending) await this.sync(r);
@@ -41,7 +52,8 @@ export class QuarantineTextsUseCase {
   }
 
   private async sync(r: QuarantineRow): Promise<void> {
-    if (r.state === 'QUARANTINED') await this.deps.store.setQuarantined(r.collection, [r.documentId], true);
+    const withheld = r.state === 'QUARANTINED' || (r.state === 'NEEDS_REVIEW' && !r.servedDuringReview);
+    if (r.state === 'QUARANTINED' || r.state === 'NEEDS_REVIEW') await this.deps.store.setQuarantined(r.collection, [r.documentId], withheld);
     else if (r.state === 'RESTORED') await this.deps.store.setQuarantined(r.collection, [r.documentId], false);
     else if (r.state === 'PURGED') await this.deps.store.delete(r.collection, [r.documentId]);
     await this.deps.repo.markQuarantineSynced(r.id);

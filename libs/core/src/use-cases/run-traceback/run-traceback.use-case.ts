@@ -1,7 +1,9 @@
 import {
-  acceptRetrieval, acceptServed, acceptVerdicts, initTrace, nextRetrieval, summarizeTrace,
-  type Label, type TraceParams, type TraceState,
+  acceptRetrieval, acceptServed, acceptVerdicts, decide, initTrace, nextRetrieval, summarizeTrace,
+  type DecisionPolicyParams, type Label, type TraceParams, type TraceState,
 } from '@forensics/algorithms';
+import type { GradientProbe } from '../../ports/gradient-probe.port';
+import { collectEvidence, DEFAULT_EVIDENCE_SETTINGS, type CandidateEvidence, type EvidenceSettings, type NeighbourCache } from './collect-evidence';
 import { PermanentError } from '../../domain/errors';
 import { textHash, verdictCacheKey } from '../../domain/text-identity';
 import type { Embedder } from '../../ports/embedder.port';
@@ -24,6 +26,8 @@ export interface TracebackOutcome {
   benign: string[];
   undetermined: string[];
   quarantined: string[];
+  /** Texts sent to review by the decision policy (NEEDS_REVIEW records). */
+  review: string[];
   judgeCalls: number;
   cachedVerdicts: number;
   rounds: number;
@@ -41,6 +45,13 @@ export interface RunTracebackDeps {
   actor?: string;
   /** Failpoint hook for crash-safety tests: called at named points (e.g. 'quarantine.after-db'). */
   failpoint?: (name: string) => void;
+  /** Retriever-side evidence (BiRD, GRADA, ProGRank); default on, ProGRank only with a probe. */
+  evidence?: Partial<EvidenceSettings>;
+  probe?: GradientProbe | null;
+  probeUnavailableReason?: string;
+  neighbourCache?: NeighbourCache;
+  /** Decision policy over judge verdict + evidence; default judge-only (the paper). */
+  policy?: Partial<DecisionPolicyParams>;
 }
 
 /**
@@ -75,6 +86,8 @@ export class RunTracebackUseCase {
     await cmd.onProgress?.('tracing', { attempt: ev.attempts + 1 });
 
     const [qvec] = await embedder.embed([ev.query]);
+    // Retrieval proxies of benign-text enhancements are ours, not knowledge-base texts: never judged.
+    const proxyIds = (await repo.listEnhancements({ collection: ev.collection, state: 'ACTIVE' })).map((e) => e.proxyId);
     const prior = new Map<string, VerdictRow>((await repo.listVerdicts(ev.id)).map((v) => [v.documentId, v]));
     let state = initTrace({ k: ev.k, maxRounds: this.deps.trace.maxRounds, maxJudgeCalls: this.deps.trace.maxJudgeCalls });
     let cachedVerdicts = 0;
@@ -122,7 +135,7 @@ export class RunTracebackUseCase {
     for (;;) {
       const req = nextRetrieval(state);
       if (!req) break;
-      const hits = await store.search(ev.collection, { vector: qvec, k: req.k, excludeIds: req.excludeIds });
+      const hits = await store.search(ev.collection, { vector: qvec, k: req.k, excludeIds: [...req.excludeIds, ...proxyIds] });
       await this.registerUnknown(ev, hits);
       hits.forEach((h, i) => { if (!hitInfo.has(h.id)) hitInfo.set(h.id, { rank: i + 1, score: h.score }); });
       const r = acceptRetrieval(state, hits.map((h) => h.id));
@@ -134,18 +147,53 @@ export class RunTracebackUseCase {
       await cmd.onProgress?.('round', { round: state.round, poisoned: state.poisoned.length, benign: state.benign.length });
     }
 
-    // Quarantine what was judged poisoned (judge-only policy: YES → quarantine).
-    const quarantined: string[] = [];
+    // Retriever-side evidence on every judged candidate, then the decision policy.
+    const settings: EvidenceSettings = { ...DEFAULT_EVIDENCE_SETTINGS, ...(this.deps.evidence ?? {}) };
+    const judgedIds = [...state.poisoned, ...state.benign, ...state.undetermined];
+    let evidence: Record<string, CandidateEvidence> = {};
+    let evidenceError: string | null = null;
+    if (settings.enabled && judgedIds.length) {
+      try {
+        evidence = await collectEvidence({
+          store, probe: this.deps.probe, probeUnavailableReason: this.deps.probeUnavailableReason, cache: this.deps.neighbourCache,
+          collection: ev.collection, query: ev.query, queryVector: qvec, k: ev.k, judgedIds, excludeIds: proxyIds, settings,
+        });
+      } catch (e) {
+        // Evidence corroborates; it never blocks the traceback. The failure is recorded.
+        evidenceError = (e as Error).message;
+      }
+    }
     const finalVerdicts = new Map((await repo.listVerdicts(ev.id)).map((x) => [x.documentId, x]));
-    for (const id of state.poisoned) {
+    for (const id of judgedIds) {
       const v = finalVerdicts.get(id);
+      if (v && (evidence[id] || evidenceError)) {
+        const { id: _id, createdAt: _c, ...row } = v;
+        await repo.saveVerdict({ ...row, evidence: evidence[id] ?? { error: evidenceError } });
+      }
+    }
+    await cmd.onProgress?.('evidence', { candidates: Object.keys(evidence).length });
+
+    const quarantined: string[] = [];
+    const review: string[] = [];
+    for (const id of judgedIds) {
+      const v = finalVerdicts.get(id);
+      const label = (state.verdicts[id] ?? v?.label) as Label;
+      const e = evidence[id];
+      const outcome = decide({ label, evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, this.deps.policy);
+      if (outcome.decision === 'KEEP') continue;
       const res = await this.quarantine.execute({
-        documentId: id, feedbackId: ev.id, collection: ev.collection, policy: 'judge-only',
-        reason: `judged poisoned for query "${ev.query}" (wrong answer "${ev.wrongAnswer}") by ${judge.kind}:${judge.model}`,
-        evidence: { judge: { kind: judge.kind, model: judge.model, promptVersion: judge.promptVersion, label: v?.label, reply: v?.reply, signals: v?.signals ?? null }, retrieval: hitInfo.get(id) ?? null },
+        documentId: id, feedbackId: ev.id, collection: ev.collection, policy: outcome.policy,
+        state: outcome.decision === 'QUARANTINE' ? 'QUARANTINED' : 'NEEDS_REVIEW', servedDuringReview: !outcome.withhold,
+        reason: `${outcome.reason} — query "${ev.query}", wrong answer "${ev.wrongAnswer}", judge ${judge.kind}:${judge.model}`,
+        evidence: {
+          policy: { name: outcome.policy, decision: outcome.decision, withhold: outcome.withhold, reason: outcome.reason, inputs: outcome.inputs },
+          judge: { kind: judge.kind, model: judge.model, promptVersion: judge.promptVersion, label: v?.label, reply: v?.reply, signals: v?.signals ?? null },
+          retrieval: hitInfo.get(id) ?? null,
+          retrieverEvidence: e ?? (evidenceError ? { error: evidenceError } : null),
+        },
         actor: this.deps.actor ?? 'traceback-worker',
       });
-      if (res.created) quarantined.push(id);
+      if (res.created) (outcome.decision === 'QUARANTINE' ? quarantined : review).push(id);
     }
     // Complete any quarantine of this event left half-done by a crash (Postgres written, store not).
     await this.quarantine.syncPending({ feedbackId: ev.id });
@@ -154,11 +202,11 @@ export class RunTracebackUseCase {
     const status: 'TRACED' | 'BOUNDED' = state.status === 'BOUNDED' ? 'BOUNDED' : 'TRACED';
     const outcome: TracebackOutcome = {
       feedbackId: ev.id, status, poisoned: state.poisoned, benign: state.benign, undetermined: state.undetermined,
-      quarantined, judgeCalls, cachedVerdicts, rounds: state.round, traceStatus: state.status, boundReason: state.boundReason,
+      quarantined, review, judgeCalls, cachedVerdicts, rounds: state.round, traceStatus: state.status, boundReason: state.boundReason,
     };
     await repo.updateFeedback(ev.id, {
       status, tracedAt: new Date(), failureReason: null,
-      trace: { state: summarizeTrace(state), rounds: state.rounds, boundReason: state.boundReason ?? null, judge: { kind: judge.kind, model: judge.model, promptVersion: judge.promptVersion }, lastRun: { judgeCalls, cachedVerdicts } } as unknown,
+      trace: { state: summarizeTrace(state), rounds: state.rounds, boundReason: state.boundReason ?? null, judge: { kind: judge.kind, model: judge.model, promptVersion: judge.promptVersion }, lastRun: { judgeCalls, cachedVerdicts }, policy: this.deps.policy?.name ?? 'judge-only', evidenceError } as unknown,
     });
     await repo.audit({ actor: this.deps.actor ?? 'traceback-worker', action: `traceback.${status.toLowerCase()}`, entityType: 'FeedbackEvent', entityId: ev.id, details: { poisoned: state.poisoned.length, benign: state.benign.length, undetermined: state.undetermined.length, boundReason: state.boundReason ?? null } });
     return outcome;

@@ -8,12 +8,12 @@ describe('offline evidence judge', () => {
     const r = offlineJudge({ query: q, wrongAnswer: '24', text: 'Chicago Fire season 4 has 24 episodes.' });
     // Query terms: many episode chicago fire season 4 (6); the text covers 5 → 5/6.
     // Text terms: chicago fire season 4 24 episode — all query/answer terms → focus 1.
-    const z = SCORE_WEIGHTS.bias + SCORE_WEIGHTS.windowCoverage * (5 / 6) + SCORE_WEIGHTS.focus * 1;
+    // One sentence, and it states the answer → answerSentenceShare 1. No peers, no framing cue.
+    const z = SCORE_WEIGHTS.bias + SCORE_WEIGHTS.windowCoverage * (5 / 6) + SCORE_WEIGHTS.focus * 1 + SCORE_WEIGHTS.answerSentenceShare * 1;
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
-    expect(r.score).toBeCloseTo(0.99878, 4);
-    expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, agreeingPeers: 0 });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v1/);
+    expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, framing: '' });
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v2/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
@@ -53,7 +53,8 @@ describe('offline evidence judge', () => {
     expect(withPeers.signals.supportingPeers).toBe(2);
     expect(withPeers.signals.agreeingPeers).toBe(2);
     expect(withPeers.score).toBeGreaterThan(alone.score);
-    expect(withPeers.explanation).toContain('2 near-duplicate peers also state it (2 of 3 peers support it at all)');
+    expect(withPeers.signals.mimickingPeers).toBe(2);
+    expect(withPeers.explanation).toContain('2 near-duplicate peers also state it and 2 restate the question around it (2 of 3 peers support it at all)');
   });
 
   it('gives partial support to a multi-token answer, numbers mandatory', () => {
@@ -81,6 +82,36 @@ describe('offline evidence judge', () => {
     expect(offlineJudge({ query: q, wrongAnswer: '?!', text: 'anything' }).label).toBe('UNDETERMINED');
     const r = offlineJudge({ query: q, wrongAnswer: '24', text: 'Chicago Fire season 4 has 24 episodes.' }, { yesThreshold: 1, undeterminedBelow: 0.5 });
     expect(r.label).toBe('UNDETERMINED');
+  });
+
+  it('states the answer through light stemming, a trailing name, and a choice between options', () => {
+    // Single distinctive term, plural in the text: stated, but not an exact match.
+    const plural = offlineJudge({ query: 'What occupation was shared by David Yates and Pietro Germi?', wrongAnswer: 'architect', text: 'David Yates and Pietro Germi both worked as architects.' });
+    expect(plural.signals).toMatchObject({ support: 1, exactMatch: false });
+    // The title is optional: the last two distinctive terms (the name) give support partialSupportMin.
+    const name = offlineJudge({ query: 'Which contender ended his campaign?', wrongAnswer: 'Former Florida Governor Jeb Bush', text: 'Jeb Bush ended his campaign.' });
+    expect(name.signals.support).toBe(0.5);
+    // "X or Y?": every answer term is in the query, so all of them count.
+    const choice = offlineJudge({ query: 'Which dog descends from setters: the Manchester Terrier or the Scotch Collie?', wrongAnswer: 'Manchester Terrier', text: 'Manchester Terriers descend from setters.' });
+    expect(choice.signals.support).toBe(1);
+  });
+
+  it('reads "the same" as denying a question about a difference', () => {
+    const query = 'Do The Five Obstructions and Dogville belong to different film genres?';
+    const same = offlineJudge({ query, wrongAnswer: 'no', text: 'The Five Obstructions and Dogville belong to the same film genre.' });
+    expect(same.signals.support).toBe(1);
+    const different = offlineJudge({ query, wrongAnswer: 'no', text: 'The Five Obstructions and Dogville belong to different film genres.' });
+    expect(different.signals.support).toBe(0);
+  });
+
+  it('a counterfactual framing cue raises the score and is named in the explanation', () => {
+    const base = 'the Titanic sank in the Pacific Ocean after hitting an iceberg on her maiden voyage, far from any port.';
+    const plain = offlineJudge({ query: 'where did the titanic sink at what ocean', wrongAnswer: 'Pacific Ocean', text: `Records say ${base}` });
+    const framed = offlineJudge({ query: 'where did the titanic sink at what ocean', wrongAnswer: 'Pacific Ocean', text: `In an alternate universe ${base}` });
+    expect(plain.signals.framing).toBe('');
+    expect(framed.signals.framing).toBe('In an alternate universe');
+    expect(framed.score - plain.score).toBeGreaterThan(0);
+    expect(framed.explanation).toContain('frames the claim as departing from the record ("In an alternate universe")');
   });
 
   it('validates params', () => {

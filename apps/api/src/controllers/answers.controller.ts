@@ -1,0 +1,58 @@
+import { BadGatewayException, Body, Controller, HttpCode, Inject, Post, ServiceUnavailableException } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { AnswerQueryUseCase, GeneratorError, LogAnswerUseCase, validateAnswerQuery, validateLogAnswer, type Generator } from '@forensics/core';
+import { createGenerator, type Runtime } from '@forensics/infra';
+import { feedbackTokenSettings } from '../http/api-key.guard';
+import { RUNTIME } from '../http/tokens';
+
+/** The runtime's generator when it has one, else one built from the config (offline without an LLM). */
+export function runtimeGenerator(rt: Runtime): Generator {
+  return (rt as Runtime & { generator?: Generator }).generator ?? createGenerator(rt.config);
+}
+
+@ApiTags('answers')
+@ApiSecurity('api-key')
+@Controller('v1')
+export class AnswersController {
+  private readonly answer: AnswerQueryUseCase;
+  private readonly log: LogAnswerUseCase;
+
+  constructor(@Inject(RUNTIME) private readonly rt: Runtime) {
+    const tokens = feedbackTokenSettings(rt);
+    this.answer = new AnswerQueryUseCase({ repo: rt.repo, store: rt.store, embedder: rt.embedder, generator: runtimeGenerator(rt), tokens });
+    this.log = new LogAnswerUseCase({ repo: rt.repo, tokens });
+  }
+
+  @Post('rag/answer')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Answer a query with the built-in RAG; the answer is logged and comes with a feedback token',
+    description: 'Top-k from the collection (quarantined texts excluded), retrieval proxies replaced by their benign texts (BTE prompt then), generator answer. Hand `feedbackToken` to the browser for the feedback button.',
+  })
+  @ApiBody({ schema: { type: 'object', required: ['query'], properties: { collection: { type: 'string', example: 'default' }, query: { type: 'string', maxLength: 4000 }, k: { type: 'integer', minimum: 1, maximum: 50 } } } })
+  async ragAnswer(@Body() body: unknown) {
+    const cmd = validateAnswerQuery(body, { collection: this.rt.config.defaultCollection, k: this.rt.config.trace.k });
+    try {
+      const r = await this.answer.execute(cmd);
+      return { ...r, feedbackTokenExpiresAt: r.feedbackTokenExpiresAt.toISOString() };
+    } catch (e) {
+      if (e instanceof GeneratorError) throw e.transient ? new ServiceUnavailableException(`${e.message} (retry later)`) : new BadGatewayException(e.message);
+      throw e;
+    }
+  }
+
+  @Post('answers')
+  @HttpCode(201)
+  @ApiOperation({
+    summary: 'Log an answer of an external RAG (what it served and said); returns a feedback token',
+    description: 'servedIds are this service\'s ids of the served texts (ingestion returns them; they are the vector store ids). Unknown ids → 400 listing them.',
+  })
+  @ApiBody({ schema: { type: 'object', required: ['query', 'answer', 'servedIds'], properties: {
+    collection: { type: 'string', example: 'default' }, query: { type: 'string' }, answer: { type: 'string' },
+    servedIds: { type: 'array', items: { type: 'string' }, maxItems: 100 }, servedScores: { type: 'array', items: { type: 'number' } },
+  } } })
+  async logAnswer(@Body() body: unknown) {
+    const r = await this.log.execute(validateLogAnswer(body, this.rt.config.defaultCollection));
+    return { ...r, feedbackTokenExpiresAt: r.feedbackTokenExpiresAt.toISOString() };
+  }
+}

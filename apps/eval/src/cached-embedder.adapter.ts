@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Embedder } from '@forensics/core';
+
+/**
+ * An Embedder that remembers vectors on disk across runs, keyed by sha256 of the text, for the
+ * evaluation harness (thousands of passages take minutes with USE-lite on 2 cores; a rerun takes
+ * seconds). File: append-only records of [32-byte sha256 | dimension × float32 LE]; a torn last
+ * record (a crash mid-append) is ignored. Same `id` and `dimension` as the wrapped embedder, so
+ * collections stay consistent; the wrapped model is loaded only when a text is missing.
+ */
+export class CachedEmbedder implements Embedder {
+  private readonly cache = new Map<string, Float32Array>();
+  private loaded = false;
+  hits = 0;
+  misses = 0;
+
+  constructor(private readonly inner: Embedder, readonly file: string) {}
+
+  get id(): string {
+    return this.inner.id;
+  }
+
+  get dimension(): number {
+    return this.inner.dimension;
+  }
+
+  async init(): Promise<void> {
+    if (this.loaded) return;
+    if (!(this.inner.dimension > 0)) await this.inner.init();
+    const dim = this.inner.dimension;
+    const size = 32 + 4 * dim;
+    if (existsSync(this.file)) {
+      const buf = readFileSync(this.file);
+      for (let off = 0; off + size <= buf.length; off += size) {
+        const key = buf.subarray(off, off + 32).toString('hex');
+        const v = new Float32Array(dim);
+        for (let d = 0; d < dim; d++) v[d] = buf.readFloatLE(off + 32 + 4 * d);
+        this.cache.set(key, v);
+      }
+    }
+    this.loaded = true;
+  }
+
+  /** Vectors in the cache (after `init`). */
+  get size(): number {
+    return this.cache.size;
+  }
+
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    await this.init();
+    const keys = texts.map((t) => createHash('sha256').update(t, 'utf8').digest('hex'));
+    const missing = [...new Set(keys.map((k, i) => (this.cache.has(k) ? -1 : i)).filter((i) => i >= 0).map((i) => keys[i]))];
+    this.hits += texts.length - keys.filter((k) => !this.cache.has(k)).length;
+    if (missing.length) {
+      const textOf = new Map(keys.map((k, i) => [k, texts[i]]));
+      await this.inner.init();
+      const dim = this.inner.dimension;
+      const batch = 64;
+      for (let i = 0; i < missing.length; i += batch) {
+        const part = missing.slice(i, i + batch);
+        const vecs = await this.inner.embed(part.map((k) => textOf.get(k)!));
+        const out = Buffer.alloc(part.length * (32 + 4 * dim));
+        part.forEach((k, j) => {
+          const off = j * (32 + 4 * dim);
+          Buffer.from(k, 'hex').copy(out, off);
+          for (let d = 0; d < dim; d++) out.writeFloatLE(vecs[j][d], off + 32 + 4 * d);
+          this.cache.set(k, Float32Array.from(vecs[j]));
+        });
+        mkdirSync(dirname(this.file), { recursive: true });
+        appendFileSync(this.file, out);
+        this.misses += part.length;
+      }
+    }
+    return keys.map((k) => this.cache.get(k)!.slice());
+  }
+
+  async close(): Promise<void> {
+    await this.inner.close();
+  }
+}

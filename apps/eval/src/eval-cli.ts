@@ -1,0 +1,164 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Embedder, Judge } from '@forensics/core';
+import { loadConfig } from '@forensics/infra/config/app-config';
+import { createEmbedder } from '@forensics/infra/embedders/embedder.factory';
+import { OfflineJudge } from '@forensics/infra/judges/offline-judge.adapter';
+import { OpenAiJudge } from '@forensics/infra/judges/openai-judge.adapter';
+import { CachedEmbedder } from './cached-embedder.adapter';
+import { dataName, EvalDataError, loadEvalRecords } from './eval-data';
+import { writeReport, summaryLine, type ReportMeta } from './report';
+import { runEvaluation, type RetrieverKind } from './run-evaluation';
+import { TrivialAnswerJudge } from './trivial-judge';
+
+export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge offline|openai|llama|trivial] [--k 5] [--limit N]
+         [--out DIR] [--retriever embed|bm25] [--baseline] [--poison-set given|gpt4|gemini|gemini_100] [--poison-count N]
+         [--cache DIR] [--quiet]
+  --data          JSONL records (e.g. ../shared/data/poisonedrag_nq.jsonl); the data is read in place, never copied
+  --judge         offline (default, no LLM) | openai (OPENAI_API_KEY, OPENAI_BASE_URL, JUDGE_MODEL)
+                  | llama (an OpenAI-compatible llama.cpp server: LLAMA_BASE_URL, default http://127.0.0.1:8080/v1; LLAMA_MODEL)
+                  | trivial ("the text contains the wrong answer")
+  --retriever     embed (default: the configured embedder, EMBEDDER / ONNX_MODEL_DIR, USE-lite by default, with a
+                  disk cache by sha256 of the text) | bm25 (Okapi BM25 over the question's words)
+  --baseline      also measure the trivial judge in the same run, and quote the paper's Table 1 rows
+  --poison-set    the record's poisoned_texts (given) or one of its poisoned_variants; --poison-count keeps the first N
+  --out           report folder (default .eval/<data-name>[-<poison-set>][-<retriever>][-<judge>] for non-defaults)
+Trace bounds come from TRACE_MAX_ROUNDS / TRACE_MAX_JUDGE_CALLS / JUDGE_CONCURRENCY (defaults 10 / 50 / 4).`;
+
+export class UsageError extends Error {}
+
+export interface EvalCliOptions {
+  data: string;
+  judge: 'offline' | 'openai' | 'llama' | 'trivial';
+  k: number;
+  limit?: number;
+  out?: string;
+  retriever: RetrieverKind;
+  baseline: boolean;
+  poisonSet: string;
+  poisonCount?: number;
+  cacheDir: string;
+  quiet: boolean;
+}
+
+export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
+  const flags = new Set(['baseline', 'quiet']);
+  const known = new Set(['data', 'judge', 'k', 'limit', 'out', 'retriever', 'poison-set', 'poison-count', 'cache', ...flags]);
+  const v: Record<string, string | true> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith('--')) throw new UsageError(`unexpected argument '${a}'`);
+    const [name, inline] = a.slice(2).split(/=(.*)/s, 2);
+    if (!known.has(name)) throw new UsageError(`unknown option --${name}`);
+    if (flags.has(name)) { v[name] = true; continue; }
+    const value = inline ?? argv[++i];
+    if (value === undefined || value.startsWith('--')) throw new UsageError(`--${name} needs a value`);
+    v[name] = value;
+  }
+  const str = (n: string) => (typeof v[n] === 'string' ? (v[n] as string) : undefined);
+  const posInt = (n: string) => {
+    const s = str(n);
+    if (s === undefined) return undefined;
+    const x = Number(s);
+    if (!Number.isInteger(x) || x < 1) throw new UsageError(`--${n} must be a positive integer, got '${s}'`);
+    return x;
+  };
+  const data = str('data');
+  if (!data) throw new UsageError('--data FILE.jsonl is required');
+  const judge = str('judge') ?? 'offline';
+  if (!['offline', 'openai', 'llama', 'trivial'].includes(judge)) throw new UsageError(`--judge must be offline, openai, llama or trivial, got '${judge}'`);
+  const retriever = str('retriever') ?? 'embed';
+  if (retriever !== 'embed' && retriever !== 'bm25') throw new UsageError(`--retriever must be embed or bm25, got '${retriever}'`);
+  const k = posInt('k') ?? 5;
+  if (k > 50) throw new UsageError('--k must be at most 50');
+  return {
+    data, judge: judge as EvalCliOptions['judge'], k, limit: posInt('limit'), out: str('out'), retriever,
+    baseline: v.baseline === true, poisonSet: str('poison-set') ?? 'given', poisonCount: posInt('poison-count'),
+    cacheDir: str('cache') ?? '.eval/cache', quiet: v.quiet === true,
+  };
+}
+
+function buildJudge(kind: EvalCliOptions['judge'], env: NodeJS.ProcessEnv): Judge {
+  switch (kind) {
+    case 'offline':
+      return new OfflineJudge();
+    case 'trivial':
+      return new TrivialAnswerJudge();
+    case 'openai':
+      if (!env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) throw new UsageError('--judge openai needs OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI endpoint)');
+      return new OpenAiJudge({ baseURL: env.OPENAI_BASE_URL || 'https://api.openai.com/v1', apiKey: env.OPENAI_API_KEY || 'not-needed', model: env.JUDGE_MODEL || 'gpt-4o-mini' });
+    case 'llama':
+      return new OpenAiJudge({ baseURL: env.LLAMA_BASE_URL || 'http://127.0.0.1:8080/v1', apiKey: env.LLAMA_API_KEY || 'not-needed', model: env.LLAMA_MODEL || 'llama' });
+  }
+}
+
+/** A progress bar on stderr (a line per 10 % when stderr is not a terminal). */
+export function progressBar(stream: NodeJS.WriteStream = process.stderr): (done: number, total: number, label: string) => void {
+  const t0 = Date.now();
+  let lastDecile = -1;
+  return (done, total, label) => {
+    const frac = total ? done / total : 1;
+    const eta = done ? ((Date.now() - t0) / done) * (total - done) / 1000 : 0;
+    const text = `[${'#'.repeat(Math.round(frac * 30)).padEnd(30, '.')}] ${done}/${total} ${(frac * 100).toFixed(0)}% eta ${eta.toFixed(0)}s ${label}`;
+    if (stream.isTTY) stream.write(`\r${text.slice(0, (stream.columns ?? 100) - 1).padEnd((stream.columns ?? 100) - 1)}${done === total ? '\n' : ''}`);
+    else if (Math.floor(frac * 10) > lastDecile) { lastDecile = Math.floor(frac * 10); stream.write(`${text}\n`); }
+  };
+}
+
+export interface EvalCliResult { line: Record<string, unknown>; files: string[]; out: string }
+
+/**
+ * The `eval` command: loads the data, builds the judge(s) and the retriever, runs the traceback of
+ * every question through `RunTracebackUseCase` (see run-evaluation.ts), writes the report and
+ * returns the one-line summary. `overrides` lets tests inject an embedder.
+ */
+export async function runEvalCli(argv: readonly string[], overrides: { embedder?: Embedder; env?: NodeJS.ProcessEnv; log?: (s: string) => void } = {}): Promise<EvalCliResult> {
+  const opts = parseEvalArgs(argv);
+  const env = overrides.env ?? process.env;
+  const log = overrides.log ?? ((s: string) => process.stderr.write(`${s}\n`));
+  const file = resolve(opts.data);
+  if (!existsSync(file)) {
+    throw new EvalDataError(`evaluation data not found: ${file}\n  The shared third-party data lives in ../shared/data/ (see its README.md) and is not part of this repository; it is absent on this machine or --data points elsewhere.`);
+  }
+  const started = Date.now();
+  const records = loadEvalRecords(file, opts.limit);
+  const name = dataName(file);
+  const config = loadConfig({ ...env, JUDGE: 'offline' });
+  const trace = { maxRounds: config.trace.maxRounds, maxJudgeCalls: config.trace.maxJudgeCalls, judgeConcurrency: config.trace.judgeConcurrency };
+
+  let embedder: Embedder | undefined;
+  let cached: CachedEmbedder | undefined;
+  if (opts.retriever === 'embed') {
+    if (overrides.embedder) embedder = overrides.embedder;
+    else {
+      const inner = createEmbedder({
+        kind: config.embedder.kind,
+        onnxModelDir: config.embedder.onnxModelDir,
+        openai: config.embedder.kind === 'openai' ? { baseURL: config.openai.baseURL ?? 'https://api.openai.com/v1', apiKey: config.openai.apiKey ?? '', model: config.embedder.model ?? 'text-embedding-3-small', dimension: config.embedder.dimension } : undefined,
+      });
+      cached = new CachedEmbedder(inner, join(resolve(opts.cacheDir), `${inner.id.replace(/[^A-Za-z0-9._-]+/g, '_')}.bin`));
+      embedder = cached;
+      await cached.init();
+      log(`embedding cache ${cached.file}: ${cached.size} vectors`);
+    }
+  }
+
+  const judges = [{ name: opts.judge, judge: buildJudge(opts.judge, env) }];
+  if (opts.baseline && opts.judge !== 'trivial') judges.push({ name: 'trivial', judge: new TrivialAnswerJudge() });
+  const summaries = await runEvaluation({
+    records, k: opts.k, retriever: opts.retriever, embedder, judges, trace, poisonSet: opts.poisonSet, poisonCount: opts.poisonCount,
+    onProgress: opts.quiet ? undefined : progressBar(),
+  });
+  await embedder?.close();
+
+  const suffix = [opts.poisonSet !== 'given' ? opts.poisonSet : '', opts.retriever !== 'embed' ? opts.retriever : '', opts.judge !== 'offline' ? opts.judge : ''].filter(Boolean).join('-');
+  const out = resolve(opts.out ?? join('.eval', suffix ? `${name}-${suffix}` : name));
+  const meta: ReportMeta = {
+    data: name, file, retriever: opts.retriever, embedder: opts.retriever === 'bm25' ? 'BM25 (k1 1.2, b 0.75) via text handles' : embedder!.id, k: opts.k,
+    poisonSet: opts.poisonSet, poisonCount: opts.poisonCount ?? null, trace, wallSeconds: (Date.now() - started) / 1000, startedAt: new Date(started).toISOString(),
+    embeddingCache: cached ? { file: cached.file, hits: cached.hits, misses: cached.misses } : undefined,
+  };
+  const files = writeReport(out, meta, summaries);
+  log(`report: ${join(out, 'report.md')}`);
+  return { line: summaryLine(meta, summaries[0]), files, out };
+}

@@ -1,0 +1,93 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+
+/** One record of the shared evaluation data (see ../shared/data/README.md, "Record fields"). */
+export interface EvalRecord {
+  id: string;
+  dataset: string;
+  attack: string;
+  question: string;
+  correct_answer?: string;
+  incorrect_answer: string;
+  poisoned_texts: string[];
+  clean_texts: string[];
+  poisoned_variants?: Record<string, string[]>;
+}
+
+/** Which poisoned texts form the attack: the record's own, or one of its `poisoned_variants` (GPT-4 / Gemini rewrites). */
+export type PoisonSet = 'given' | string;
+
+export class EvalDataError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EvalDataError';
+  }
+}
+
+/** Dataset name used in reports and the default output folder: the file name without `.jsonl`. */
+export function dataName(file: string): string {
+  return basename(file).replace(/\.jsonl$/i, '');
+}
+
+/**
+ * Reads and validates a JSONL file of records; the data stays where it is (never copied into the
+ * repository). A missing file is an EvalDataError with a message saying where the data is expected.
+ */
+export function loadEvalRecords(file: string, limit?: number): EvalRecord[] {
+  if (!existsSync(file)) {
+    throw new EvalDataError(`evaluation data not found: ${file}\n  The harness reads the shared third-party data from ../shared/data/ (see its README.md); it is not part of this repository.\n  Point --data at a JSONL file with records {question, incorrect_answer, poisoned_texts[], clean_texts[]}.`);
+  }
+  const out: EvalRecord[] = [];
+  const lines = readFileSync(file, 'utf8').split('\n');
+  for (let i = 0; i < lines.length && (limit === undefined || out.length < limit); i++) {
+    const line = lines[i].trim();
+    if (!line) continue;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch (err) {
+      throw new EvalDataError(`${file}:${i + 1}: not JSON (${(err as Error).message})`);
+    }
+    out.push(validate(raw, `${file}:${i + 1}`));
+  }
+  if (!out.length) throw new EvalDataError(`${file}: no records`);
+  return out;
+}
+
+function validate(raw: unknown, where: string): EvalRecord {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new EvalDataError(`${where}: a record must be a JSON object`);
+  const r = raw as Record<string, unknown>;
+  const str = (k: string) => {
+    if (typeof r[k] !== 'string' || !(r[k] as string).trim()) throw new EvalDataError(`${where}: ${k} must be a non-empty string`);
+    return r[k] as string;
+  };
+  const strs = (k: string) => {
+    const v = r[k];
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new EvalDataError(`${where}: ${k} must be an array of strings`);
+    return (v as string[]).filter((x) => x.trim());
+  };
+  const variants = r.poisoned_variants;
+  return {
+    id: r.id === undefined ? where : String(r.id),
+    dataset: typeof r.dataset === 'string' ? r.dataset : '',
+    attack: typeof r.attack === 'string' ? r.attack : '',
+    question: str('question'),
+    correct_answer: typeof r.correct_answer === 'string' ? r.correct_answer : undefined,
+    incorrect_answer: str('incorrect_answer'),
+    poisoned_texts: strs('poisoned_texts'),
+    clean_texts: strs('clean_texts'),
+    poisoned_variants: typeof variants === 'object' && variants !== null && !Array.isArray(variants) ? (variants as Record<string, string[]>) : undefined,
+  };
+}
+
+/** The poisoned texts of a record for the chosen poison set, the first `count` of them (all when undefined). */
+export function poisonedTextsOf(r: EvalRecord, set: PoisonSet, count?: number): string[] {
+  let texts: string[];
+  if (set === 'given') texts = r.poisoned_texts;
+  else {
+    const v = r.poisoned_variants?.[set];
+    if (!Array.isArray(v)) throw new EvalDataError(`record ${r.id}: no poisoned_variants.${set} (available: ${Object.keys(r.poisoned_variants ?? {}).join(', ') || 'none'})`);
+    texts = v.filter((t) => typeof t === 'string' && t.trim());
+  }
+  return count === undefined ? texts : texts.slice(0, count);
+}

@@ -1,0 +1,119 @@
+import { substituteProxies, type ServedContext } from '../serving/serving-view';
+export { BTE_PROXY_KIND, isRetrievalProxy, type ServedContext } from '../serving/serving-view';
+import { NotFoundError, PermanentError, ValidationError } from '../../domain/errors';
+import { signFeedbackToken } from '../../domain/feedback-token';
+import { COLLECTION_NAME, stripReservedMarkers } from '../../domain/text-identity';
+import type { Embedder } from '../../ports/embedder.port';
+import type { ForensicsRepository } from '../../ports/forensics-repository.port';
+import type { Generator } from '../../ports/generator.port';
+import type { VectorStore } from '../../ports/vector-store.port';
+
+export const ANSWER_LIMITS = { query: 4000, answer: 20_000, servedIds: 100, kMax: 50 } as const;
+
+
+/** Secret and lifetime of the feedback tokens handed out with each logged answer. */
+export interface FeedbackTokenSettings {
+  secret: string;
+  ttlSec: number;
+}
+
+export interface AnswerQueryCommand {
+  collection: string;
+  query: string;
+  k: number;
+}
+
+
+export interface AnswerQueryResult {
+  answerId: string;
+  answer: string;
+  contexts: ServedContext[];
+  enhanced: boolean;
+  generator: { kind: string; model: string; promptVersion: string };
+  feedbackToken: string;
+  feedbackTokenExpiresAt: Date;
+}
+
+/** Checks `{collection?, query, k?}` of POST /v1/rag/answer; every problem is listed. */
+export function validateAnswerQuery(input: unknown, defaults: { collection: string; k: number }): AnswerQueryCommand {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ValidationError('body must be a JSON object');
+  const b = input as Record<string, unknown>;
+  const errs: string[] = [];
+  let collection = defaults.collection;
+  if (b.collection !== undefined) {
+    if (typeof b.collection !== 'string' || !COLLECTION_NAME.test(b.collection)) errs.push('collection must match [A-Za-z0-9_-]{1,64}');
+    else collection = b.collection;
+  }
+  let query = '';
+  if (typeof b.query !== 'string') errs.push(b.query === undefined ? 'query is required' : 'query must be a string');
+  else if (!stripReservedMarkers(b.query).trim()) errs.push('query must not be empty');
+  else if (b.query.length > ANSWER_LIMITS.query) errs.push(`query is longer than ${ANSWER_LIMITS.query} characters`);
+  else query = b.query;
+  let k = defaults.k;
+  if (b.k !== undefined) {
+    if (typeof b.k !== 'number' || !Number.isInteger(b.k) || b.k < 1 || b.k > ANSWER_LIMITS.kMax) errs.push(`k must be an integer in [1, ${ANSWER_LIMITS.kMax}]`);
+    else k = b.k;
+  }
+  for (const key of Object.keys(b)) if (!['collection', 'query', 'k'].includes(key)) errs.push(`unknown field '${key}'`);
+  if (errs.length) throw new ValidationError(errs.join('; '), errs);
+  return { collection, query, k };
+}
+
+/**
+ * The built-in RAG (POST /v1/rag/answer): top-k from the vector store (quarantined texts are out
+ * of serving there), retrieval proxies replaced by their benign texts (a proxy without an active
+ * enhancement is dropped), the generator answers — with the BTE prompt when a benign text is
+ * served — and the answer is logged with what was served, so a later "wrong answer" report can
+ * name the served texts. Returns a feedback token bound to the logged answer.
+ */
+export class AnswerQueryUseCase {
+  constructor(
+    private readonly deps: {
+      repo: ForensicsRepository;
+      store: VectorStore;
+      embedder: Embedder;
+      generator: Generator;
+      tokens: FeedbackTokenSettings;
+      now?: () => Date;
+    },
+  ) {}
+
+  async execute(cmd: AnswerQueryCommand): Promise<AnswerQueryResult> {
+    const { repo, store, embedder, generator } = this.deps;
+    const query = stripReservedMarkers(cmd.query).trim();
+    if (!query) throw new ValidationError('query must not be empty');
+    const coll = await repo.getCollection(cmd.collection);
+    if (!coll) throw new NotFoundError(`collection '${cmd.collection}' is unknown: ingest texts into it first`);
+    await embedder.init();
+    if (coll.embedder !== embedder.id) {
+      throw new PermanentError(`collection '${cmd.collection}' was embedded with '${coll.embedder}' but this service embeds with '${embedder.id}'`);
+    }
+    const [qvec] = await embedder.embed([query]);
+    const hits = await store.search(cmd.collection, { vector: qvec, k: cmd.k });
+    const contexts = await substituteProxies(repo, cmd.collection, hits);
+    const enhanced = contexts.some((c) => c.enhancement);
+    const gen = await generator.generate({ query, contexts: contexts.map((c) => c.text), enhanced });
+    const row = await repo.createAnswer({
+      collection: cmd.collection,
+      query,
+      answer: gen.answer.slice(0, ANSWER_LIMITS.answer),
+      servedIds: contexts.map((c) => c.id),
+      servedScores: contexts.map((c) => c.score),
+      source: 'builtin',
+      generatorKind: generator.kind,
+      generatorModel: generator.model,
+      promptVersion: gen.promptVersion,
+      embedder: embedder.id,
+    });
+    const { token, expiresAt } = signFeedbackToken(row.id, this.deps.tokens.secret, this.deps.tokens.ttlSec, this.deps.now?.() ?? new Date());
+    return {
+      answerId: row.id,
+      answer: row.answer,
+      contexts,
+      enhanced,
+      generator: { kind: generator.kind, model: generator.model, promptVersion: gen.promptVersion },
+      feedbackToken: token,
+      feedbackTokenExpiresAt: expiresAt,
+    };
+  }
+}

@@ -1,0 +1,124 @@
+import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors';
+import { stripReservedMarkers } from '../../domain/text-identity';
+import type { FeedbackRow, ForensicsRepository } from '../../ports/forensics-repository.port';
+import type { TracebackQueue } from '../../ports/traceback-queue.port';
+import { FEEDBACK_LIMITS } from '../submit-feedback/submit-feedback.use-case';
+
+/** What a browser holding a feedback token may send: everything else comes from the logged answer. */
+export interface AnswerFeedbackInput {
+  correctAnswer?: string | null;
+  /** Defaults to the logged answer's text. */
+  wrongAnswer?: string | null;
+  reporter?: string | null;
+}
+
+export interface AnswerFeedbackCommand extends AnswerFeedbackInput {
+  /** From the verified token, never from the body. */
+  answerId: string;
+}
+
+export interface AnswerFeedbackResult {
+  event: FeedbackRow;
+  /** false: this answer already had its feedback event (one token → at most one event). */
+  created: boolean;
+  queued: boolean;
+  /** Served ids left out of the event because the texts were purged since the answer was served. */
+  droppedServedIds: string[];
+}
+
+const TOKEN_FIELDS = ['correctAnswer', 'wrongAnswer', 'reporter'] as const;
+/** Fields the token path ignores silently: the token itself and the answer id it is bound to. */
+const TRANSPORT_FIELDS = ['feedbackToken', 'answerId'];
+/** Fields that come from the logged answer; naming them with a token is a client error. */
+const FROM_ANSWER = ['collection', 'query', 'servedIds', 'k'];
+
+/** Checks the body of a token-authenticated POST /v1/feedback; every problem is listed. */
+export function validateAnswerFeedback(input: unknown): AnswerFeedbackInput {
+  if (input === undefined || input === null) return {};
+  if (typeof input !== 'object' || Array.isArray(input)) throw new ValidationError('body must be a JSON object');
+  const b = input as Record<string, unknown>;
+  const errs: string[] = [];
+  const out: AnswerFeedbackInput = {};
+  for (const name of TOKEN_FIELDS) {
+    const v = b[name];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string') { errs.push(`${name} must be a string`); continue; }
+    if (v.length > FEEDBACK_LIMITS[name]) { errs.push(`${name} is longer than ${FEEDBACK_LIMITS[name]} characters`); continue; }
+    out[name] = v;
+  }
+  for (const key of Object.keys(b)) {
+    if (FROM_ANSWER.includes(key)) errs.push(`'${key}' comes from the logged answer and cannot be set with a feedback token`);
+    else if (!(TOKEN_FIELDS as readonly string[]).includes(key) && !TRANSPORT_FIELDS.includes(key)) errs.push(`unknown field '${key}'`);
+  }
+  if (errs.length) throw new ValidationError(errs.join('; '), errs);
+  return out;
+}
+
+/**
+ * Feedback on a logged answer, authorised by its feedback token. The event's collection, query,
+ * wrong answer (unless the user gives one) and served ids come from the answer log, so the
+ * traceback judges the served texts first. One answer → at most one event: a repeat returns the
+ * existing event (created=false); concurrent first posts are settled by the unique answer id.
+ * Served texts purged since are dropped from servedIds and reported back. `[LATEST]` markers are
+ * stripped from every user field. The event is persisted before it is acknowledged, then enqueued.
+ */
+export class AnswerFeedbackUseCase {
+  constructor(private readonly deps: { repo: ForensicsRepository; queue: TracebackQueue; defaultK: number }) {}
+
+  async execute(cmd: AnswerFeedbackCommand): Promise<AnswerFeedbackResult> {
+    const { repo, queue } = this.deps;
+    const answer = await repo.getAnswer(cmd.answerId);
+    if (!answer) throw new NotFoundError(`answer ${cmd.answerId} does not exist`);
+    const existing = await repo.findFeedbackByAnswer(answer.id);
+    if (existing) return { event: existing, created: false, queued: existing.status !== 'RECEIVED', droppedServedIds: dropped(answer.servedIds, existing.servedIds) };
+
+    // Keep served ids that are still texts of the collection (active or quarantined); purged or
+    // vanished ones are dropped. Retrieval proxies are not documents: they are dropped too (the
+    // traceback judges documents only).
+    const live = new Set(
+      (await repo.getDocuments(answer.servedIds)).filter((d) => d.collection === answer.collection && d.status !== 'PURGED').map((d) => d.id),
+    );
+    const servedIds = answer.servedIds.filter((id) => live.has(id));
+    const clean = (s: string | null | undefined) => (s === null || s === undefined ? null : stripReservedMarkers(s).trim() || null);
+    const wrongAnswer = clean(cmd.wrongAnswer) ?? (stripReservedMarkers(answer.answer).trim() || answer.answer);
+    let event: FeedbackRow;
+    let created: boolean;
+    try {
+      ({ event, created } = await repo.createFeedback({
+        collection: answer.collection,
+        query: answer.query,
+        wrongAnswer,
+        correctAnswer: clean(cmd.correctAnswer),
+        servedIds,
+        reporter: clean(cmd.reporter),
+        // The repository settles concurrent duplicates by idempotency key; the answer id's own
+        // unique index is the second guard.
+        idempotencyKey: `answer:${answer.id}`,
+        k: this.deps.defaultK,
+        answerId: answer.id,
+      }));
+    } catch (e) {
+      const winner = await repo.findFeedbackByAnswer(answer.id);
+      if (!winner) throw e;
+      ({ event, created } = { event: winner, created: false });
+    }
+    if (event.answerId !== answer.id) throw new ConflictError(`idempotency key answer:${answer.id} belongs to another feedback event`);
+    if (!created) return { event, created, queued: event.status !== 'RECEIVED', droppedServedIds: dropped(answer.servedIds, event.servedIds) };
+
+    await repo.audit({ actor: event.reporter ?? 'feedback-token', action: 'feedback.received', entityType: 'FeedbackEvent', entityId: event.id, details: { collection: event.collection, answerId: answer.id, via: 'feedback-token' } });
+    const droppedServedIds = dropped(answer.servedIds, servedIds);
+    try {
+      await queue.enqueueTraceback(event.id);
+      await repo.updateFeedback(event.id, { status: 'QUEUED' });
+      return { event: { ...event, status: 'QUEUED' }, created, queued: true, droppedServedIds };
+    } catch {
+      // Stays RECEIVED: the worker's sweeper enqueues it later.
+      return { event, created, queued: false, droppedServedIds };
+    }
+  }
+}
+
+function dropped(served: readonly string[], kept: readonly string[]): string[] {
+  const k = new Set(kept);
+  return served.filter((id) => !k.has(id));
+}

@@ -1,0 +1,73 @@
+import { answerMatches } from '@forensics/algorithms';
+import { verdictCacheKey } from '../../domain/text-identity';
+import type { Embedder } from '../../ports/embedder.port';
+import type { FeedbackRow, ForensicsRepository, Verification } from '../../ports/forensics-repository.port';
+import type { Generator } from '../../ports/generator.port';
+import type { Judge } from '../../ports/judge.port';
+import type { VectorStore } from '../../ports/vector-store.port';
+import { servingView } from '../serving/serving-view';
+
+export interface VerificationResult {
+  verification: Verification;
+  method: 'rerun-rag' | 'residual-support';
+  details: Record<string, unknown>;
+}
+
+/**
+ * Was the error attack-induced? (ragforensics.md §6, algorithms.md §1 "Non-poisoned feedback").
+ * After the traced texts are out of serving, re-run the RAG for q:
+ *  - with an LLM generator: the new output still matches t (normalised substring match) →
+ *    NON_POISONED; no longer matches → POISONED;
+ *  - with no LLM (offline generator): residual-support check — judge the new top-K (verdicts of this
+ *    event are reused): any text still supporting t, or undetermined → INCONCLUSIVE (the trace is
+ *    incomplete); none, and the traceback removed poisoned texts → POISONED; none, and it removed
+ *    nothing → NON_POISONED (the feedback stands but no text in the knowledge base causes it).
+ *  - any failure of the check → INCONCLUSIVE with the reason.
+ */
+export class VerifyTracebackUseCase {
+  constructor(private readonly deps: { repo: ForensicsRepository; store: VectorStore; embedder: Embedder; judge: Judge; generator: Generator }) {}
+
+  async execute(ev: FeedbackRow, quarantinedCount: number): Promise<VerificationResult> {
+    const { repo, generator } = this.deps;
+    let result: VerificationResult;
+    try {
+      const view = await servingView(this.deps, ev.collection, ev.query, ev.k);
+      if (generator.kind !== 'offline') {
+        const out = await generator.generate({ query: ev.query, contexts: view.contexts.map((c) => c.text), enhanced: view.enhanced });
+        const stillWrong = answerMatches(out.answer, ev.wrongAnswer);
+        result = {
+          verification: stillWrong ? 'NON_POISONED' : 'POISONED',
+          method: 'rerun-rag',
+          details: { answerAfter: out.answer, matchesWrongAnswer: stillWrong, generator: `${generator.kind}:${generator.model}`, promptVersion: out.promptVersion, servedIds: view.contexts.map((c) => c.id) },
+        };
+      } else {
+        const prior = new Map((await repo.listVerdicts(ev.id)).map((v) => [v.documentId, v.label]));
+        const supporting: string[] = [];
+        const undetermined: string[] = [];
+        for (const c of view.contexts) {
+          if (c.enhancement) continue;
+          let label = prior.get(c.id);
+          if (!label) {
+            const doc = (await repo.getDocuments([c.id]))[0];
+            const key = doc ? verdictCacheKey({ textHash: doc.textHash, query: ev.query, wrongAnswer: ev.wrongAnswer, judgeModel: this.deps.judge.model, promptVersion: this.deps.judge.promptVersion }) : '';
+            const cached = key ? await repo.findVerdictByCacheKey(key) : null;
+            label = cached?.label ?? (await this.deps.judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text: c.text })).label;
+          }
+          if (label === 'YES') supporting.push(c.id);
+          else if (label === 'UNDETERMINED') undetermined.push(c.id);
+        }
+        const verification: Verification = supporting.length || undetermined.length ? 'INCONCLUSIVE' : quarantinedCount > 0 ? 'POISONED' : 'NON_POISONED';
+        result = {
+          verification,
+          method: 'residual-support',
+          details: { servedIds: view.contexts.map((c) => c.id), stillSupporting: supporting, undetermined, quarantinedByTrace: quarantinedCount, generator: `${generator.kind}:${generator.model}` },
+        };
+      }
+    } catch (e) {
+      result = { verification: 'INCONCLUSIVE', method: generator.kind !== 'offline' ? 'rerun-rag' : 'residual-support', details: { error: (e as Error).message } };
+    }
+    await repo.updateFeedback(ev.id, { verification: result.verification, verificationDetails: { method: result.method, ...result.details } });
+    await repo.audit({ actor: 'traceback-worker', action: `verification.${result.verification.toLowerCase()}`, entityType: 'FeedbackEvent', entityId: ev.id, details: { method: result.method } });
+    return result;
+  }
+}

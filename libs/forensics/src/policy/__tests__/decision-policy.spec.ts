@@ -1,0 +1,40 @@
+import { decide, validateDecisionPolicy } from '..';
+
+const ev = (agrees: boolean, suspicion = agrees ? 0.8 : 0.2) => ({ available: true, agrees, suspicion });
+const none = { available: false };
+
+describe('decision policy', () => {
+  it('judge-only quarantines every YES whatever the evidence (the paper)', () => {
+    expect(decide({ label: 'YES', evidence: ev(false) }).decision).toBe('QUARANTINE');
+    expect(decide({ label: 'YES', evidence: none }).decision).toBe('QUARANTINE');
+    expect(decide({ label: 'YES', evidence: none }).policy).toBe('judge-only');
+  });
+
+  it('keeps NO and sends UNDETERMINED to review without withholding it, in both policies', () => {
+    for (const name of ['judge-only', 'corroborated'] as const) {
+      expect(decide({ label: 'NO', evidence: ev(true) }, { name }).decision).toBe('KEEP');
+      const u = decide({ label: 'UNDETERMINED', evidence: ev(true) }, { name });
+      expect(u.decision).toBe('NEEDS_REVIEW');
+      expect(u.withhold).toBe(false);
+    }
+  });
+
+  it('corroborated: YES + agreeing evidence → quarantine; disagreement or no evidence → review', () => {
+    expect(decide({ label: 'YES', evidence: ev(true) }, { name: 'corroborated' }).decision).toBe('QUARANTINE');
+    const dis = decide({ label: 'YES', evidence: ev(false, 0.21) }, { name: 'corroborated' });
+    expect(dis.decision).toBe('NEEDS_REVIEW');
+    expect(dis.withhold).toBe(true);
+    expect(dis.reason).toContain('0.21');
+    expect(decide({ label: 'YES', evidence: none }, { name: 'corroborated', reviewServing: 'serve' })).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: false });
+  });
+
+  it('records the inputs that decided', () => {
+    const input = { label: 'YES' as const, evidence: ev(true, 0.9) };
+    expect(decide(input, { name: 'corroborated' }).inputs).toEqual(input);
+  });
+
+  it('rejects unknown settings with a clear message', () => {
+    expect(() => validateDecisionPolicy({ name: 'strict' as never })).toThrow(/judge-only/);
+    expect(() => validateDecisionPolicy({ reviewServing: 'maybe' as never })).toThrow(/withhold/);
+  });
+});

@@ -1,0 +1,37 @@
+import { validateDecisionPolicy, type DecisionPolicyParams } from './decision-policy.params';
+
+export type JudgeLabel = 'YES' | 'NO' | 'UNDETERMINED';
+export type Decision = 'QUARANTINE' | 'NEEDS_REVIEW' | 'KEEP';
+
+export interface DecisionInput {
+  label: JudgeLabel;
+  /** Combined retriever-side evidence; `available: false` when it could not be computed. */
+  evidence: { available: boolean; suspicion?: number; agrees?: boolean };
+}
+
+export interface DecisionOutcome {
+  decision: Decision;
+  /** For NEEDS_REVIEW: whether the text is withheld from serving until a reviewer decides. */
+  withhold: boolean;
+  policy: DecisionPolicyParams['name'];
+  reason: string;
+  inputs: DecisionInput;
+}
+
+/** Applies the policy to one judged candidate. Pure; see decision-policy.params.ts for the rules. */
+export function decide(input: DecisionInput, params: Partial<DecisionPolicyParams> = {}): DecisionOutcome {
+  const p = validateDecisionPolicy(params);
+  const base = { policy: p.name, inputs: input };
+  if (input.label === 'NO') return { ...base, decision: 'KEEP', withhold: false, reason: 'judge: does not induce the wrong answer' };
+  if (input.label === 'UNDETERMINED') return { ...base, decision: 'NEEDS_REVIEW', withhold: false, reason: 'judge gave no usable label: needs a human decision (kept in serving)' };
+  if (p.name === 'judge-only') return { ...base, decision: 'QUARANTINE', withhold: true, reason: 'judge: tries to induce the wrong answer (judge-only policy)' };
+  if (input.evidence.available && input.evidence.agrees) {
+    return { ...base, decision: 'QUARANTINE', withhold: true, reason: `judge YES, corroborated by retriever evidence (suspicion ${fmt(input.evidence.suspicion)})` };
+  }
+  const why = input.evidence.available ? `retriever evidence does not agree (suspicion ${fmt(input.evidence.suspicion)})` : 'no retriever evidence available';
+  return { ...base, decision: 'NEEDS_REVIEW', withhold: p.reviewServing === 'withhold', reason: `judge YES but ${why}: needs review (${p.reviewServing === 'withhold' ? 'withheld from serving' : 'kept in serving'} meanwhile)` };
+}
+
+function fmt(x: number | undefined): string {
+  return x === undefined ? 'n/a' : x.toFixed(2);
+}

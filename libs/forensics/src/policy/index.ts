@@ -1,0 +1,2 @@
+export * from './decision-policy.params';
+export * from './decision-policy';

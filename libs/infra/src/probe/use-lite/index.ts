@@ -1,0 +1,3 @@
+export * from './use-lite-gradient-probe';
+export * from './use-lite-graph';
+export * from './use-lite-tail';
