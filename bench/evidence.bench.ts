@@ -235,6 +235,7 @@ async function benchProgrank(root: string): Promise<Record<string, unknown>> {
       const t0 = performance.now();
       // (1) base scores of the bounded pool with the probe encoder (no perturbation: one row per text).
       const base = await probe.probe(ev.query, ev.pool, { runs: 1, seed: e, tokenDropout: 0 });
+      const baseStats = probe.lastStats;
       const t1 = performance.now();
       // (2) gate on the pool, probe the decision-critical upper tail with R runs.
       const tail = selectProbeSet(base.scores, { corpusSize: POOL });
@@ -269,8 +270,8 @@ async function benchProgrank(root: string): Promise<Record<string, unknown>> {
       maths.push(t3 - t2);
       total.push(t3 - t0);
       probed.push(tail.length);
-      onnxRuns.push(stats.runs);
-      rows.push(stats.rows);
+      onnxRuns.push(baseStats.runs + stats.runs);
+      rows.push(baseStats.rows + stats.rows); // encoder rows actually run (first pass + tail; cache hits excluded)
     }
 
     let fullPool: Record<string, number> = {};

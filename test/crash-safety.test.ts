@@ -48,7 +48,7 @@ describe('crash safety: kill the worker mid-traceback', () => {
       env: {
         ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DATA_DIR: rt.dataDir, JUDGE: 'openai',
         OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'test', JUDGE_MODEL: 'scripted-judge', JUDGE_CONCURRENCY: '1',
-        WORKER_LOCK_MS: '2000', FORENSICS_DEBUG: '1', WORKER_CONCURRENCY: '1', QUEUE_BACKOFF_MS: '200', TRACE_K: '3', ...extraEnv,
+        WORKER_LOCK_MS: '2000', FORENSICS_DEBUG: '1', PROBE: 'none', QUEUE_PREFIX: rt.config.queue.prefix, WORKER_CONCURRENCY: '1', QUEUE_BACKOFF_MS: '200', TRACE_K: '3', ...extraEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -31,7 +31,8 @@ describe('traceback outcomes with an LLM judge', () => {
   let submit: SubmitFeedbackUseCase;
   const waitDone = (id: string) => eventually(async () => {
     const ev = await rt.repo.getFeedback(id);
-    return ev && ['TRACED', 'BOUNDED', 'FAILED'].includes(ev.status) ? ev : null;
+    // Done = traced and verified (the worker verifies right after tracing), or failed.
+    return ev && (ev.status === 'FAILED' || (['TRACED', 'BOUNDED'].includes(ev.status) && ev.verification)) ? ev : null;
   }, 60_000);
 
   beforeAll(async () => {
@@ -43,25 +44,33 @@ describe('traceback outcomes with an LLM judge', () => {
   });
   afterAll(async () => { await worker?.close(); await rt?.close(); await server?.close(); });
   beforeEach(() => server.reset());
+  const judgeRequests = () => server.chatRequests().filter((r) => r.body.messages![0].content.startsWith('I will provide a question'));
 
   it('judges each text once per event and reuses verdicts across events with the same (q, t)', async () => {
-    server.script((b) => (/capital of Australia is Sydney/i.test(contextOf(b.messages![0].content)) ? 'It says Sydney. [Label: Yes]' : 'No claim. [Label: No]'));
+    server.script((b) => {
+      const prompt = b.messages![0].content;
+      if (!prompt.startsWith('I will provide a question')) return 'Canberra'; // the RAG generator, re-run after quarantine
+      return /capital of Australia is Sydney/i.test(contextOf(prompt)) ? 'It says Sydney. [Label: Yes]' : 'No claim. [Label: No]';
+    });
     const a = await submit.execute({ collection, query: 'what is the capital of australia', wrongAnswer: 'Sydney' });
     const evA = await waitDone(a.event.id);
     expect(evA.status).toBe('TRACED');
     const vA = await rt.repo.listVerdicts(a.event.id);
     expect(new Set(vA.map((v) => v.documentId)).size).toBe(vA.length);
-    expect(server.chatRequests()).toHaveLength(vA.length);
+    // Each text was judged once; the only other call is the generator re-running the RAG (verification).
+    expect(judgeRequests()).toHaveLength(vA.length);
+    expect(new Set(judgeRequests().map((r) => r.body.messages![0].content)).size).toBe(vA.length);
+    expect((await rt.repo.getFeedback(a.event.id))!.verification).toBe('POISONED');
     expect(vA.filter((v) => v.label === 'YES')).toHaveLength(2);
 
     // Same q and t again: the quarantined texts are out of serving, the rest come from the cache.
-    const before = server.chatRequests().length;
+    const before = judgeRequests().length;
     const b = await submit.execute({ collection, query: 'what is the capital of australia', wrongAnswer: 'Sydney' });
     expect((await waitDone(b.event.id)).status).toBe('TRACED');
     const vB = await rt.repo.listVerdicts(b.event.id);
     expect(vB.length).toBeGreaterThan(0);
     expect(vB.every((v) => v.cached)).toBe(true);
-    expect(server.chatRequests().length).toBe(before);
+    expect(judgeRequests().length).toBe(before);
   });
 
   it('never counts an unlabelled reply as benign: UNDETERMINED is surfaced and the budget bounds the event', async () => {

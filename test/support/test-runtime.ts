@@ -22,7 +22,7 @@ export function uniqueName(prefix: string): string {
 export async function createTestRuntime(env: Record<string, string> = {}): Promise<Runtime & { dataDir: string }> {
   const { databaseUrl, redisUrl } = requireServices();
   const dataDir = mkdtempSync(join(tmpdir(), 'forensics-rt-'));
-  const config = loadConfig({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DATA_DIR: dataDir, API_KEYS: TEST_API_KEY, QUEUE_BACKOFF_MS: '200', ...env }, ROOT);
+  const config = loadConfig({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DATA_DIR: dataDir, API_KEYS: TEST_API_KEY, QUEUE_BACKOFF_MS: '200', PROBE: 'none', QUEUE_PREFIX: uniqueName('q'), ...env }, ROOT);
   const rt = await createRuntime(config);
   const close = rt.close;
   return Object.assign(rt, {

@@ -9,6 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { answerMatches } from '@forensics/algorithms';
 import { documentIdFor, stripReservedMarkers, textHash } from '@forensics/core';
 import { freePort, loadConfig, startEmbeddedPostgres, startEmbeddedRedis, waitForPort, type EmbeddedService } from '@forensics/infra';
 import { progressBar } from './progress';
@@ -66,7 +67,8 @@ async function main(): Promise<void> {
     await waitForPort(port, 120_000);
     const base = `http://127.0.0.1:${port}`;
     const http = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-      const res = await fetch(base + path, { method, headers: { 'content-type': 'application/json', 'x-api-key': API_KEY, ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const all = Object.fromEntries(Object.entries({ 'content-type': 'application/json', 'x-api-key': API_KEY, ...headers }).filter(([, v]) => v !== ''));
+      const res = await fetch(base + path, { method, headers: all, body: body === undefined ? undefined : JSON.stringify(body) });
       const json = await res.json().catch(() => ({}));
       if (res.status >= 400) throw new Error(`${method} ${path} → ${res.status}: ${JSON.stringify(json)}`);
       return json as Record<string, unknown>;
@@ -90,11 +92,13 @@ async function main(): Promise<void> {
     }
     bar.done();
 
-    // One wrong-answer report per question, through the real API.
-    const events: { q: DemoQuestion; id: string }[] = [];
+    // Per question: the RAG answers (built-in answer endpoint, answer logged, feedback token issued);
+    // the user presses "wrong answer" with the right answer (feedback by token, as the widget does).
+    const events: { q: DemoQuestion; id: string; before: Record<string, unknown> }[] = [];
     for (const q of questions) {
-      const r = await http('POST', '/v1/feedback', { collection: COLLECTION, query: q.question, wrongAnswer: q.incorrect_answer, reporter: 'demo' }, { 'idempotency-key': `demo-${q.id}` });
-      events.push({ q, id: String(r.id) });
+      const before = await http('POST', '/v1/rag/answer', { collection: COLLECTION, query: q.question, k: 5 });
+      const r = await http('POST', '/v1/feedback', { wrongAnswer: q.incorrect_answer, correctAnswer: q.correct_answer, reporter: 'demo' }, { authorization: `FeedbackToken ${String(before.feedbackToken)}`, 'x-api-key': '' });
+      events.push({ q, id: String(r.id), before });
     }
     const wait = progressBar('tracing');
     const final = new Map<string, Record<string, unknown>>();
@@ -103,18 +107,28 @@ async function main(): Promise<void> {
       for (const e of events) {
         if (final.has(e.id)) continue;
         const r = await http('GET', `/v1/feedback/${e.id}`);
-        if (['TRACED', 'BOUNDED', 'FAILED'].includes(String(r.status))) final.set(e.id, r);
+        const done = ['TRACED', 'BOUNDED', 'FAILED'].includes(String(r.status));
+        // The worker verifies and enhances right after tracing: wait for those results too.
+        const enhancedOrNot = r.status === 'FAILED' || ((r.enhancements as unknown[] | undefined)?.length ?? 0) > 0;
+        if (done && r.verification && enhancedOrNot) final.set(e.id, r);
       }
       wait.update(final.size, events.length);
       if (final.size < events.length) await new Promise((r) => setTimeout(r, 500));
     }
     wait.done();
+
+    // The same questions again, after quarantine and enhancement.
+    const after = new Map<string, Record<string, unknown>>();
+    for (const e of events) after.set(e.id, await http('POST', '/v1/rag/answer', { collection: COLLECTION, query: e.q.question, k: 5 }));
     closing = true;
 
     // Per-question table and totals.
-    type V = { documentId: string; label: string };
+    type V = { documentId: string; label: string; cached: boolean };
     type Qr = { documentId: string; state: string };
-    let benignJudged = 0, poisonedJudged = 0, tp = 0, fp = 0, undetermined = 0, judgeCalls = 0;
+    type Ctx = { id: string; enhancement?: boolean; enhancementId?: string };
+    let benignJudged = 0, poisonedJudged = 0, tp = 0, fp = 0, undetermined = 0, judgeCalls = 0, review = 0;
+    let enhanced = 0, proxyHits = 0, wrongBefore = 0, correctAfter = 0;
+    const verified = { poisoned: 0, nonPoisoned: 0, inconclusive: 0 };
     const rows: string[][] = [];
     const statuses: Record<string, number> = {};
     for (const e of events) {
@@ -122,26 +136,42 @@ async function main(): Promise<void> {
       const status = String(r?.status ?? 'TIMEOUT');
       statuses[status] = (statuses[status] ?? 0) + 1;
       const verdicts = (r?.verdicts as V[] | undefined) ?? [];
-      const quarantined = ((r?.quarantined as Qr[] | undefined) ?? []).filter((x) => x.state === 'QUARANTINED');
+      const records = (r?.quarantined as Qr[] | undefined) ?? [];
+      const quarantined = records.filter((x) => x.state === 'QUARANTINED');
+      review += records.filter((x) => x.state === 'NEEDS_REVIEW').length;
       const qTp = quarantined.filter((x) => poisonedIds.has(x.documentId)).length;
       const qFp = quarantined.length - qTp;
       const judgedBenign = verdicts.filter((v) => !poisonedIds.has(v.documentId)).length;
       benignJudged += judgedBenign;
       poisonedJudged += verdicts.length - judgedBenign;
       undetermined += verdicts.filter((v) => v.label === 'UNDETERMINED').length;
-      judgeCalls += verdicts.filter((v) => !(v as unknown as { cached: boolean }).cached).length;
+      judgeCalls += verdicts.filter((v) => !v.cached).length;
       tp += qTp; fp += qFp;
-      rows.push([e.q.id, trunc(e.q.question, 44), trunc(e.q.incorrect_answer, 16), status, String(verdicts.length), `${qTp}/5`, String(qFp)]);
+      const v = String(r?.verification ?? '-');
+      if (v === 'POISONED') verified.poisoned++; else if (v === 'NON_POISONED') verified.nonPoisoned++; else verified.inconclusive++;
+      const enh = ((r?.enhancements as { id: string; state: string }[] | undefined) ?? []).filter((x) => x.state === 'ACTIVE');
+      if (enh.length) enhanced++;
+      const a = after.get(e.id)!;
+      if ((a.contexts as Ctx[]).some((c) => c.enhancement && enh.some((x) => x.id === c.enhancementId))) proxyHits++;
+      const ansBefore = String(e.before.answer);
+      const ansAfter = String(a.answer);
+      if (answerMatches(ansBefore, e.q.incorrect_answer)) wrongBefore++;
+      if (answerMatches(ansAfter, e.q.correct_answer)) correctAfter++;
+      rows.push([e.q.id, trunc(e.q.question, 34), trunc(e.q.incorrect_answer, 14), trunc(ansBefore, 30), status, String(verdicts.length), `${qTp}/5`, String(qFp), v, trunc(ansAfter, 30)]);
     }
-    const header = ['question', 'query', 'wrong answer', 'status', 'judged', 'poisoned quarantined', 'benign quarantined'];
+    const header = ['question', 'query', 'wrong answer', 'answer before', 'status', 'judged', 'poisoned quarantined', 'benign quarantined', 'verification', 'answer after enhancement'];
     printTable(header, rows);
     const poisonedTexts = poisonedIds.size;
     const summary = {
       events: events.length, poisonedTexts, benignJudged, quarantined: tp + fp, truePositives: tp, falsePositives: fp,
       judge: String((health.judge as { kind: string }).kind),
       seconds: +((Date.now() - t0) / 1000).toFixed(1),
+      verified, enhanced: enhanced, proxyHitRateAt5: +(proxyHits / Math.max(1, events.length)).toFixed(3),
       poisonedJudged, recall: +(tp / Math.max(1, poisonedTexts)).toFixed(3), benignQuarantineRate: +(fp / Math.max(1, benignJudged)).toFixed(3),
-      undetermined, judgeCalls, statuses, embedder: String(health.embedder), vectorStore: (health.vectorStore as { kind: string }).kind,
+      needsReview: review, undetermined, judgeCalls, statuses,
+      answersWrongBefore: wrongBefore, answersCorrectAfter: correctAfter,
+      generator: String((e0(events)?.before.generator as { kind?: string } | undefined)?.kind ?? 'unknown'),
+      embedder: String(health.embedder), vectorStore: (health.vectorStore as { kind: string }).kind,
     };
     console.log(JSON.stringify(summary));
     await cleanup();
@@ -151,6 +181,8 @@ async function main(): Promise<void> {
     throw e;
   }
 }
+
+function e0<T>(xs: T[]): T | undefined { return xs[0]; }
 
 function trunc(s: string, n: number): string { return s.length > n ? `${s.slice(0, n - 1)}…` : s; }
 

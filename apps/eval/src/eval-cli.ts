@@ -5,6 +5,7 @@ import { loadConfig } from '@forensics/infra/config/app-config';
 import { createEmbedder } from '@forensics/infra/embedders/embedder.factory';
 import { OfflineJudge } from '@forensics/infra/judges/offline-judge.adapter';
 import { OpenAiJudge } from '@forensics/infra/judges/openai-judge.adapter';
+import offlineJudgeFit from '../../../libs/forensics/src/offline-judge/offline-judge.fitted.json';
 import { CachedEmbedder } from './cached-embedder.adapter';
 import { dataName, EvalDataError, loadEvalRecords } from './eval-data';
 import { writeReport, summaryLine, type ReportMeta } from './report';
@@ -121,7 +122,9 @@ export async function runEvalCli(argv: readonly string[], overrides: { embedder?
     throw new EvalDataError(`evaluation data not found: ${file}\n  The shared third-party data lives in ../shared/data/ (see its README.md) and is not part of this repository; it is absent on this machine or --data points elsewhere.`);
   }
   const started = Date.now();
-  const records = loadEvalRecords(file, opts.limit);
+  const skipped: string[] = [];
+  const records = loadEvalRecords(file, opts.limit, (where, reason) => skipped.push(`${where}: ${reason}`));
+  if (skipped.length) log(`skipped ${skipped.length} record(s) without a usable feedback event (first: ${skipped[0]})`);
   const name = dataName(file);
   const config = loadConfig({ ...env, JUDGE: 'offline' });
   const trace = { maxRounds: config.trace.maxRounds, maxJudgeCalls: config.trace.maxJudgeCalls, judgeConcurrency: config.trace.judgeConcurrency };
@@ -157,6 +160,8 @@ export async function runEvalCli(argv: readonly string[], overrides: { embedder?
     data: name, file, retriever: opts.retriever, embedder: opts.retriever === 'bm25' ? 'BM25 (k1 1.2, b 0.75) via text handles' : embedder!.id, k: opts.k,
     poisonSet: opts.poisonSet, poisonCount: opts.poisonCount ?? null, trace, wallSeconds: (Date.now() - started) / 1000, startedAt: new Date(started).toISOString(),
     embeddingCache: cached ? { file: cached.file, hits: cached.hits, misses: cached.misses } : undefined,
+    skippedRecords: skipped.length,
+    offlineJudgeFit: opts.judge === 'offline' ? offlineJudgeFit : undefined,
   };
   const files = writeReport(out, meta, summaries);
   log(`report: ${join(out, 'report.md')}`);

@@ -33,7 +33,7 @@ export function dataName(file: string): string {
  * Reads and validates a JSONL file of records; the data stays where it is (never copied into the
  * repository). A missing file is an EvalDataError with a message saying where the data is expected.
  */
-export function loadEvalRecords(file: string, limit?: number): EvalRecord[] {
+export function loadEvalRecords(file: string, limit?: number, onSkip?: (where: string, reason: string) => void): EvalRecord[] {
   if (!existsSync(file)) {
     throw new EvalDataError(`evaluation data not found: ${file}\n  The harness reads the shared third-party data from ../shared/data/ (see its README.md); it is not part of this repository.\n  Point --data at a JSONL file with records {question, incorrect_answer, poisoned_texts[], clean_texts[]}.`);
   }
@@ -47,6 +47,12 @@ export function loadEvalRecords(file: string, limit?: number): EvalRecord[] {
       raw = JSON.parse(line);
     } catch (err) {
       throw new EvalDataError(`${file}:${i + 1}: not JSON (${(err as Error).message})`);
+    }
+    // A record without a wrong answer cannot form a feedback event (question, incorrect_answer): skipped, and said so.
+    const r = raw as Record<string, unknown> | null;
+    if (r && typeof r === 'object' && !Array.isArray(r) && (typeof r.incorrect_answer !== 'string' || !r.incorrect_answer.trim())) {
+      onSkip?.(`${file}:${i + 1}`, 'no incorrect_answer');
+      continue;
     }
     out.push(validate(raw, `${file}:${i + 1}`));
   }

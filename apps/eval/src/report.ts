@@ -37,6 +37,10 @@ export interface ReportMeta {
   wallSeconds: number;
   startedAt: string;
   embeddingCache?: { file: string; hits: number; misses: number };
+  /** Records without an incorrect answer (no feedback event possible), left out. */
+  skippedRecords?: number;
+  /** The offline judge's fit (offline-judge.fitted.json): weights, threshold, cross-validated numbers. */
+  offlineJudgeFit?: { method: string; yesThreshold: number; weights: Record<string, number>; crossValidated: Record<string, unknown> };
 }
 
 const pct = (x: number | null | undefined, digits = 1) => (x === null || x === undefined ? 'n/a' : `${(x * 100).toFixed(digits)}%`);
@@ -93,7 +97,7 @@ export function writeReport(dir: string, meta: ReportMeta, summaries: JudgeSumma
 
   const md: string[] = [];
   md.push(`# Traceback evaluation — ${meta.data}`, '');
-  md.push(`Data \`${meta.file}\` (${primary.events} questions; poison set \`${meta.poisonSet}\`${meta.poisonCount !== null ? `, first ${meta.poisonCount}` : ''}), retriever \`${meta.retriever}\` (${meta.embedder}), K = ${meta.k}, bounds ${meta.trace.maxRounds} rounds / ${meta.trace.maxJudgeCalls} judge calls, run ${meta.startedAt}, wall time ${meta.wallSeconds.toFixed(1)} s.`);
+  md.push(`Data \`${meta.file}\` (${primary.events} questions${meta.skippedRecords ? `, ${meta.skippedRecords} records without an incorrect answer skipped` : ''}; poison set \`${meta.poisonSet}\`${meta.poisonCount !== null ? `, first ${meta.poisonCount}` : ''}), retriever \`${meta.retriever}\` (${meta.embedder}), K = ${meta.k}, bounds ${meta.trace.maxRounds} rounds / ${meta.trace.maxJudgeCalls} judge calls, run ${meta.startedAt}, wall time ${meta.wallSeconds.toFixed(1)} s.`);
   md.push('Per question the knowledge base is clean_texts ∪ poisoned texts; the feedback is (question, incorrect_answer); the traceback is `RunTracebackUseCase` over in-memory ports (the worker\'s code path).');
   md.push('Metrics over the texts the traceback judged (ragforensics.md App. 8.2): pooled = counts summed over questions; macro = per-question rates averaged where defined. UNDETERMINED counts as not flagged. Poison Hit Rate@K / Recall@K (progrank.md Eq. 17–18) on the store\'s top-K for the question before and after the traced texts are quarantined.', '');
   md.push('| judge | pooled DACC | pooled FPR | pooled FNR | macro DACC | macro FPR | macro FNR | TP/FP/TN/FN | Hit@K before → after | Recall@K before → after | judge calls/event | ms/event | UNDETERMINED | BOUNDED |');
@@ -103,6 +107,17 @@ export function writeReport(dir: string, meta: ReportMeta, summaries: JudgeSumma
     md.push(`| ${s.judge} (${s.kind}:${s.model}) | ${num(s.pooled.dacc)} | ${num(s.pooled.fpr)} | ${num(s.pooled.fnr)} | ${num(s.macro.dacc)} | ${num(s.macro.fpr)} | ${num(s.macro.fnr)} | ${c.tp}/${c.fp}/${c.tn}/${c.fn} | ${num(s.poisonHitRateBefore, 3)} → ${num(s.poisonHitRateAfter, 3)} | ${num(s.poisonRecallBefore, 3)} → ${num(s.poisonRecallAfter, 3)} | ${num(s.judgeCallsPerEvent, 2)} | ${num(s.msPerEvent, 1)} | ${s.undetermined} | ${s.bounded} |`);
   }
   for (const q of quoted) md.push(`| ${q.method} — *quoted, not measured* (${q.source}, ${q.setting}) | ${num(q.dacc, 3)} | ${num(q.fpr, 3)} | ${num(q.fnr, 3)} | | | | | | | | | | |`);
+  if (meta.offlineJudgeFit) {
+    const f = meta.offlineJudgeFit;
+    md.push('', '### Offline judge fit (scripts/fit-offline-judge.ts, cross-validated by question)', '', `${f.method}. Threshold ${f.yesThreshold}; weights ${Object.entries(f.weights).map(([k, v]) => `${k} ${v}`).join(', ')}.`, '');
+    md.push('| held-out questions of | rows | DACC | FPR | FNR |', '|---|---|---|---|---|');
+    for (const [name, v] of Object.entries(f.crossValidated)) {
+      if (typeof v !== 'object' || v === null || !('dacc' in v)) continue;
+      const r = v as { rows: number; dacc: number; fpr: number; fnr: number };
+      md.push(`| ${name} | ${r.rows} | ${num(r.dacc)} | ${num(r.fpr)} | ${num(r.fnr)} |`);
+    }
+    md.push('', 'These are candidate-level numbers (BM25 top-10 texts per question), not the traceback-level numbers above; the traceback-level numbers on the three development files are measured on the data the weights were fitted on.');
+  }
   md.push('', '![DACC per question](dacc-per-question.svg)', '', '![rates vs baselines](rates-vs-baselines.svg)', '', '![poison exposure](poison-exposure.svg)', '');
   for (const s of summaries) {
     const errors = s.questions.flatMap((q) => q.judged.filter((j) => j.poisoned !== (j.label === 'YES')).map((j) => ({ q, j })));

@@ -21,6 +21,7 @@ export async function startTracebackWorker(rt: Runtime, opts: { lockDurationMs?:
   const lockDuration = opts.lockDurationMs ?? 30_000;
   const worker = new Worker<TracebackJobData>(TRACEBACK_QUEUE, (job) => processor.process(job), {
     connection,
+    prefix: rt.config.queue.prefix,
     concurrency: rt.config.queue.workerConcurrency,
     lockDuration,
     stalledInterval: Math.max(1000, Math.floor(lockDuration / 2)),

@@ -80,7 +80,7 @@ export async function createRuntime(config: AppConfig, opts: RuntimeOptions = {}
     const generator = createGenerator(config);
     const { probe, reason: probeUnavailableReason } = await createProbe(config, embedder.id);
     if (!config.feedbackTokenSecret) config.feedbackTokenSecret = localSecret(config.dataDir, log);
-    const queue = opts.withoutQueue ? (null as unknown as BullMqTracebackQueue) : new BullMqTracebackQueue(redisUrl, { attempts: config.queue.attempts, backoffMs: config.queue.backoffMs });
+    const queue = opts.withoutQueue ? (null as unknown as BullMqTracebackQueue) : new BullMqTracebackQueue(redisUrl, { attempts: config.queue.attempts, backoffMs: config.queue.backoffMs, prefix: config.queue.prefix });
 
     return {
       config, databaseUrl, redisUrl, prisma, repo, store, embedder, judge, generator, probe, probeUnavailableReason,

@@ -21,7 +21,7 @@ export interface AppConfig {
   judge: { kind: 'offline' | 'openai'; model: string; timeoutMs: number; maxReasks: number };
   openai: { baseURL?: string; apiKey?: string };
   trace: { k: number; maxRounds: number; maxJudgeCalls: number; judgeConcurrency: number };
-  queue: { attempts: number; backoffMs: number; workerConcurrency: number };
+  queue: { attempts: number; backoffMs: number; workerConcurrency: number; prefix: string };
   defaultCollection: string;
   /** Retriever-side evidence and the quarantine decision policy (algorithms.md §2–5). */
   evidence: { enabled: boolean; birdK: number; progrankRuns: number; progrankTokenDropout: number };
@@ -106,6 +106,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
       attempts: int(env, 'QUEUE_ATTEMPTS', 5, 1, 100),
       backoffMs: int(env, 'QUEUE_BACKOFF_MS', 2000, 0, 3_600_000),
       workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 64),
+      // Redis key prefix of the queues: services sharing one Redis keep their jobs apart.
+      prefix: env.QUEUE_PREFIX || 'forensics',
     },
     defaultCollection: env.DEFAULT_COLLECTION || 'default',
     evidence: {

@@ -33,15 +33,20 @@ function latestSpans(text: string): string[] {
   return [...text.matchAll(/\[LATEST\]([\s\S]*?)\[\/LATEST\]/g)].map((m) => m[1].trim()).filter(Boolean);
 }
 
-/** First text (in the given order) with a sentence sharing ≥ 1 query term; its best sentence (earliest on ties). */
+/**
+ * First text (in the given order) with a sentence sharing ≥ 1 query term AND adding a term the
+ * query does not have (a sentence that only restates the question answers nothing); its best
+ * sentence by shared query terms (earliest on ties).
+ */
 function bestSentence(texts: readonly string[], queryTerms: Set<string>): string | null {
   for (const text of texts) {
     let best: string | null = null;
     let bestScore = 0;
     for (const s of sentences(text)) {
       let score = 0;
-      for (const t of terms(s)) if (queryTerms.has(t)) score++;
-      if (score > bestScore) { best = s; bestScore = score; }
+      let novel = 0;
+      for (const t of terms(s)) if (queryTerms.has(t)) score++; else novel++;
+      if (novel > 0 && score > bestScore) { best = s; bestScore = score; }
     }
     if (best) return best;
   }
@@ -77,19 +82,20 @@ export class OfflineGenerator implements Generator {
   }
 
   /**
-   * `The answer to the question "<q>" is <c>.` in at most 30 words (the bte-v1 limit). The correct
-   * answer is always kept whole; the question is shortened with "…" (or dropped: "The answer is
-   * <c>.") to fit. A correct answer of more than 27 words alone is cut to 27 words.
+   * `<c> is the answer to the question "<q>".` in at most 30 words (the bte-v1 limit): the answer
+   * first, so an extractive reader meets it at once. The correct answer is always kept whole; the
+   * question is shortened with "…" (or dropped: "The answer is <c>.") to fit. A correct answer of
+   * more than 27 words alone is cut to 27 words.
    */
   async benignText(request: BenignTextRequest): Promise<BenignTextResult> {
     const q = words(stripReservedMarkers(request.query).replace(/[?.!\s]+$/, ''));
     let c = words(stripReservedMarkers(request.correctAnswer).replace(/[.\s]+$/, ''));
     if (!c.length) throw new RangeError('correctAnswer must not be empty');
-    const room = OFFLINE_BENIGN_MAX_WORDS - 6 - c.length; // "The answer to the question" + "is"
+    const room = OFFLINE_BENIGN_MAX_WORDS - 6 - c.length; // "is the answer to the question"
     let text: string;
     if (q.length && room >= 1) {
       const question = q.length <= room ? q.join(' ') : `${q.slice(0, room).join(' ')}…`;
-      text = `The answer to the question "${question}" is ${c.join(' ')}.`;
+      text = `${c.join(' ')} is the answer to the question "${question}".`;
     } else {
       c = c.slice(0, OFFLINE_BENIGN_MAX_WORDS - 3);
       text = `The answer is ${c.join(' ')}.`;

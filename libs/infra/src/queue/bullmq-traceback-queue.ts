@@ -13,9 +13,9 @@ export class BullMqTracebackQueue implements TracebackQueue {
   private readonly queue: Queue<TracebackJobData>;
   private readonly connection: IORedis;
 
-  constructor(redisUrl: string, private readonly opts: { attempts: number; backoffMs: number }) {
+  constructor(redisUrl: string, private readonly opts: { attempts: number; backoffMs: number; prefix?: string }) {
     this.connection = createRedisConnection(redisUrl);
-    this.queue = new Queue<TracebackJobData>(TRACEBACK_QUEUE, { connection: this.connection });
+    this.queue = new Queue<TracebackJobData>(TRACEBACK_QUEUE, { connection: this.connection, prefix: opts.prefix });
   }
 
   async enqueueTraceback(feedbackId: string): Promise<void> {

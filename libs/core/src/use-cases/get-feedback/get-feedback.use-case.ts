@@ -26,6 +26,9 @@ export class GetFeedbackUseCase {
       failureReason: ev.failureReason,
       createdAt: ev.createdAt,
       tracedAt: ev.tracedAt,
+      answerId: ev.answerId,
+      verification: ev.verification,
+      verificationDetails: ev.verificationDetails,
       trace: ev.trace,
       verdicts: verdicts.map((v) => ({
         documentId: v.documentId,
@@ -40,6 +43,7 @@ export class GetFeedbackUseCase {
         cached: v.cached,
         signals: v.signals,
         retrieval: v.retrievalRank === null ? null : { rank: v.retrievalRank, score: v.retrievalScore },
+        evidence: v.evidence,
       })),
       quarantined: quarantines.map((q) => ({
         id: q.id,
@@ -54,6 +58,11 @@ export class GetFeedbackUseCase {
         createdAt: q.createdAt,
         resolvedBy: q.resolvedBy,
         resolvedAt: q.resolvedAt,
+        servedDuringReview: q.servedDuringReview,
+      })),
+      enhancements: (await repo.listEnhancements({ feedbackId: id })).map((e) => ({
+        id: e.id, state: e.state, correctAnswer: e.correctAnswer, benignText: e.benignText, proxyId: e.proxyId,
+        generator: { kind: e.generatorKind, model: e.generatorModel, promptVersion: e.promptVersion }, createdAt: e.createdAt, deletedAt: e.deletedAt,
       })),
     };
   }

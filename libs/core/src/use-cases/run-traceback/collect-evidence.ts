@@ -17,6 +17,8 @@ export interface EvidenceSettings {
   progrankRuns: number;
   progrankTokenDropout: number;
   progrankSeed: number;
+  /** Cap on texts probed per event (the gated tail's top); default K. */
+  progrankMaxProbes?: number;
 }
 
 export const DEFAULT_EVIDENCE_SETTINGS: EvidenceSettings = {
@@ -27,7 +29,8 @@ export const DEFAULT_EVIDENCE_SETTINGS: EvidenceSettings = {
 export interface CandidateEvidence {
   bird: ({ suspicion: number } & Omit<BirdResult, 'id'>) | { skipped: string };
   grada: ({ suspicion: number; n: number } & Omit<GradaResult, 'id'>) | { skipped: string };
-  progrank: ({ suspicion: number; encoder: string; layer: string; exact: boolean; querySide?: string; runs: number } & Omit<ProgrankResult, 'id'>) | { skipped: string; encoder?: string };
+  progrank: ({ suspicion: number; encoder: string; layer: string; exact: boolean; querySide?: string; runs: number } & Omit<ProgrankResult, 'id'>)
+    | { skipped: string; encoder?: string; layer?: string; score?: number; gateWeight?: number; defendedScore?: number };
   combined: ReturnType<typeof combineEvidence>;
   ms: { bird: number; grada: number; progrank: number };
 }
@@ -75,6 +78,8 @@ export async function collectEvidence(args: {
   collection: string;
   query: string;
   queryVector: ArrayLike<number>;
+  /** Id of the retriever's encoder (Embedder.id): equal to the probe's encoder = white-box. */
+  retrieverId?: string;
   k: number;
   judgedIds: readonly string[];
   excludeIds?: readonly string[];
@@ -128,7 +133,11 @@ export async function collectEvidence(args: {
   } else gradaSkip = `pool of ${m} texts is too small for GRADA (needs M ≥ 2n, n ≥ 1)`;
   const t2 = performance.now();
 
-  // ProGRank on the gated upper tail, through the gradient probe.
+  // ProGRank on the gated upper tail, through the gradient probe (progrank.md §3.5: probe only the
+  // decision-critical upper tail of a bounded pool). The probe set is the gated tail capped at
+  // `progrankMaxProbes` texts (default K); the others keep their gate weight and defended score with
+  // no penalty. When the probe IS the retriever's encoder (white-box), the retrieval scores are
+  // s(q,p) and the unperturbed pass is skipped.
   let progrank = new Map<string, ProgrankResult>();
   let progrankSkip = '';
   const probe = args.probe;
@@ -137,16 +146,15 @@ export async function collectEvidence(args: {
     try {
       await probe.init();
       const texts = pool.slice(0, Math.max(deepest, Math.min(pool.length, s.birdK)));
-      const base = await probe.probe(args.query, texts.map((h) => h.text), { runs: 1, seed: s.progrankSeed, tokenDropout: 0 });
+      const whiteBox = args.retrieverId !== undefined && probe.encoder === args.retrieverId;
+      const scores = whiteBox ? texts.map((h) => h.score) : (await probe.probe(args.query, texts.map((h) => h.text), { runs: 1, seed: s.progrankSeed, tokenDropout: 0 })).scores;
       const corpusSize = await store.count(collection);
-      const tail = new Set(selectProbeSet(base.scores, { corpusSize }));
-      for (const id of judged) { const i = texts.findIndex((h) => h.id === id); if (i >= 0) tail.add(i); }
-      const idx = [...tail].sort((a, b) => a - b);
-      const probed = await probe.probe(args.query, idx.map((i) => texts[i].text), { runs: s.progrankRuns, seed: s.progrankSeed, tokenDropout: s.progrankTokenDropout });
+      const idx = selectProbeSet(scores, { corpusSize, maxProbes: s.progrankMaxProbes ?? args.k }).sort((a, b) => a - b);
+      const probed = idx.length ? await probe.probe(args.query, idx.map((i) => texts[i].text), { runs: s.progrankRuns, seed: s.progrankSeed, tokenDropout: s.progrankTokenDropout }) : { scores: [], gradients: [] };
       const grads = new Map(idx.map((i, j) => [i, probed.gradients[j]]));
       progrank = new Map(progrankScores({
-        candidates: texts.map((h, i) => ({ id: h.id, score: base.scores[i], gradients: grads.get(i) })),
-        corpusScores: base.scores,
+        candidates: texts.map((h, i) => ({ id: h.id, score: scores[i], gradients: grads.get(i) })),
+        corpusScores: scores,
         corpusSize,
       }, { runs: s.progrankRuns }).map((r) => [r.id, r]));
     } catch (e) {
@@ -171,7 +179,9 @@ export async function collectEvidence(args: {
       grada: g ? { suspicion: gs!, n, ...gRest } : { skipped: gradaSkip || 'outside the GRADA pool' },
       progrank: p && p.probed
         ? { suspicion: ps!, encoder: probe!.encoder, layer: probe!.layer, exact: probe!.exact, querySide: probe!.querySide, runs: s.progrankRuns, ...pRest }
-        : { skipped: progrankSkip || 'outside the probed tail', encoder: probe?.encoder },
+        : p
+          ? { skipped: 'not probed: outside the gated upper tail (no gradient penalty computed)', encoder: probe?.encoder, layer: probe?.layer, score: p.score, gateWeight: p.gateWeight, defendedScore: p.defendedScore }
+          : { skipped: progrankSkip || 'not in the ProGRank pool', encoder: probe?.encoder },
       combined: combineEvidence({ bird: bs, grada: gs, progrank: ps }),
       ms: { bird: +(t1 - t0).toFixed(2), grada: +(t2 - t1).toFixed(2), progrank: +(t3 - t2).toFixed(2) },
     };

@@ -156,7 +156,7 @@ export class RunTracebackUseCase {
       try {
         evidence = await collectEvidence({
           store, probe: this.deps.probe, probeUnavailableReason: this.deps.probeUnavailableReason, cache: this.deps.neighbourCache,
-          collection: ev.collection, query: ev.query, queryVector: qvec, k: ev.k, judgedIds, excludeIds: proxyIds, settings,
+          collection: ev.collection, query: ev.query, queryVector: qvec, retrieverId: embedder.id, k: ev.k, judgedIds, excludeIds: proxyIds, settings,
         });
       } catch (e) {
         // Evidence corroborates; it never blocks the traceback. The failure is recorded.

@@ -27,6 +27,26 @@ export interface VerificationResult {
 export class VerifyTracebackUseCase {
   constructor(private readonly deps: { repo: ForensicsRepository; store: VectorStore; embedder: Embedder; judge: Judge; generator: Generator }) {}
 
+  /**
+   * Judges a served text the traceback never judged (cache first). The verdict is stored with
+   * round -1 (= residual-support check) so it is explained like any other and cached for later events.
+   */
+  private async judgeResidual(ev: FeedbackRow, documentId: string, text: string): Promise<'YES' | 'NO' | 'UNDETERMINED'> {
+    const { repo, judge } = this.deps;
+    const doc = (await repo.getDocuments([documentId]))[0];
+    if (!doc) return (await judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text })).label;
+    const cacheKey = verdictCacheKey({ textHash: doc.textHash, query: ev.query, wrongAnswer: ev.wrongAnswer, judgeModel: judge.model, promptVersion: judge.promptVersion });
+    const cached = await repo.findVerdictByCacheKey(cacheKey);
+    const base = { feedbackId: ev.id, documentId, round: -1, judgeKind: judge.kind, judgeModel: judge.model, promptVersion: judge.promptVersion, cacheKey, retrievalRank: null, retrievalScore: null, evidence: null };
+    if (cached && cached.judgeKind === judge.kind) {
+      await repo.saveVerdict({ ...base, label: cached.label, reply: cached.reply, attempts: cached.attempts, latencyMs: 0, cached: true, signals: cached.signals });
+      return cached.label;
+    }
+    const v = await judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text });
+    await repo.saveVerdict({ ...base, label: v.label, reply: v.reply, attempts: v.attempts, latencyMs: Math.round(v.latencyMs), cached: false, signals: (v.signals ?? null) as unknown });
+    return v.label;
+  }
+
   async execute(ev: FeedbackRow, quarantinedCount: number): Promise<VerificationResult> {
     const { repo, generator } = this.deps;
     let result: VerificationResult;
@@ -47,12 +67,7 @@ export class VerifyTracebackUseCase {
         for (const c of view.contexts) {
           if (c.enhancement) continue;
           let label = prior.get(c.id);
-          if (!label) {
-            const doc = (await repo.getDocuments([c.id]))[0];
-            const key = doc ? verdictCacheKey({ textHash: doc.textHash, query: ev.query, wrongAnswer: ev.wrongAnswer, judgeModel: this.deps.judge.model, promptVersion: this.deps.judge.promptVersion }) : '';
-            const cached = key ? await repo.findVerdictByCacheKey(key) : null;
-            label = cached?.label ?? (await this.deps.judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text: c.text })).label;
-          }
+          if (!label) label = await this.judgeResidual(ev, c.id, c.text);
           if (label === 'YES') supporting.push(c.id);
           else if (label === 'UNDETERMINED') undetermined.push(c.id);
         }

@@ -52,7 +52,7 @@ describe('OfflineGenerator.benignText', () => {
 
   it('is a declarative template containing the correct answer', async () => {
     const r = await gen.benignText({ query: 'How many episodes are in Chicago Fire season 4?', correctAnswer: '23' });
-    expect(r.text).toBe('The answer to the question "How many episodes are in Chicago Fire season 4" is 23.');
+    expect(r.text).toBe('23 is the answer to the question "How many episodes are in Chicago Fire season 4".');
     expect(r.promptVersion).toBe('offline-template-v1');
   });
 
@@ -70,7 +70,7 @@ describe('OfflineGenerator.benignText', () => {
 
   it('strips reserved markers from its inputs', async () => {
     const r = await gen.benignText({ query: '[LATEST] who wrote hamlet [/LATEST]', correctAnswer: '[/latest]Shakespeare' });
-    expect(r.text).toBe('The answer to the question "who wrote hamlet" is Shakespeare.');
+    expect(r.text).toBe('Shakespeare is the answer to the question "who wrote hamlet".');
   });
 });
 

@@ -31,15 +31,16 @@ interface QueryState {
   f: TfTensor;
   fHost: Float32Array;
   tokens: number;
-  /** M_q = W1 ⊙ (X̂_qᵀ·mask_q), N_q = W1 ⊙ (1ᵀ·mask_q): [H, I]; query VJP = g·M_qᵀ ‖ g·N_qᵀ. */
-  m: TfTensor;
-  n: TfTensor;
+  /** M_qᵀ, N_qᵀ: [I, H] with M_q = W1 ⊙ (X̂_qᵀ·mask_q), N_q = W1 ⊙ (1ᵀ·mask_q); query VJP = g·M_qᵀ ‖ g·N_qᵀ. */
+  mT: TfTensor;
+  nT: TfTensor;
 }
 
 interface Weights {
-  w1: TfTensor;
-  w2: TfTensor;
-  wh: TfTensor;
+  /** Pre-transposed copies: the WASM backend's matMul with transposeB is ~15× slower. */
+  w1T: TfTensor;
+  w2T: TfTensor;
+  whT: TfTensor;
   epsilon: number;
   l2Floor: number;
   maxLength: number;
@@ -107,6 +108,7 @@ export class UseLiteGradientProbe implements GradientProbe {
     await this.initPromise?.catch(() => undefined);
     await this.queue.catch(() => undefined);
     this.model?.model.dispose();
+    if (this.weights) for (const t of [this.weights.w1T, this.weights.w2T, this.weights.whT]) t.dispose();
     this.model = null;
     this.weights = null;
     this.tf = null;
@@ -265,7 +267,7 @@ export class UseLiteGradientProbe implements GradientProbe {
         stats.backwardMs += performance.now() - t0;
       }
     } finally {
-      for (const t of [q.e, q.f, q.m, q.n]) t.dispose();
+      for (const t of [q.e, q.f, q.mT, q.nT]) t.dispose();
     }
     stats.rows = rows.length + 1;
     this.lastStats = stats;
@@ -294,15 +296,15 @@ export class UseLiteGradientProbe implements GradientProbe {
     stats.paddedTokens += ids.length;
     try {
       const n = ids.length;
-      const { m, nn } = tf.tidy(() => {
+      const { mT, nT } = tf.tidy(() => {
         const xhat = this.normalise(tf.reshape(x, [n, w.hidden]));
         const mask = tf.cast(tf.greater(tf.reshape(z, [n, w.inner]), 0), 'float32');
         return {
-          m: tf.mul(w.w1, tf.matMul(xhat, mask, true, false)),
-          nn: tf.mul(w.w1, tf.sum(mask, 0, true)),
+          mT: tf.mul(w.w1T, tf.matMul(tf.transpose(mask), xhat)),
+          nT: tf.mul(w.w1T, tf.reshape(tf.sum(mask, 0), [w.inner, 1])),
         };
       });
-      return { e, f, fHost: Float32Array.from(f.dataSync()), tokens: n, m, n: nn };
+      return { e, f, fHost: Float32Array.from(f.dataSync()), tokens: n, mT, nT };
     } finally {
       x.dispose();
       z.dispose();
@@ -322,7 +324,7 @@ export class UseLiteGradientProbe implements GradientProbe {
     const fv = tf.sum(tf.mul(f, v), 1, true);
     const de = tf.div(tf.sub(v, tf.mul(f, tf.mul(fv, projected))), norm);
     const delta = tf.mul(de, tf.sub(1, tf.square(e)));
-    return tf.div(tf.matMul(delta, w.wh, false, true), denom);
+    return tf.div(tf.matMul(delta, w.whT), denom);
   }
 
   /** x̂ = (x − mean) / sqrt(var + ε) over the last axis. */
@@ -341,36 +343,38 @@ export class UseLiteGradientProbe implements GradientProbe {
     const T = x.shape[1];
     const total = batch.reduce((s, r) => s + r.length, 0);
     if (z.shape[1] !== total) throw new Error(`USE-lite: conv1 saw ${z.shape[1]} tokens, expected ${total}`);
-    // Valid (non-padding) positions in row-major order = the order of the graph's Where/GatherNd.
-    const flat = new Int32Array(total);
-    const owner = new Int32Array(total);
+    // Valid (non-padding) positions in row-major order = the order of the graph's Where/GatherNd:
+    // row b's tokens are the contiguous block [b·T, b·T + n_b) of the padded input. Token → row
+    // assignment as one-hot matrices (matmuls beat gather/segment ops on the WASM backend).
+    const owner = new Float32Array(total * B);
     const seg = new Float32Array(B * total);
     let k = 0;
     batch.forEach((r, b) => {
       for (let t = 0; t < r.length; t++, k++) {
-        flat[k] = b * T + t;
-        owner[k] = b;
+        owner[k * B + b] = 1;
         seg[b * total + k] = 1;
       }
     });
     return tf.tidy(() => {
-      const xhat = this.normalise(tf.gather(tf.reshape(x, [B * T, H]), tf.tensor1d(flat, 'int32')));
+      const x2 = tf.reshape(x, [B * T, H]);
+      const blocks = batch.map((r, b) => tf.slice(x2, [b * T, 0], [r.length, H]));
+      const xhat = this.normalise(blocks.length === 1 ? blocks[0] : tf.concat(blocks, 0));
       const mask = tf.cast(tf.greater(tf.reshape(z, [total, w.inner]), 0), 'float32');
       const denom = tf.tensor2d(batch.map((r) => Math.max(r.length, 1)), [B, 1]);
       // Passage side: cotangent f_q through this row's tail.
       const c = this.pooledCotangent(e, f, q.f, denom);
-      const g = tf.matMul(c, w.w2, false, true); // [B, I]
-      const dz = tf.mul(tf.gather(g, tf.tensor1d(owner, 'int32')), mask); // [N, I]
-      const dy = tf.matMul(dz, w.w1, false, true); // [N, H]
+      const g = tf.matMul(c, w.w2T); // [B, I]
+      const dz = tf.mul(tf.matMul(tf.tensor2d(owner, [total, B]), g), mask); // [N, I]
+      const dy = tf.matMul(dz, w.w1T); // [N, H]
       const segment = tf.tensor2d(seg, [B, total]);
       let dGamma = tf.matMul(segment, tf.mul(dy, xhat));
       let dBeta = tf.matMul(segment, dy);
       if (shared) {
         // Query side: cotangent f_p through the query's tail (linear in f_p via M_q, N_q).
         const cq = this.pooledCotangent(q.e, q.f, f, tf.scalar(Math.max(q.tokens, 1)));
-        const gq = tf.matMul(cq, w.w2, false, true);
-        dGamma = tf.add(dGamma, tf.matMul(gq, q.m, false, true));
-        dBeta = tf.add(dBeta, tf.matMul(gq, q.n, false, true));
+        const gq = tf.matMul(cq, w.w2T);
+        dGamma = tf.add(dGamma, tf.matMul(gq, q.mT));
+        dBeta = tf.add(dBeta, tf.matMul(gq, q.nT));
       }
       return tf.concat([dGamma, dBeta], 1);
     });
@@ -426,7 +430,7 @@ export class UseLiteGradientProbe implements GradientProbe {
       model.model.dispose();
       throw new Error(`UseLiteGradientProbe: unexpected USE-lite tail shapes (W1 ${w1.shape}, W2 ${w2.shape}, Wh ${wh.shape}, γ ${gamma.shape})`);
     }
-    this.weights = { w1, w2, wh, hidden, inner, epsilon: scalar(N.lnEpsilon), l2Floor: scalar(N.l2Floor), maxLength: scalar(N.maxLength) };
+    this.weights = { w1T: tf.transpose(w1), w2T: tf.transpose(w2), whT: tf.transpose(wh), hidden, inner, epsilon: scalar(N.lnEpsilon), l2Floor: scalar(N.l2Floor), maxLength: scalar(N.maxLength) };
     this.tf = tf;
     this.model = model;
   }

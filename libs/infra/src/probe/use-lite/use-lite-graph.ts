@@ -49,6 +49,8 @@ export interface TfLike {
   sum(x: TfTensor, axis?: number | number[], keepDims?: boolean): TfTensor;
   mean(x: TfTensor, axis?: number | number[], keepDims?: boolean): TfTensor;
   concat(xs: TfTensor[], axis?: number): TfTensor;
+  slice(x: TfTensor, begin: number[], size: number[]): TfTensor;
+  transpose(x: TfTensor, perm?: number[]): TfTensor;
 }
 
 export interface UseLiteGraphModel {

@@ -1,0 +1,65 @@
+import { appendFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HashingEmbedder } from '../../../../libs/core/src/testing';
+import { Bm25HandleEmbedder, Bm25RetrievalStore, TextHandles } from '../bm25-retrieval';
+import { CachedEmbedder } from '../cached-embedder.adapter';
+import { parseEvalArgs, UsageError } from '../eval-cli';
+
+describe('CachedEmbedder', () => {
+  let dir: string;
+  beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'emb-cache-')); });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('embeds each distinct text once across instances and returns the same vectors', async () => {
+    const file = join(dir, 'h.bin');
+    const inner = new HashingEmbedder(8);
+    const a = new CachedEmbedder(inner, file);
+    const first = await a.embed(['alpha beta', 'gamma', 'alpha beta']);
+    expect(inner.embeddedTexts).toBe(2);
+    expect(statSync(file).size).toBe(2 * (32 + 4 * 8));
+    const b = new CachedEmbedder(inner, file);
+    const again = await b.embed(['gamma', 'alpha beta']);
+    expect(inner.embeddedTexts).toBe(2);
+    expect(Array.from(again[1])).toEqual(Array.from(first[0]));
+    expect(b.id).toBe(inner.id);
+  });
+
+  it('ignores a torn last record', async () => {
+    const file = join(dir, 'h.bin');
+    await new CachedEmbedder(new HashingEmbedder(8), file).embed(['one']);
+    appendFileSync(file, Buffer.alloc(10));
+    const c = new CachedEmbedder(new HashingEmbedder(8), file);
+    await c.init();
+    expect(c.size).toBe(1);
+  });
+});
+
+describe('BM25 retrieval behind the ports', () => {
+  it('maps the query handle back to its text and ranks by BM25, honouring exclusions and quarantine', async () => {
+    const handles = new TextHandles();
+    const emb = new Bm25HandleEmbedder(handles);
+    const store = new Bm25RetrievalStore(handles);
+    await store.ensureCollection('c', emb.dimension);
+    const texts = ['the capital of australia is sydney', 'canberra is the capital of australia', 'kangaroos live in australia', 'pasta recipes'];
+    const vecs = await emb.embed(texts);
+    await store.upsert('c', texts.map((text, i) => ({ id: `d${i}`, vector: vecs[i], text })));
+    const [q] = await emb.embed(['capital of australia']);
+    expect((await store.search('c', { vector: q, k: 3 })).map((h) => h.id)).toEqual(['d0', 'd1', 'd2']);
+    await store.setQuarantined('c', ['d0'], true);
+    expect((await store.search('c', { vector: q, k: 2, excludeIds: ['d1'] })).map((h) => h.id)).toEqual(['d2', 'd3']);
+    await expect(store.search('c', { vector: [12345], k: 1 })).rejects.toThrow(/not a text handle/);
+    await expect(store.ensureCollection('x', 512)).rejects.toThrow(/1-d text handles/);
+  });
+});
+
+describe('eval CLI arguments', () => {
+  it('parses options and rejects bad ones with a usage error', () => {
+    expect(parseEvalArgs(['--data', 'x.jsonl'])).toMatchObject({ data: 'x.jsonl', judge: 'offline', k: 5, retriever: 'embed', baseline: false, poisonSet: 'given' });
+    expect(parseEvalArgs(['--data=x.jsonl', '--k', '3', '--baseline', '--retriever', 'bm25', '--limit', '7'])).toMatchObject({ k: 3, baseline: true, retriever: 'bm25', limit: 7 });
+    expect(() => parseEvalArgs([])).toThrow(UsageError);
+    expect(() => parseEvalArgs(['--data', 'x', '--judge', 'gpt'])).toThrow(/--judge/);
+    expect(() => parseEvalArgs(['--data', 'x', '--k', '0'])).toThrow(/positive integer/);
+    expect(() => parseEvalArgs(['--data', 'x', '--frobnicate'])).toThrow(/unknown option/);
+  });
+});
