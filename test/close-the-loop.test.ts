@@ -51,7 +51,7 @@ describe('close the loop: answer → feedback by token → traceback → verific
   beforeAll(async () => {
     server = await startOpenAiTestServer();
     server.script((b) => llm(b.messages?.[0]?.content ?? ''));
-    rt = await createTestRuntime({ JUDGE: 'openai', GENERATOR: 'openai', OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'k', JUDGE_MODEL: 'scripted', TRACE_K: '3' });
+    rt = await createTestRuntime({ JUDGE: 'openai', GENERATOR: 'openai', OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'k', JUDGE_MODEL: uniqueName('scripted'), TRACE_K: '3' });
     app = await createApiApp(rt, { logger: false });
     await app.listen(0, '127.0.0.1');
     base = (await app.getUrl()).replace('[::1]', '127.0.0.1');

@@ -37,7 +37,7 @@ describe('traceback outcomes with an LLM judge', () => {
 
   beforeAll(async () => {
     server = await startOpenAiTestServer();
-    rt = await createTestRuntime({ JUDGE: 'openai', OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'k', JUDGE_MODEL: 'scripted', TRACE_K: '3', JUDGE_MAX_REASKS: '1', QUEUE_ATTEMPTS: '3', QUEUE_BACKOFF_MS: '100', TRACE_MAX_JUDGE_CALLS: '6' });
+    rt = await createTestRuntime({ JUDGE: 'openai', OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'k', JUDGE_MODEL: uniqueName('scripted'), TRACE_K: '3', JUDGE_MAX_REASKS: '1', QUEUE_ATTEMPTS: '3', QUEUE_BACKOFF_MS: '100', TRACE_MAX_JUDGE_CALLS: '6' });
     await new IngestCorpusUseCase({ repo: rt.repo, store: rt.store, embedder: rt.embedder }).execute({ collection, records: TEXTS.map((text, i) => ({ id: `t${i}`, text })) });
     worker = await startTracebackWorker(rt, { sweepEveryMs: 500 });
     submit = new SubmitFeedbackUseCase({ repo: rt.repo, queue: rt.queue, defaultK: 3 });
