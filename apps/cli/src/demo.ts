@@ -123,7 +123,8 @@ async function main(): Promise<void> {
     closing = true;
 
     // Per-question table and totals.
-    type V = { documentId: string; label: string; cached: boolean };
+    type V = { documentId: string; label: string; cached: boolean; round: number; evidence?: { bird?: { suspicion?: number }; grada?: { suspicion?: number }; progrank?: { suspicion?: number; defendedScore?: number; score?: number } } | null };
+    const ev = { candidates: 0, bird: 0, grada: 0, progrankScored: 0, progrankProbed: 0 };
     type Qr = { documentId: string; state: string };
     type Ctx = { id: string; enhancement?: boolean; enhancementId?: string };
     let benignJudged = 0, poisonedJudged = 0, tp = 0, fp = 0, undetermined = 0, judgeCalls = 0, review = 0;
@@ -135,7 +136,14 @@ async function main(): Promise<void> {
       const r = final.get(e.id);
       const status = String(r?.status ?? 'TIMEOUT');
       statuses[status] = (statuses[status] ?? 0) + 1;
-      const verdicts = (r?.verdicts as V[] | undefined) ?? [];
+      const verdicts = ((r?.verdicts as V[] | undefined) ?? []).filter((x) => x.round >= 0); // round -1 = verification check
+      for (const x of verdicts) {
+        ev.candidates++;
+        if (typeof x.evidence?.bird?.suspicion === 'number') ev.bird++;
+        if (typeof x.evidence?.grada?.suspicion === 'number') ev.grada++;
+        if (typeof (x.evidence?.progrank?.defendedScore ?? x.evidence?.progrank?.score) === 'number') ev.progrankScored++;
+        if (typeof x.evidence?.progrank?.suspicion === 'number') ev.progrankProbed++;
+      }
       const records = (r?.quarantined as Qr[] | undefined) ?? [];
       const quarantined = records.filter((x) => x.state === 'QUARANTINED');
       review += records.filter((x) => x.state === 'NEEDS_REVIEW').length;
@@ -168,7 +176,7 @@ async function main(): Promise<void> {
       seconds: +((Date.now() - t0) / 1000).toFixed(1),
       verified, enhanced: enhanced, proxyHitRateAt5: +(proxyHits / Math.max(1, events.length)).toFixed(3),
       poisonedJudged, recall: +(tp / Math.max(1, poisonedTexts)).toFixed(3), benignQuarantineRate: +(fp / Math.max(1, benignJudged)).toFixed(3),
-      needsReview: review, undetermined, judgeCalls, statuses,
+      evidence: ev, needsReview: review, undetermined, judgeCalls, statuses,
       answersWrongBefore: wrongBefore, answersCorrectAfter: correctAfter,
       generator: String((e0(events)?.before.generator as { kind?: string } | undefined)?.kind ?? 'unknown'),
       embedder: String(health.embedder), vectorStore: (health.vectorStore as { kind: string }).kind,
