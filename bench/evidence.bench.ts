@@ -23,6 +23,7 @@
  * scores serve as s(q,p) and step 1 disappears), the process CPU seconds per event (robust to other
  * load on the machine) and the 1-minute load average, since wall times on a shared box are not.
  */
+import { mulberry32 } from '@forensics/algorithms';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -52,16 +53,7 @@ const THREADS = Number(process.env.PROBE_THREADS ?? CORES);
 const MAX_TOKENS_PER_RUN = Number(process.env.PROBE_MAX_TOKENS_PER_RUN ?? 16384);
 const MAX_LENGTH = Number(process.env.PROBE_MAX_LENGTH ?? 256);
 
-function mulberry(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const mulberry = mulberry32;
 
 const uuid = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1);

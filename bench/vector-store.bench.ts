@@ -3,6 +3,7 @@
  * (21 searches per event, each query a stored vector, k = 21, excluding itself).
  * Run: npx tsx bench/vector-store.bench.ts [N] [DIM]     — prints one JSON object.
  */
+import { mulberry32 } from '@forensics/algorithms';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -15,16 +16,7 @@ const DIM = Number(process.argv[3] ?? 384);
 const BATCH = 21;
 const K = 21;
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 const uuid = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 const stats = (xs: number[]) => {

@@ -4,6 +4,7 @@
  * - LanceDB (embedded, on disk): always, in temp dirs under os.tmpdir();
  * - Qdrant: only when QDRANT_URL is set (optional QDRANT_API_KEY), otherwise skipped with a message.
  */
+import { mulberry32 } from '@forensics/algorithms';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -63,17 +64,7 @@ const qdrantFactory: AdapterFactory = {
 /** Ids as UUIDs (Qdrant accepts only UUIDs or integers); uuid(1) < uuid(2) < … as strings. */
 const uuid = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 
-/** Deterministic PRNG (mulberry32) for the larger randomised checks. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 /**
  * Hand-checkable 3-d corpus. Against the query [2, 0, 0] (any positive multiple of x):
