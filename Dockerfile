@@ -5,7 +5,7 @@ COPY package.json package-lock.json .npmrc ./
 COPY scripts ./scripts
 COPY prisma ./prisma
 COPY prisma.config.ts ./
-RUN npm ci --omit=dev --no-audit --no-fund || npm ci --no-audit --no-fund
+RUN npm install --no-audit --no-fund
 COPY . .
 EXPOSE 3000
 CMD ["npx", "tsx", "apps/api/src/main.ts"]
