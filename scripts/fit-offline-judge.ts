@@ -1,9 +1,10 @@
 /**
  * Fits the offline evidence judge's logistic weights and YES threshold (algorithms.md §5) on the
- * development files, with cross-validation BY QUESTION, and writes the small committed JSON
- * libs/forensics/src/offline-judge/offline-judge.fitted.json.
+ * development files, with cross-validation BY QUESTION and LEAVE ONE DATASET OUT, and writes the
+ * small committed JSON libs/forensics/src/offline-judge/offline-judge.fitted.json.
  *
- *   npx tsx scripts/fit-offline-judge.ts [--data-dir ../shared/data] [--folds 5] [--lambda 0.001] [--pool 10] [--dry-run]
+ *   npx tsx scripts/fit-offline-judge.ts [--data-dir ../shared/data] [--folds 5] [--lambda 0.001] [--pool 10]
+ *                                        [--lodo] [--no-lodo] [--dry-run]
  *
  * Training rows: per question, the knowledge base clean_texts ∪ poisoned_texts is ranked for the
  * question by BM25; the top `--pool` (default 10, about what a K = 5 traceback judges) texts are taken in rounds of 5, as the traceback judges them (the
@@ -13,14 +14,29 @@
  * the judge uses. L2-regularised logistic regression by Newton's method; the threshold minimises the
  * training FPR + FNR (the goal bounds both). Folds group whole questions (a question's texts are never split between
  * training and test). The data is read in place from ../shared/data; nothing is copied.
+ *
+ * Two honest estimates, because the committed weights are fitted on the very files the harness
+ * measures:
+ * - cross-validation by question (candidate level): one JSON line `{"cv": …}`;
+ * - leave one dataset out (traceback level): for each file, weights and threshold are fitted on the
+ *   OTHER files only, then the evaluation harness (apps/eval, embed retriever, K = 5, the same as
+ *   `npm run -s eval -- --data FILE --judge offline`) traces the held-out file with them; one JSON
+ *   line per held-out file `{"heldOut": …, "pooled": {dacc, fpr, fnr}}`. Reports go to
+ *   .eval/lodo/<file>/. Needs the harness's embedding cache (.eval/cache) to be fast.
+ *
+ * `--lodo` prints both estimates and writes nothing; the default also fits on all files and writes
+ * offline-judge.fitted.json with both estimates (the harness quotes them in report.md); `--no-lodo`
+ * skips the traceback runs (the JSON then has no leaveOneDatasetOut); `--dry-run` writes nothing.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
-  bm25TopK, buildBm25Index, OFFLINE_JUDGE_FEATURES, offlineJudgeFeatures, tokenize,
+  bm25TopK, buildBm25Index, OFFLINE_JUDGE_FEATURES, OFFLINE_JUDGE_MODEL, offlineJudgeFeatures, tokenize,
   type OfflineJudgeWeights,
 } from '@forensics/algorithms';
+import { runEvalCli } from '../apps/eval/src/eval-cli';
+import type { LeaveOneDatasetOut } from '../apps/eval/src/report';
 
 const DEV_FILES = ['poisonedrag_nq', 'poisonedrag_hotpotqa', 'robustrag_realtimeqa'];
 const POOL = Number(arg('pool', '10'));
@@ -36,7 +52,10 @@ interface Row { file: string; question: string; fold: number; poisoned: boolean;
 const dataDir = resolve(arg('data-dir', join(__dirname, '..', '..', 'shared', 'data'))!);
 const folds = Number(arg('folds', '5'));
 const lambda = Number(arg('lambda', '0.001'));
-const dryRun = process.argv.includes('--dry-run');
+const lodoOnly = process.argv.includes('--lodo');
+const runLodo = lodoOnly || !process.argv.includes('--no-lodo');
+const dryRun = lodoOnly || process.argv.includes('--dry-run');
+const repoRoot = join(__dirname, '..');
 const missing = DEV_FILES.filter((f) => !existsSync(join(dataDir, `${f}.jsonl`)));
 if (missing.length) {
   console.error(`fit-offline-judge: development data not found in ${dataDir} (${missing.join(', ')}.jsonl); it lives in ../shared/data (see its README.md).`);
@@ -132,36 +151,73 @@ function rates(pred: { poisoned: boolean; yes: boolean }[]) {
   return { rows: pred.length, dacc: r4((tp + tn) / pred.length), fpr: r4(fp / Math.max(1, fp + tn)), fnr: r4(fn / Math.max(1, fn + tp)), tp, fp, tn, fn };
 }
 
-// Cross-validation by question.
-const cvPred: { file: string; poisoned: boolean; yes: boolean }[] = [];
-const foldThresholds: number[] = [];
-for (let k = 0; k < folds; k++) {
-  const train = rows.filter((r) => r.fold !== k);
-  const w = fit(train);
-  const t = bestThreshold(w, train);
-  foldThresholds.push(t);
-  for (const r of rows.filter((x) => x.fold === k)) cvPred.push({ file: r.file, poisoned: r.poisoned, yes: scoreOf(w, r) >= t });
-}
-const cv = Object.fromEntries([['all', rates(cvPred)], ...DEV_FILES.map((f) => [f, rates(cvPred.filter((p) => p.file === f))])]);
-
-const w = fit(rows);
-const threshold = bestThreshold(w, rows);
-const inSample = rates(rows.map((r) => ({ poisoned: r.poisoned, yes: scoreOf(w, r) >= threshold })));
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
-const weights = Object.fromEntries([['bias', round3(w[0])], ...OFFLINE_JUDGE_FEATURES.map((f, i) => [f, round3(w[i + 1])])]) as OfflineJudgeWeights;
-const out = {
-  model: 'offline-evidence-v2',
-  note: 'Written by scripts/fit-offline-judge.ts; do not edit by hand.',
-  fittedOn: DEV_FILES.map((f) => `${f}.jsonl`),
-  method: `L2 logistic regression (lambda ${lambda}) on texts stating the wrong answer; candidates = BM25 top-${POOL} per question in rounds of ${ROUND}; threshold minimises training FPR + FNR; ${folds}-fold cross-validation by question`,
-  weights,
-  yesThreshold: threshold,
-  crossValidated: { note: 'candidate-level, pooled over held-out questions (not the traceback-level numbers of the eval harness)', foldThresholds, ...cv },
-  inSample,
-};
-console.log(JSON.stringify({ weights, yesThreshold: threshold, cv, inSample }, null, 2));
-if (!dryRun) {
-  const path = join(__dirname, '..', 'libs', 'forensics', 'src', 'offline-judge', 'offline-judge.fitted.json');
-  writeFileSync(path, `${JSON.stringify(out, null, 2)}\n`);
-  console.error(`wrote ${path}`);
+const weightsOf = (w: number[]) => Object.fromEntries([['bias', round3(w[0])], ...OFFLINE_JUDGE_FEATURES.map((f, i) => [f, round3(w[i + 1])])]) as OfflineJudgeWeights;
+
+async function main(): Promise<void> {
+  // Cross-validation by question.
+  const cvPred: { file: string; poisoned: boolean; yes: boolean }[] = [];
+  const foldThresholds: number[] = [];
+  for (let k = 0; k < folds; k++) {
+    const train = rows.filter((r) => r.fold !== k);
+    const w = fit(train);
+    const t = bestThreshold(w, train);
+    foldThresholds.push(t);
+    for (const r of rows.filter((x) => x.fold === k)) cvPred.push({ file: r.file, poisoned: r.poisoned, yes: scoreOf(w, r) >= t });
+  }
+  const cv: Record<string, ReturnType<typeof rates>> = Object.fromEntries([['all', rates(cvPred)] as const, ...DEV_FILES.map((f) => [f, rates(cvPred.filter((p) => p.file === f))] as const)]);
+  console.log(JSON.stringify({ cv: { byQuestion: `${folds}-fold`, level: 'candidate', ...Object.fromEntries(Object.entries(cv).map(([k, v]) => [k, { dacc: v.dacc, fpr: v.fpr, fnr: v.fnr }])) } }));
+
+  // Leave one dataset out, at the traceback level (the harness on the held-out file).
+  let lodo: LeaveOneDatasetOut | undefined;
+  if (runLodo) {
+    lodo = { note: 'traceback level: weights and threshold fitted on the other files only, then the eval harness on the held-out file', retriever: 'embed', k: 5, heldOut: [] };
+    for (const held of DEV_FILES) {
+      const fittedOn = DEV_FILES.filter((f) => f !== held);
+      const train = rows.filter((r) => r.file !== held);
+      const w = fit(train);
+      const yesThreshold = bestThreshold(w, train);
+      const weights = weightsOf(w);
+      const { line } = await runEvalCli(
+        ['--data', join(dataDir, `${held}.jsonl`), '--judge', 'offline', '--quiet', '--cache', join(repoRoot, '.eval', 'cache'), '--out', join(repoRoot, '.eval', 'lodo', held)],
+        {
+          log: () => undefined,
+          offlineParams: { weights, yesThreshold, undeterminedBelow: yesThreshold },
+          offlineJudgeFit: { method: `leave one dataset out: fitted on ${fittedOn.join(', ')} only`, yesThreshold, weights: { ...weights }, crossValidated: {} },
+        },
+      );
+      const pooled = line.pooled as { dacc: number | null; fpr: number | null; fnr: number | null };
+      const entry = { data: held, fittedOn: fittedOn.map((f) => `${f}.jsonl`), yesThreshold, events: line.events as number, pooled };
+      lodo.heldOut.push(entry);
+      console.log(JSON.stringify({ heldOut: held, fittedOn: entry.fittedOn, yesThreshold, weights, events: entry.events, pooled, macro: line.macro }));
+    }
+  }
+  if (lodoOnly) return;
+
+  const w = fit(rows);
+  const threshold = bestThreshold(w, rows);
+  const inSample = rates(rows.map((r) => ({ poisoned: r.poisoned, yes: scoreOf(w, r) >= threshold })));
+  const weights = weightsOf(w);
+  const out = {
+    model: OFFLINE_JUDGE_MODEL,
+    note: 'Written by scripts/fit-offline-judge.ts; do not edit by hand.',
+    fittedOn: DEV_FILES.map((f) => `${f}.jsonl`),
+    method: `L2 logistic regression (lambda ${lambda}) on texts stating the wrong answer; candidates = BM25 top-${POOL} per question in rounds of ${ROUND}; threshold minimises training FPR + FNR; ${folds}-fold cross-validation by question`,
+    weights,
+    yesThreshold: threshold,
+    crossValidated: { note: 'candidate-level, pooled over held-out questions (not the traceback-level numbers of the eval harness)', foldThresholds, ...cv },
+    ...(lodo ? { leaveOneDatasetOut: lodo } : {}),
+    inSample,
+  };
+  console.log(JSON.stringify({ weights, yesThreshold: threshold, inSample }));
+  if (!dryRun) {
+    const path = join(repoRoot, 'libs', 'forensics', 'src', 'offline-judge', 'offline-judge.fitted.json');
+    writeFileSync(path, `${JSON.stringify(out, null, 2)}\n`);
+    console.error(`wrote ${path}`);
+  }
 }
+
+main().catch((err: unknown) => {
+  console.error(`fit-offline-judge: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+  process.exitCode = 1;
+});

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { OfflineJudgeParams } from '@forensics/algorithms';
 import type { Embedder, Judge } from '@forensics/core';
 import { loadConfig } from '@forensics/infra/config/app-config';
 import { createEmbedder } from '@forensics/infra/embedders/embedder.factory';
@@ -79,10 +80,10 @@ export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
   };
 }
 
-function buildJudge(kind: EvalCliOptions['judge'], env: NodeJS.ProcessEnv): Judge {
+function buildJudge(kind: EvalCliOptions['judge'], env: NodeJS.ProcessEnv, offlineParams?: Partial<OfflineJudgeParams>): Judge {
   switch (kind) {
     case 'offline':
-      return new OfflineJudge();
+      return new OfflineJudge(offlineParams);
     case 'trivial':
       return new TrivialAnswerJudge();
     case 'openai':
@@ -111,9 +112,14 @@ export interface EvalCliResult { line: Record<string, unknown>; files: string[];
 /**
  * The `eval` command: loads the data, builds the judge(s) and the retriever, runs the traceback of
  * every question through `RunTracebackUseCase` (see run-evaluation.ts), writes the report and
- * returns the one-line summary. `overrides` lets tests inject an embedder.
+ * returns the one-line summary. `overrides` lets tests inject an embedder, and
+ * scripts/fit-offline-judge.ts run the offline judge with other weights (`offlineParams`, e.g.
+ * weights fitted without the file under evaluation; the report then shows those, not the committed fit).
  */
-export async function runEvalCli(argv: readonly string[], overrides: { embedder?: Embedder; env?: NodeJS.ProcessEnv; log?: (s: string) => void } = {}): Promise<EvalCliResult> {
+export async function runEvalCli(
+  argv: readonly string[],
+  overrides: { embedder?: Embedder; env?: NodeJS.ProcessEnv; log?: (s: string) => void; offlineParams?: Partial<OfflineJudgeParams>; offlineJudgeFit?: ReportMeta['offlineJudgeFit'] } = {},
+): Promise<EvalCliResult> {
   const opts = parseEvalArgs(argv);
   const env = overrides.env ?? process.env;
   const log = overrides.log ?? ((s: string) => process.stderr.write(`${s}\n`));
@@ -146,7 +152,7 @@ export async function runEvalCli(argv: readonly string[], overrides: { embedder?
     }
   }
 
-  const judges = [{ name: opts.judge, judge: buildJudge(opts.judge, env) }];
+  const judges = [{ name: opts.judge, judge: buildJudge(opts.judge, env, overrides.offlineParams) }];
   if (opts.baseline && opts.judge !== 'trivial') judges.push({ name: 'trivial', judge: new TrivialAnswerJudge() });
   const summaries = await runEvaluation({
     records, k: opts.k, retriever: opts.retriever, embedder, judges, trace, poisonSet: opts.poisonSet, poisonCount: opts.poisonCount,
@@ -161,7 +167,7 @@ export async function runEvalCli(argv: readonly string[], overrides: { embedder?
     poisonSet: opts.poisonSet, poisonCount: opts.poisonCount ?? null, trace, wallSeconds: (Date.now() - started) / 1000, startedAt: new Date(started).toISOString(),
     embeddingCache: cached ? { file: cached.file, hits: cached.hits, misses: cached.misses } : undefined,
     skippedRecords: skipped.length,
-    offlineJudgeFit: opts.judge === 'offline' ? offlineJudgeFit : undefined,
+    offlineJudgeFit: opts.judge === 'offline' ? (overrides.offlineJudgeFit ?? (overrides.offlineParams ? undefined : offlineJudgeFit)) : undefined,
   };
   const files = writeReport(out, meta, summaries);
   log(`report: ${join(out, 'report.md')}`);

@@ -40,7 +40,22 @@ export interface ReportMeta {
   /** Records without an incorrect answer (no feedback event possible), left out. */
   skippedRecords?: number;
   /** The offline judge's fit (offline-judge.fitted.json): weights, threshold, cross-validated numbers. */
-  offlineJudgeFit?: { method: string; yesThreshold: number; weights: Record<string, number>; crossValidated: Record<string, unknown> };
+  offlineJudgeFit?: {
+    method: string;
+    yesThreshold: number;
+    weights: Record<string, number>;
+    crossValidated: Record<string, unknown>;
+    /** Traceback-level numbers of this harness on each file with weights fitted on the OTHER files only. */
+    leaveOneDatasetOut?: LeaveOneDatasetOut;
+  };
+}
+
+/** scripts/fit-offline-judge.ts --lodo: per held-out file, the harness's pooled rates with weights fitted on the other files. */
+export interface LeaveOneDatasetOut {
+  note?: string;
+  retriever?: string;
+  k?: number;
+  heldOut: { data: string; fittedOn: string[]; yesThreshold: number; events: number; pooled: { dacc: number | null; fpr: number | null; fnr: number | null } }[];
 }
 
 const pct = (x: number | null | undefined, digits = 1) => (x === null || x === undefined ? 'n/a' : `${(x * 100).toFixed(digits)}%`);
@@ -117,6 +132,15 @@ export function writeReport(dir: string, meta: ReportMeta, summaries: JudgeSumma
       md.push(`| ${name} | ${r.rows} | ${num(r.dacc)} | ${num(r.fpr)} | ${num(r.fnr)} |`);
     }
     md.push('', 'These are candidate-level numbers (BM25 top-10 texts per question), not the traceback-level numbers above; the traceback-level numbers on the three development files are measured on the data the weights were fitted on.');
+    const lodo = f.leaveOneDatasetOut;
+    if (lodo && lodo.heldOut.length) {
+      md.push('', `### Offline judge, leave one dataset out (traceback level${lodo.retriever ? `, retriever \`${lodo.retriever}\`` : ''}${lodo.k ? `, K = ${lodo.k}` : ''})`, '');
+      md.push('Per held-out file: weights and threshold fitted by scripts/fit-offline-judge.ts on the other files only, then this harness\'s traceback on the held-out file. These are the honest generalisation numbers for a file the fit has never seen.', '');
+      md.push('| held-out file | fitted on | threshold | events | pooled DACC | pooled FPR | pooled FNR |', '|---|---|---|---|---|---|---|');
+      for (const h of lodo.heldOut) {
+        md.push(`| ${h.data}${h.data === meta.data ? ' (this file)' : ''} | ${h.fittedOn.join(', ')} | ${h.yesThreshold} | ${h.events} | ${num(h.pooled.dacc)} | ${num(h.pooled.fpr)} | ${num(h.pooled.fnr)} |`);
+      }
+    }
   }
   md.push('', '![DACC per question](dacc-per-question.svg)', '', '![rates vs baselines](rates-vs-baselines.svg)', '', '![poison exposure](poison-exposure.svg)', '');
   for (const s of summaries) {

@@ -1,3 +1,4 @@
+import type { OfflineJudgeWeights } from './offline-judge';
 import fitted from './offline-judge.fitted.json';
 
 /**
@@ -14,6 +15,12 @@ export interface OfflineJudgeParams {
   partialSupportMin: number;
   /** Content-term Jaccard similarity above which a peer counts as a near-duplicate. In (0, 1]. */
   nearDuplicateMin: number;
+  /**
+   * Logistic weights of the evidence score. Default: the fitted weights (offline-judge.fitted.json,
+   * `SCORE_WEIGHTS`). Set by scripts/fit-offline-judge.ts to measure weights fitted on other data
+   * (leave-one-dataset-out); every weight must be a finite number.
+   */
+  weights?: Readonly<OfflineJudgeWeights>;
 }
 
 export const DEFAULT_OFFLINE_JUDGE_PARAMS: Readonly<OfflineJudgeParams> = Object.freeze({
@@ -25,8 +32,8 @@ export const DEFAULT_OFFLINE_JUDGE_PARAMS: Readonly<OfflineJudgeParams> = Object
 
 export function validateOfflineJudgeParams(p: Partial<OfflineJudgeParams> = {}): OfflineJudgeParams {
   const out: OfflineJudgeParams = { ...DEFAULT_OFFLINE_JUDGE_PARAMS };
-  for (const [key, value] of Object.entries(p)) if (value !== undefined) (out as unknown as Record<string, number>)[key] = value as number;
-  const inUnit = (name: keyof OfflineJudgeParams, lo: number, loOpen: boolean, hi: number) => {
+  for (const [key, value] of Object.entries(p)) if (value !== undefined) (out as unknown as Record<string, unknown>)[key] = value;
+  const inUnit = (name: Exclude<keyof OfflineJudgeParams, 'weights'>, lo: number, loOpen: boolean, hi: number) => {
     const v = out[name];
     if (!Number.isFinite(v) || (loOpen ? v <= lo : v < lo) || v > hi) {
       throw new RangeError(`OfflineJudgeParams.${name} must be in ${loOpen ? '(' : '['}${lo}, ${hi}], got ${v}`);
@@ -36,5 +43,10 @@ export function validateOfflineJudgeParams(p: Partial<OfflineJudgeParams> = {}):
   inUnit('undeterminedBelow', 0, false, out.yesThreshold);
   inUnit('partialSupportMin', 0, true, 1);
   inUnit('nearDuplicateMin', 0, true, 1);
+  if (out.weights !== undefined) {
+    const w = out.weights as unknown as Record<string, unknown>;
+    const bad = Object.keys(fitted.weights).find((k) => typeof w[k] !== 'number' || !Number.isFinite(w[k]));
+    if (bad) throw new RangeError(`OfflineJudgeParams.weights.${bad} must be a finite number, got ${w[bad]}`);
+  }
   return out;
 }

@@ -324,7 +324,7 @@ export function offlineJudge(input: OfflineJudgeInput, params: Partial<OfflineJu
   if (!ev.judgeable) {
     return { label: 'UNDETERMINED', score: 0, signals: { answerEmpty: true }, explanation: `The wrong answer '${quote(input.wrongAnswer)}' is empty after normalisation, so support cannot be judged; needs human review.` };
   }
-  const z = evidenceLogit(ev.features);
+  const z = evidenceLogit(ev.features, p.weights ?? SCORE_WEIGHTS);
   // A verbatim statement of a long answer (≥ LONG_ANSWER_TOKENS tokens, e.g. a scripted refusal)
   // is not a coincidence: it is the payload itself. A prior, not fitted (the development files
   // have almost no such answers).

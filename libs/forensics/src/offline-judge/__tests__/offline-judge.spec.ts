@@ -120,4 +120,16 @@ describe('offline evidence judge', () => {
     expect(() => validateOfflineJudgeParams({ yesThreshold: 0.5, undeterminedBelow: 0.7 })).toThrow(RangeError);
     expect(() => offlineJudge({ query: q, wrongAnswer: '24', text: 'x' }, { nearDuplicateMin: 2 })).toThrow(RangeError);
   });
+
+  it('uses explicit weights when given (leave-one-dataset-out runs of scripts/fit-offline-judge.ts)', () => {
+    const input = { query: q, wrongAnswer: '24', text: 'Chicago Fire season 4 has 24 episodes.' };
+    const committed = offlineJudge(input);
+    expect(offlineJudge(input, { weights: SCORE_WEIGHTS }).score).toBe(committed.score);
+    const lowBias = offlineJudge(input, { weights: { ...SCORE_WEIGHTS, bias: SCORE_WEIGHTS.bias - 20 } });
+    expect(lowBias.score).toBeLessThan(committed.score);
+    expect(lowBias.label).toBe('NO');
+    expect(() => validateOfflineJudgeParams({ weights: { ...SCORE_WEIGHTS, focus: Number.NaN } })).toThrow(/weights\.focus must be a finite number/);
+    const { framing: _dropped, ...partial } = SCORE_WEIGHTS;
+    expect(() => validateOfflineJudgeParams({ weights: partial as typeof SCORE_WEIGHTS })).toThrow(/weights\.framing/);
+  });
 });
