@@ -30,7 +30,7 @@ export interface JudgeVerdict {
 export interface Judge {
   /** 'openai' | 'offline' | 'llama' | … — recorded with every verdict. */
   readonly kind: string;
-  /** Model name ('offline-evidence-v1' for the offline judge). */
+  /** Model name (e.g. 'offline-evidence-v2' for the offline judge). */
   readonly model: string;
   /** Prompt version, e.g. 'rf-v1' (the paper's prompt verbatim). */
   readonly promptVersion: string;
