@@ -3,6 +3,7 @@ import { ApiBody, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { CORRECT_ANSWER_LIMIT, DeleteEnhancementUseCase, EnhanceAnswerUseCase, ValidationError } from '@forensics/core';
 import type { Runtime } from '@forensics/infra';
+import { actorOf } from '../http/api-key.guard';
 import { RUNTIME } from '../http/tokens';
 
 /** Benign-text enhancements (ragforensics.md App. 8.3): set a correct answer, list, delete. */
@@ -25,7 +26,7 @@ export class EnhancementsController {
   async setCorrectAnswer(@Param('id') id: string, @Body() body: { correctAnswer?: unknown } | undefined, @Req() req: Request) {
     const c = body?.correctAnswer;
     if (typeof c !== 'string') throw new ValidationError('correctAnswer must be a string');
-    const actor = (req as Request & { principal?: string }).principal ?? 'api';
+    const actor = actorOf(req);
     const { enhancement, created } = await this.enhance.execute({ feedbackId: id, correctAnswer: c, actor });
     return { created, enhancement };
   }
@@ -41,7 +42,7 @@ export class EnhancementsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Delete an enhancement: its retrieval proxy leaves the vector store (the record stays, audited)' })
   async delete(@Param('id') id: string, @Req() req: Request) {
-    const actor = (req as Request & { principal?: string }).principal ?? 'api';
+    const actor = actorOf(req);
     const row = await this.remove.execute({ enhancementId: id, actor });
     return { id: row.id, state: row.state, deletedAt: row.deletedAt, deletedBy: row.deletedBy };
   }

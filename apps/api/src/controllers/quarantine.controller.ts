@@ -1,11 +1,21 @@
 import { BadRequestException, Body, ConflictException, Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { QuarantineTextsUseCase, RestoreQuarantineUseCase, type QuarantineState } from '@forensics/core';
+import { QuarantineTextsUseCase, RestoreQuarantineUseCase, type QuarantineRow, type QuarantineState } from '@forensics/core';
 import type { Runtime } from '@forensics/infra';
+import { actorOf } from '../http/api-key.guard';
 import { RUNTIME } from '../http/tokens';
 
 const STATES = ['QUARANTINED', 'NEEDS_REVIEW', 'RESTORED', 'PURGED'];
+
+/** Body of restore / approve: an optional reviewer note. */
+function reviewNote(body: { note?: unknown } | undefined): string | undefined {
+  const note = body?.note;
+  if (note !== undefined && (typeof note !== 'string' || note.length > 2000)) throw new BadRequestException('note must be a string of at most 2000 characters');
+  return note as string | undefined;
+}
+
+const view = (r: QuarantineRow) => ({ id: r.id, state: r.state, documentId: r.documentId, resolvedBy: r.resolvedBy, resolvedAt: r.resolvedAt });
 
 @ApiTags('quarantine')
 @ApiSecurity('api-key')
@@ -24,14 +34,11 @@ export class QuarantineController {
   @ApiOperation({ summary: 'Confirm a NEEDS_REVIEW record: the text is quarantined (out of serving)' })
   @ApiBody({ required: false, schema: { type: 'object', properties: { note: { type: 'string', maxLength: 2000 } } } })
   async approveOne(@Param('id') id: string, @Body() body: { note?: unknown } | undefined, @Req() req: Request) {
-    const note = body?.note;
-    if (note !== undefined && (typeof note !== 'string' || note.length > 2000)) throw new BadRequestException('note must be a string of at most 2000 characters');
+    const note = reviewNote(body);
     const rec = await this.rt.repo.getQuarantine(id);
     if (!rec) throw new NotFoundException(`quarantine record ${id} does not exist`);
     if (rec.state !== 'NEEDS_REVIEW' && rec.state !== 'QUARANTINED') throw new ConflictException(`quarantine record ${id} is ${rec.state}; only NEEDS_REVIEW records can be approved`);
-    const actor = (req as Request & { principal?: string }).principal ?? 'api';
-    const out = await this.quarantine.approve({ quarantineId: id, actor, note: note as string | undefined });
-    return { id: out.id, state: out.state, documentId: out.documentId, resolvedBy: out.resolvedBy, resolvedAt: out.resolvedAt };
+    return view(await this.quarantine.approve({ quarantineId: id, actor: actorOf(req), note }));
   }
 
   @Get()
@@ -47,10 +54,6 @@ export class QuarantineController {
   @ApiOperation({ summary: 'Put a quarantined text back into serving, exactly as it was' })
   @ApiBody({ required: false, schema: { type: 'object', properties: { note: { type: 'string', maxLength: 2000 } } } })
   async restoreOne(@Param('id') id: string, @Body() body: { note?: unknown } | undefined, @Req() req: Request) {
-    const note = body?.note;
-    if (note !== undefined && (typeof note !== 'string' || note.length > 2000)) throw new BadRequestException('note must be a string of at most 2000 characters');
-    const actor = (req as Request & { principal?: string }).principal ?? 'api';
-    const rec = await this.restore.execute({ quarantineId: id, actor, note: note as string | undefined });
-    return { id: rec.id, state: rec.state, documentId: rec.documentId, resolvedBy: rec.resolvedBy, resolvedAt: rec.resolvedAt };
+    return view(await this.restore.execute({ quarantineId: id, actor: actorOf(req), note: reviewNote(body) }));
   }
 }

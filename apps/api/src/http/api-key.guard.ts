@@ -24,6 +24,11 @@ export interface AuthenticatedRequest extends Request {
   feedbackToken?: { answerId: string };
 }
 
+/** Who acts, for audit records: the authenticated principal, or 'api'. */
+export function actorOf(req: Request): string {
+  return (req as AuthenticatedRequest).principal ?? 'api';
+}
+
 function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { mulberry32, tokenDropoutMask } from '@forensics/algorithms';
-import type { GradientProbe, GradientProbeOptions, GradientProbeResult } from '../../../core/src/ports/gradient-probe.port';
+import type { GradientProbe, GradientProbeOptions, GradientProbeResult } from '@forensics/core';
 import { OnnxEmbedder } from '../embedders/onnx-embedder.adapter';
 import type { EncodedBatch } from '../embedders/wordpiece-tokenizer';
 import { affineEmbedding, cosine, pooledNormalizedInput, similarityGradient, type AffineEmbedding } from './layernorm-gradient';

@@ -1,18 +1,8 @@
-import type { ForensicsRepository, QuarantineRow } from '../../ports/forensics-repository.port';
+import type { ForensicsRepository, NewQuarantine, QuarantineRow } from '../../ports/forensics-repository.port';
 import type { VectorStore } from '../../ports/vector-store.port';
 
-export interface QuarantineTextCommand {
-  /** QUARANTINED (default) or NEEDS_REVIEW (decision policy). */
-  state?: 'QUARANTINED' | 'NEEDS_REVIEW';
-  servedDuringReview?: boolean;
-  documentId: string;
-  feedbackId: string | null;
-  collection: string;
-  reason: string;
-  evidence: Record<string, unknown>;
-  policy: string;
-  actor: string;
-}
+/** A new quarantine record, with the acting principal recorded as its creator. */
+export type QuarantineTextCommand = Omit<NewQuarantine, 'createdBy'> & { actor: string };
 
 /**
  * Takes a text out of serving, in an order that loses nothing if the process dies between steps:
@@ -27,17 +17,13 @@ export class QuarantineTextsUseCase {
   constructor(private readonly deps: { repo: ForensicsRepository; store: VectorStore; failpoint?: (name: string) => void }) {}
 
   async execute(cmd: QuarantineTextCommand): Promise<{ record: QuarantineRow; created: boolean }> {
-    const res = await this.deps.repo.createQuarantine({
-      state: cmd.state, servedDuringReview: cmd.servedDuringReview,
-      documentId: cmd.documentId, feedbackId: cmd.feedbackId, collection: cmd.collection,
-      reason: cmd.reason, evidence: cmd.evidence, policy: cmd.policy, createdBy: cmd.actor,
-    });
+    const { actor, ...record } = cmd;
+    const res = await this.deps.repo.createQuarantine({ ...record, createdBy: actor });
     this.deps.failpoint?.('quarantine.after-db');
     if (!res.record.storeSynced) await this.sync(res.record);
     return res;
   }
 
-  /** Brings the vector store in line with every unsynced quarantine record (optionally of one event). */
   /** Approves a NEEDS_REVIEW record: it becomes QUARANTINED and leaves serving. */
   async approve(cmd: { quarantineId: string; actor: string; note?: string }): Promise<QuarantineRow> {
     const rec = await this.deps.repo.approveQuarantine(cmd.quarantineId, cmd.actor, cmd.note);
@@ -45,6 +31,7 @@ export class QuarantineTextsUseCase {
     return { ...rec, storeSynced: true };
   }
 
+  /** Brings the vector store in line with every unsynced quarantine record (optionally of one event). */
   async syncPending(filter: { feedbackId?: string } = {}): Promise<number> {
     const pending = await this.deps.repo.listQuarantines({ ...filter, unsynced: true, limit: 1000 });
     for (const r of pending) await this.sync(r);

@@ -1,18 +1,10 @@
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors';
 import { COLLECTION_NAME, stripReservedMarkers } from '../../domain/text-identity';
-import type { FeedbackRow, ForensicsRepository } from '../../ports/forensics-repository.port';
+import type { FeedbackRow, ForensicsRepository, NewFeedback } from '../../ports/forensics-repository.port';
 import type { TracebackQueue } from '../../ports/traceback-queue.port';
 
-export interface SubmitFeedbackCommand {
-  collection: string;
-  query: string;
-  wrongAnswer: string;
-  correctAnswer?: string | null;
-  servedIds?: string[];
-  reporter?: string | null;
-  idempotencyKey?: string | null;
-  k?: number;
-}
+/** A feedback payload as received; `k` falls back to the configured default. */
+export type SubmitFeedbackCommand = Omit<NewFeedback, 'k' | 'answerId'> & { k?: number };
 
 export const FEEDBACK_LIMITS = { query: 4000, wrongAnswer: 4000, correctAnswer: 4000, reporter: 200, idempotencyKey: 200, servedIds: 100 } as const;
 

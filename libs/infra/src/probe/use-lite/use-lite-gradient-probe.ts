@@ -1,5 +1,5 @@
 import { mulberry32 } from '@forensics/algorithms';
-import type { GradientProbe, GradientProbeOptions, GradientProbeResult } from '../../../../core/src/ports/gradient-probe.port';
+import type { GradientProbe, GradientProbeOptions, GradientProbeResult } from '@forensics/core';
 import { graphWeight, loadUseLite, USE_LITE_NODES as N, USE_LITE_PROBE_LAYER, type TfLike, type TfTensor, type UseLiteModel } from './use-lite-graph';
 import type { LayerNormInput, UseLiteTailParams } from './use-lite-tail';
 
