@@ -4,18 +4,10 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LAST_LN_INPUT_OUTPUT, OnnxEmbedder, TINY_BERT_SHAPE, writeRandomBertOnnx, type RandomBertOnnxResult } from '@forensics/infra/embedders';
-import {
-  affineEmbedding,
-  cosine,
-  findLayerNormByInput,
-  OnnxGradientProbe,
-  passageRunMasks,
-  patchFloatInitializer,
-  pooledNormalizedInput,
-  readOnnxGraph,
-  similarityGradient,
-} from '@forensics/infra/probe';
+import { affineEmbedding, cosine, pooledNormalizedInput, similarityGradient } from '@forensics/algorithms';
+import { OnnxEmbedder } from '@forensics/infra/embedders';
+import { findLayerNormByInput, OnnxGradientProbe, passageRunMasks, patchFloatInitializer, readOnnxGraph } from '@forensics/infra/probe';
+import { LAST_LN_INPUT_OUTPUT, TINY_BERT_SHAPE, writeRandomBertOnnx, type RandomBertOnnxResult } from './support/random-bert-onnx';
 
 const QUERY = 'who wrote the forensic traceback paper on poisoned knowledge bases?';
 const PASSAGES = [

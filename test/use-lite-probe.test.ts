@@ -4,17 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
+import { similarity64, similarityGradient64, tailForward64, type LayerNormInput, type UseLiteTailParams } from '@forensics/algorithms';
 import { UseLiteEmbedder } from '@forensics/infra/embedders';
-import {
-  similarity64,
-  similarityGradient64,
-  tailForward64,
-  USE_LITE_NODES,
-  UseLiteGradientProbe,
-  type LayerNormInput,
-  type UseLiteTailParams,
-} from '@forensics/infra/probe/use-lite';
-import { benchPassages } from '@forensics/infra/probe/use-lite/bench-use-lite-probe';
+import { USE_LITE_NODES, UseLiteGradientProbe } from '@forensics/infra/probe/use-lite';
+import { benchPassages } from '../bench/use-lite-probe.bench';
 
 const QUERY = 'who wrote the forensic traceback paper on poisoned knowledge bases?';
 const PASSAGES = [

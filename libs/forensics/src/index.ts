@@ -8,4 +8,5 @@ export * from './bird';
 export * from './grada';
 export * from './policy';
 export * from './progrank';
+export * from './gradient';
 export * from './evidence';

@@ -1,4 +1,3 @@
 export * from './onnx-gradient-probe';
-export * from './layernorm-gradient';
 export * from './onnx-graph-reader';
 export * from './use-lite';

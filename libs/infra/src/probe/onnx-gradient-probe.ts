@@ -1,13 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { mulberry32, tokenDropoutMask } from '@forensics/algorithms';
+import { affineEmbedding, cosine, mulberry32, pooledNormalizedInput, similarityGradient, tokenDropoutMask, type AffineEmbedding } from '@forensics/algorithms';
 import type { GradientProbe, GradientProbeOptions, GradientProbeResult } from '@forensics/core';
 import { OnnxEmbedder } from '../embedders/onnx-embedder.adapter';
 import type { EncodedBatch } from '../embedders/wordpiece-tokenizer';
-import { affineEmbedding, cosine, pooledNormalizedInput, similarityGradient, type AffineEmbedding } from './layernorm-gradient';
 import { findLayerNormByInput, readOnnxGraph } from './onnx-graph-reader';
 
-/** The extra graph output carrying the last LayerNorm's input (see writeRandomBertOnnx). */
+/** The extra graph output carrying the last LayerNorm's input (see writeRandomBertOnnx in test/support/random-bert-onnx.ts). */
 export const PROBE_LN_INPUT = 'last_ln_input';
 
 export interface ExplicitLayerNorm {
@@ -60,10 +59,10 @@ interface Row {
 
 /**
  * ProGRank probe gradients on an ONNX sentence encoder, exact in closed form for the LAST
- * LayerNorm (derivation: ./layernorm-gradient.ts). onnxruntime-node is inference-only, so the graph
- * exports the last LayerNorm's input (`last_ln_input`) and everything after it — LayerNorm,
- * attention-masked mean pooling, L2 normalisation, dot product — is recomputed here in float64
- * together with its gradient.
+ * LayerNorm (derivation: libs/forensics/src/gradient/layernorm-gradient.ts). onnxruntime-node is
+ * inference-only, so the graph exports the last LayerNorm's input (`last_ln_input`) and everything
+ * after it — LayerNorm, attention-masked mean pooling, L2 normalisation, dot product — is
+ * recomputed here in float64 together with its gradient.
  *
  * Perturbation: token dropout on the passage side only (progrank.md App.: the attention mask of each
  * dropped token is set to 0; [CLS] and [SEP] are kept; at least one other token stays). The query

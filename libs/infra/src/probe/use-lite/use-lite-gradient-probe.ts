@@ -1,7 +1,6 @@
-import { mulberry32 } from '@forensics/algorithms';
+import { mulberry32, type LayerNormInput, type UseLiteTailParams } from '@forensics/algorithms';
 import type { GradientProbe, GradientProbeOptions, GradientProbeResult } from '@forensics/core';
 import { graphWeight, loadUseLite, USE_LITE_NODES as N, USE_LITE_PROBE_LAYER, type TfLike, type TfTensor, type UseLiteModel } from './use-lite-graph';
-import type { LayerNormInput, UseLiteTailParams } from './use-lite-tail';
 
 export interface UseLiteGradientProbeOptions {
   /** Token sequences (rows) per model call. Default 32. */
@@ -57,7 +56,8 @@ interface Weights {
  * forward pass of the real graph returns, per token sequence, the LayerNorm's input
  * (`Layer_1/TransformerLayer/layer_postprocess/add`), the FFN conv1 pre-activations (ReLU pattern),
  * the tanh-head output and the embedding; the backward pass through the tail (FFN → residual →
- * masked mean pooling → tanh → l2_normalize; derivation in ./use-lite-tail.ts) is then a few
+ * masked mean pooling → tanh → l2_normalize; derivation in
+ * libs/forensics/src/gradient/use-lite-tail.ts) is then a few
  * batched matmuls on the same backend. Query side 'shared' by default: s = <f(q), f(p)> with the
  * same f, so ∂s/∂ϑ = J_qᵀ f(p) + J_pᵀ f(q); the query's part is linear in f(p) and is precomputed
  * once per call as two [512, 1536] matrices.
@@ -313,7 +313,7 @@ export class UseLiteGradientProbe implements GradientProbe {
 
   /**
    * c = Wh·[(v − f<f,v>)/‖e‖ ⊙ (1 − e²)] / max(n, 1) per row: the cotangent reaching every pooled
-   * token (see use-lite-tail.ts). e, f: [B|1, H]; v: [B|1, H]; denom: [B|1, 1].
+   * token (see libs/forensics/src/gradient/use-lite-tail.ts). e, f: [B|1, H]; v: [B|1, H]; denom: [B|1, 1].
    */
   private pooledCotangent(e: TfTensor, f: TfTensor, v: TfTensor, denom: TfTensor): TfTensor {
     const tf = this.tf!;

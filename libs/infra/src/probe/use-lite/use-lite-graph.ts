@@ -9,7 +9,7 @@
  *
  * NOTE: that bundle registers NO gradient functions for the core kernels (`tf.grads` fails with
  * "gradient function not found for Sum"), so TF.js autodiff is not available offline; the probe
- * uses the closed-form backward pass (./use-lite-tail.ts) evaluated with forward TF.js kernels.
+ * uses the closed-form backward pass (libs/forensics/src/gradient/use-lite-tail.ts) evaluated with forward TF.js kernels.
  */
 
 /** Minimal TF.js tensor surface used here. */
