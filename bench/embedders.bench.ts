@@ -7,7 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Embedder } from '@forensics/core';
-import { OnnxEmbedder, UseLiteEmbedder, writeRandomBertOnnx } from '../libs/infra/src/embedders';
+import { OnnxEmbedder, UseLiteEmbedder } from '../libs/infra/src/embedders';
+import { writeRandomBertOnnx } from '../test/support/random-bert-onnx';
 
 const WORDS = (
   'the poisoned passage claims that a retrieval augmented generator answers questions about history science ' +

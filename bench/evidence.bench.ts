@@ -32,7 +32,7 @@ import { birdScores } from '../libs/forensics/src/bird';
 import { gradaRerank } from '../libs/forensics/src/grada';
 import { progrankScores, selectProbeSet } from '../libs/forensics/src/progrank';
 import { OnnxEmbedder } from '../libs/infra/src/embedders/onnx-embedder.adapter';
-import { MINILM_L6_SHAPE, writeRandomBertOnnx } from '../libs/infra/src/embedders/random-bert-onnx';
+import { MINILM_L6_SHAPE, writeRandomBertOnnx } from '../test/support/random-bert-onnx';
 import { OnnxGradientProbe } from '../libs/infra/src/probe/onnx-gradient-probe';
 import { LanceDbVectorStore } from '../libs/infra/src/vector-store/lancedb-vector-store.adapter';
 

@@ -4,16 +4,8 @@
 import { mkdtemp, readFile, rm, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createEmbedder,
-  LAST_LN_INPUT_OUTPUT,
-  MINILM_L6_SHAPE,
-  OnnxEmbedder,
-  TINY_BERT_SHAPE,
-  UseLiteEmbedder,
-  writeRandomBertOnnx,
-  type RandomBertOnnxResult,
-} from '@forensics/infra/embedders';
+import { createEmbedder, OnnxEmbedder, UseLiteEmbedder } from '@forensics/infra/embedders';
+import { LAST_LN_INPUT_OUTPUT, MINILM_L6_SHAPE, TINY_BERT_SHAPE, writeRandomBertOnnx, type RandomBertOnnxResult } from './support/random-bert-onnx';
 
 const dot = (a: Float32Array, b: Float32Array): number => a.reduce((s, x, i) => s + x * b[i], 0);
 const norm = (a: Float32Array): number => Math.sqrt(dot(a, a));

@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import { WordPieceTokenizer } from '../wordpiece-tokenizer';
-import { DEFAULT_TOKENIZER_DIR } from '../random-bert-onnx';
 
 // Expected ids are hand-checked against vocab.txt of the all-MiniLM-L6-v2 tokenizer
 // (`grep -nxF -- TOKEN vocab.txt`, id = line number − 1), e.g. hello 7592, world 2088, "," 1010, "!" 999.
-const TOKENIZER_JSON = join(DEFAULT_TOKENIZER_DIR, 'tokenizer.json');
+// Same directory as DEFAULT_TOKENIZER_DIR of the test fixture test/support/random-bert-onnx.ts
+// (not imported: libs/infra, tests included, does not reach into test/).
+const TOKENIZER_DIR = '/work/shared/models/all-MiniLM-L6-v2-tokenizer';
+const TOKENIZER_JSON = join(TOKENIZER_DIR, 'tokenizer.json');
 
 describe('WordPieceTokenizer (all-MiniLM-L6-v2 tokenizer.json)', () => {
   let tok: WordPieceTokenizer;

@@ -1,10 +1,10 @@
 /**
  * Timing of UseLiteGradientProbe: 20 passages × R = 20 token-dropout runs (rate 0.1), one query.
- *   taskset -c 0,1 npx tsx libs/infra/src/probe/use-lite/bench-use-lite-probe.ts [batchSize ...]
+ *   taskset -c 0,1 npx tsx bench/use-lite-probe.bench.ts [batchSize ...]
  * Prints one JSON line per batch size (median of 3 timed probes after one warm-up).
  */
 import { availableParallelism } from 'node:os';
-import { UseLiteGradientProbe } from './use-lite-gradient-probe';
+import { UseLiteGradientProbe } from '@forensics/infra/probe/use-lite';
 
 const TOPICS = ['poisoned knowledge bases', 'retrieval-augmented generation', 'the capital of France', 'vaccine trials', 'the Apollo programme', 'coral reef bleaching', 'transformer encoders', 'medieval trade routes', 'battery chemistry', 'monetary policy'];
 
