@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { RunTracebackUseCase, type TracebackOutcome } from '@forensics/core';
-import { HashingEmbedder } from '../libs/core/src/testing';
+import { HashingEmbedder } from '@forensics/core/testing';
 import { runEvalCli } from '../apps/eval/src/eval-cli';
 import { EvalDataError } from '../apps/eval/src/eval-data';
 

@@ -6,7 +6,7 @@ import {
   IngestCorpusUseCase, RunTracebackUseCase, SubmitFeedbackUseCase,
   type Embedder, type ForensicsRepository, type Judge, type RunTracebackDeps, type VectorStore,
 } from '@forensics/core';
-import { InMemoryForensicsRepository, InMemoryTracebackQueue, InMemoryVectorStore } from '../../../libs/core/src/testing';
+import { InMemoryForensicsRepository, InMemoryTracebackQueue, InMemoryVectorStore } from '@forensics/core/testing';
 import { Bm25HandleEmbedder, Bm25RetrievalStore, TextHandles } from './bm25-retrieval';
 import { poisonedTextsOf, type EvalRecord, type PoisonSet } from './eval-data';
 

@@ -1,7 +1,7 @@
 import { appendFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HashingEmbedder } from '../../../../libs/core/src/testing';
+import { HashingEmbedder } from '@forensics/core/testing';
 import { Bm25HandleEmbedder, Bm25RetrievalStore, TextHandles } from '../bm25-retrieval';
 import { CachedEmbedder } from '../cached-embedder.adapter';
 import { parseEvalArgs, UsageError } from '../eval-cli';
