@@ -1,131 +1,308 @@
 import { resolve } from 'node:path';
+import { z } from 'zod';
+import {
+  DEFAULT_BIRD_PARAMS,
+  DEFAULT_DECISION_POLICY,
+  DEFAULT_PROGRANK_PARAMS,
+  DEFAULT_TOKEN_DROPOUT_RATE,
+  DEFAULT_TRACE_PARAMS,
+  tokenDropoutMask,
+  validateBirdParams,
+  validateDecisionPolicy,
+  validateProgrankParams,
+  validateTraceParams,
+  type DecisionPolicyParams,
+  type PolicyName,
+} from '@forensics/algorithms';
 
 /**
  * The whole configuration, read once from the environment by the apps (never deep inside libraries).
  * Every setting has a default that works on one machine with no setup (embedded defaults).
+ *
+ * `loadConfig` returns it deeply frozen, so the type is read-only all the way down: derived values
+ * (e.g. a local feedback-token secret) belong to the composition root, not to this object.
+ *
+ * Algorithm settings (`trace`, `evidence.birdK`, `evidence.progrank*`, `policy`) are always filled:
+ * when the variable is unset the value is the pure library's default (`DEFAULT_TRACE_PARAMS`,
+ * `DEFAULT_BIRD_PARAMS`, `DEFAULT_PROGRANK_PARAMS`, `DEFAULT_TOKEN_DROPOUT_RATE`,
+ * `DEFAULT_DECISION_POLICY` in `@forensics/algorithms`), read here, never restated. Filled rather
+ * than optional because consumers spread these values over other settings objects, where an
+ * `undefined` would silently erase a default.
  */
 export interface AppConfig {
-  projectRoot: string;
-  dataDir: string;
-  databaseUrl?: string;
-  redisUrl?: string;
-  qdrantUrl?: string;
-  qdrantApiKey?: string;
-  host: string;
-  port: number;
-  apiKeys: string[];
+  readonly projectRoot: string;
+  readonly dataDir: string;
+  readonly databaseUrl?: string;
+  readonly redisUrl?: string;
+  readonly qdrantUrl?: string;
+  readonly qdrantApiKey?: string;
+  readonly host: string;
+  readonly port: number;
+  readonly apiKeys: readonly string[];
   /** True when API_KEYS was not set and the development key is in use. */
-  devApiKey: boolean;
-  bodyLimit: string;
-  embedder: { kind: 'use-lite' | 'onnx' | 'openai'; onnxModelDir?: string; model?: string; dimension?: number };
-  judge: { kind: 'offline' | 'openai'; model: string; timeoutMs: number; maxReasks: number };
-  openai: { baseURL?: string; apiKey?: string };
-  trace: { k: number; maxRounds: number; maxJudgeCalls: number; judgeConcurrency: number };
-  queue: { attempts: number; backoffMs: number; workerConcurrency: number; prefix: string };
-  defaultCollection: string;
+  readonly devApiKey: boolean;
+  readonly bodyLimit: string;
+  readonly embedder: Readonly<{ kind: 'use-lite' | 'onnx' | 'openai'; onnxModelDir?: string; model?: string; dimension?: number }>;
+  readonly judge: Readonly<{ kind: 'offline' | 'openai'; model: string; timeoutMs: number; maxReasks: number }>;
+  readonly openai: Readonly<{ baseURL?: string; apiKey?: string }>;
+  readonly trace: Readonly<{ k: number; maxRounds: number; maxJudgeCalls: number; judgeConcurrency: number }>;
+  readonly queue: Readonly<{ attempts: number; backoffMs: number; workerConcurrency: number; prefix: string }>;
+  readonly defaultCollection: string;
   /** Retriever-side evidence and the quarantine decision policy (algorithms.md §2–5). */
-  evidence: { enabled: boolean; birdK: number; progrankRuns: number; progrankTokenDropout: number };
+  readonly evidence: Readonly<{ enabled: boolean; birdK: number; progrankRuns: number; progrankTokenDropout: number }>;
   /** Gradient probe for ProGRank: 'auto' = the embedder's own encoder when it can be probed, else the ONNX surrogate in PROBE_MODEL_DIR. */
-  probe: { kind: 'auto' | 'use-lite' | 'onnx' | 'none'; modelDir?: string };
-  policy: { name: 'judge-only' | 'corroborated'; reviewServing: 'withhold' | 'serve' };
+  readonly probe: Readonly<{ kind: 'auto' | 'use-lite' | 'onnx' | 'none'; modelDir?: string }>;
+  readonly policy: Readonly<{ name: PolicyName; reviewServing: DecisionPolicyParams['reviewServing'] }>;
   /** Generator for the built-in RAG answer, verification and BTE: 'openai' when an endpoint is configured, else 'offline'. */
-  generator: { kind: 'offline' | 'openai'; model: string };
-  /** HMAC secret of feedback tokens (browser feedback without an API key). */
-  feedbackTokenSecret: string;
-  feedbackTokenTtlSec: number;
+  readonly generator: Readonly<{ kind: 'offline' | 'openai'; model: string }>;
+  /**
+   * HMAC secret of feedback tokens (browser feedback without an API key). `undefined` when
+   * FEEDBACK_TOKEN_SECRET is unset: the composition root then resolves a local secret itself.
+   */
+  readonly feedbackTokenSecret?: string;
+  readonly feedbackTokenTtlSec: number;
 }
 
 export const DEV_API_KEY = 'dev-local-key';
 
-function int(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return dflt;
-  const v = Number(raw);
-  if (!Number.isInteger(v) || v < min || v > max) {
-    throw new Error(`${name} must be an integer in [${min}, ${max}], got '${raw}'`);
+/** Every problem found in the environment, one line each (`problems`), all reported at once. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
   }
-  return v;
 }
 
-function fraction(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return dflt;
-  const v = Number(raw);
-  if (!Number.isFinite(v) || v < 0 || v >= 1) throw new Error(`${name} must be a number in [0, 1), got '${raw}'`);
-  return v;
+// ---------------------------------------------------------------------------------------------
+// The schema: every variable, its type, range, default and meaning, in one place.
+// ---------------------------------------------------------------------------------------------
+
+export interface ConfigVariableMeta {
+  /** What a valid value is; the error line reads `NAME must be <expect>, got '<value>'`. */
+  expect: string;
+  /** One-line meaning. */
+  doc: string;
+  /** Never print the value (errors say `(hidden)`). */
+  secret?: boolean;
 }
 
-function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], dflt: T): T {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return dflt;
-  if (!(allowed as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got '${raw}'`);
-  return raw as T;
+/** Metadata of the variables of `ENV_SCHEMA` (zod registry, keyed by each variable's schema). */
+export const CONFIG_VARIABLES = z.registry<ConfigVariableMeta>();
+
+/** An empty variable counts as unset (as in a shell `VAR= cmd`). */
+const unsetIfEmpty = (v: unknown): unknown => (v === '' ? undefined : v);
+
+function variable<T extends z.ZodType>(schema: T, meta: ConfigVariableMeta) {
+  const withUnset = z.preprocess(unsetIfEmpty, schema);
+  CONFIG_VARIABLES.add(withUnset as z.ZodType, meta);
+  return withUnset;
 }
 
+const integer = (min: number, max: number) => ({ schema: z.coerce.number().int().min(min).max(max), expect: `an integer in [${min}, ${max}]` });
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => ({ schema: z.enum(values), expect: `one of ${values.join(', ')}` });
+
+function intVar(min: number, max: number, dflt: number, doc: string) {
+  const { schema, expect } = integer(min, max);
+  return variable(schema.default(dflt), { expect, doc });
+}
+
+function enumVar<const T extends readonly [string, ...string[]]>(values: T, dflt: T[number], doc: string) {
+  const { schema, expect } = oneOf(values);
+  return variable(schema.default(dflt as z.output<typeof schema>), { expect, doc });
+}
+
+/** No default here: `loadConfig` resolves it from other variables. */
+function derivedEnumVar<const T extends readonly [string, ...string[]]>(values: T, doc: string) {
+  const { schema, expect } = oneOf(values);
+  return variable(schema.optional(), { expect, doc });
+}
+
+const text = (doc: string, secret = false) => variable(z.string().optional(), { expect: 'a string', doc, secret });
+const textWithDefault = (dflt: string, doc: string) => variable(z.string().default(dflt), { expect: 'a string', doc });
+
+const DEFAULT_LLM_MODEL = 'gpt-4o-mini';
+const DAY_SEC = 24 * 3600;
+
+/** Decision-policy names, checked against the library's `PolicyName` (both directions) at compile time. */
+const POLICY_NAMES = ['judge-only', 'corroborated'] as const satisfies readonly PolicyName[];
+type MissingPolicyName = Exclude<PolicyName, (typeof POLICY_NAMES)[number]>;
+const _allPolicyNames: [MissingPolicyName] extends [never] ? true : never = true;
+void _allPolicyNames;
+const REVIEW_SERVING = ['withhold', 'serve'] as const satisfies readonly DecisionPolicyParams['reviewServing'][];
+
+/**
+ * The environment. Variables marked "library default" take their default from the params objects
+ * of `@forensics/algorithms`; their ranges are the library's (or, where today's service limit is
+ * tighter, that limit), and the assembled values are also run through the library's validators.
+ * `undefined` defaults (JUDGE, EMBEDDER, GENERATOR, GENERATOR_MODEL) are resolved from other
+ * variables in `loadConfig`.
+ */
+export const ENV_SCHEMA = z.object({
+  DATA_DIR: textWithDefault('.data', 'where embedded services keep their data (relative to the project root)'),
+  DATABASE_URL: text('Postgres connection string; unset = embedded PostgreSQL'),
+  REDIS_URL: text('Redis for the BullMQ queue; unset = embedded redis-server'),
+  QDRANT_URL: text('Qdrant server; unset = embedded on-disk vector store'),
+  QDRANT_API_KEY: text('API key of the Qdrant server', true),
+  HOST: textWithDefault('127.0.0.1', 'API listen address'),
+  PORT: intVar(0, 65535, 3000, 'API listen port'),
+  API_KEYS: variable(
+    z.string().transform((s) => s.split(',').map((k) => k.trim()).filter(Boolean)).pipe(z.array(z.string()).min(1)).optional(),
+    { expect: 'a comma-separated list of at least one API key', doc: `API keys; unset = the development key '${DEV_API_KEY}' (with a warning)`, secret: true },
+  ),
+  BODY_LIMIT: variable(z.string().regex(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i).default('256kb'), {
+    expect: 'a size such as 256kb or 1mb',
+    doc: 'request body limit (413 above)',
+  }),
+  EMBEDDER: derivedEnumVar(['use-lite', 'onnx', 'openai'], "text embedder; unset = 'onnx' when ONNX_MODEL_DIR is set, else 'use-lite'"),
+  ONNX_MODEL_DIR: text('sentence-transformers ONNX export (model.onnx + tokenizer.json)'),
+  EMBEDDING_MODEL: text('embedding model name for EMBEDDER=openai (adapter default text-embedding-3-small)'),
+  EMBEDDING_DIMENSION: variable(integer(1, 65536).schema.optional(), { expect: integer(1, 65536).expect, doc: 'embedding dimension for EMBEDDER=openai' }),
+  JUDGE: derivedEnumVar(['offline', 'openai'], "relevance judge; unset = 'openai' when OPENAI_BASE_URL or OPENAI_API_KEY is set, else 'offline'"),
+  OPENAI_BASE_URL: text('any OpenAI-compatible endpoint (vLLM, llama.cpp server, Ollama, OpenAI)'),
+  OPENAI_API_KEY: text('API key of the OpenAI-compatible endpoint', true),
+  JUDGE_MODEL: textWithDefault(DEFAULT_LLM_MODEL, 'judge model name'),
+  JUDGE_TIMEOUT_MS: intVar(100, 600_000, 60_000, 'timeout of one judge request (ms)'),
+  JUDGE_MAX_REASKS: intVar(0, 10, 2, 're-asks after an unlabelled judge reply'),
+  JUDGE_CONCURRENCY: intVar(1, 64, 4, 'judge calls in flight within a round'),
+  // RAGForensics bounds: ranges as in TraceParams (validateTraceParams), defaults DEFAULT_TRACE_PARAMS.
+  TRACE_K: intVar(1, 100, DEFAULT_TRACE_PARAMS.k, 'K of RAGForensics: texts per retrieval round (library default)'),
+  TRACE_MAX_ROUNDS: intVar(1, 1000, DEFAULT_TRACE_PARAMS.maxRounds, 'retrieval rounds per event before BOUNDED (library default)'),
+  TRACE_MAX_JUDGE_CALLS: intVar(1, 100_000, DEFAULT_TRACE_PARAMS.maxJudgeCalls, 'judge calls per event before BOUNDED, ≥ TRACE_K (library default)'),
+  QUEUE_ATTEMPTS: intVar(1, 100, 5, 'attempts of a traceback job (exponential backoff between them)'),
+  QUEUE_BACKOFF_MS: intVar(0, 3_600_000, 2000, 'first retry delay of a failed job (ms)'),
+  WORKER_CONCURRENCY: intVar(1, 64, 2, 'jobs per worker process'),
+  QUEUE_PREFIX: textWithDefault('forensics', 'Redis key prefix of the queues (services sharing a Redis keep their jobs apart)'),
+  DEFAULT_COLLECTION: textWithDefault('default', 'collection used when a request names none'),
+  EVIDENCE: enumVar(['on', 'off'], 'on', 'BiRD / GRADA / ProGRank on every judged candidate'),
+  // Service limits (cost per event), tighter than BirdParams.k / ProgrankParams.runs accept; the
+  // values are still checked by validateBirdParams / validateProgrankParams.
+  BIRD_K: intVar(2, 1000, DEFAULT_BIRD_PARAMS.k, 'BiRD k: forward and backward ranking depth (library default)'),
+  PROGRANK_RUNS: intVar(1, 200, DEFAULT_PROGRANK_PARAMS.runs, 'ProGRank perturbation runs R (library default)'),
+  PROGRANK_TOKEN_DROPOUT: variable(z.coerce.number().min(0).lt(1).default(DEFAULT_TOKEN_DROPOUT_RATE), {
+    expect: 'a number in [0, 1)',
+    doc: 'ProGRank token dropout rate (library default)',
+  }),
+  PROBE: enumVar(['auto', 'use-lite', 'onnx', 'none'], 'auto', "ProGRank gradient probe; 'auto' = the embedder's encoder if probe-able, else the ONNX surrogate in PROBE_MODEL_DIR"),
+  PROBE_MODEL_DIR: text('ONNX surrogate encoder for the gradient probe'),
+  DECISION_POLICY: enumVar(POLICY_NAMES, DEFAULT_DECISION_POLICY.name, 'quarantine decision policy (library default)'),
+  REVIEW_SERVING: enumVar(REVIEW_SERVING, DEFAULT_DECISION_POLICY.reviewServing, 'whether YES texts awaiting review stay served (library default)'),
+  GENERATOR: derivedEnumVar(['offline', 'openai'], "answer/verification/benign-text generator; unset = 'openai' when an endpoint is set, else 'offline'"),
+  GENERATOR_MODEL: text('generator model name; unset = JUDGE_MODEL'),
+  FEEDBACK_TOKEN_SECRET: variable(z.string().min(16).optional(), {
+    expect: 'a string of at least 16 characters',
+    doc: 'HMAC secret of feedback tokens; unset = a local secret resolved by the composition root',
+    secret: true,
+  }),
+  FEEDBACK_TOKEN_TTL_SEC: intVar(60, 365 * DAY_SEC, 7 * DAY_SEC, 'lifetime of feedback tokens (s)'),
+});
+
+export type ConfigEnv = z.output<typeof ENV_SCHEMA>;
+type VariableName = keyof ConfigEnv & string;
+
+const MAX_SHOWN = 80;
+
+/** A variable's value as printed in errors: quoted, control characters escaped, long values cut, secrets hidden. */
+function shown(name: string, raw: string | undefined): string {
+  const meta = CONFIG_VARIABLES.get(ENV_SCHEMA.shape[name as VariableName]);
+  if (meta?.secret) return '(hidden)';
+  if (raw === undefined) return '(unset)';
+  const escaped = (s: string) => s.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return raw.length > MAX_SHOWN ? `'${escaped(raw.slice(0, MAX_SHOWN))}…' (${raw.length} chars)` : `'${escaped(raw)}'`;
+}
+
+/** Runs one of the library's validators; a RangeError becomes a problem naming the variables that were set. */
+function libraryCheck(problems: string[], env: NodeJS.ProcessEnv, names: readonly VariableName[], validator: string, check: () => unknown): void {
+  try {
+    check();
+  } catch (e) {
+    const set = names.filter((n) => env[n] !== undefined && env[n] !== '');
+    problems.push(`${(set.length ? set : names).map((n) => `${n}=${shown(n, env[n])}`).join(', ')} rejected by ${validator}: ${(e as Error).message}`);
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/**
+ * Reads and validates the environment. Collects every problem (bad values, cross-variable rules,
+ * the algorithm library's own checks) and throws one `ConfigError` listing them all. The result is
+ * deeply frozen.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = resolve(__dirname, '../../../..')): AppConfig {
-  const apiKeys = (env.API_KEYS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  const openaiBase = env.OPENAI_BASE_URL || undefined;
-  const judgeKind = oneOf(env, 'JUDGE', ['offline', 'openai'] as const, openaiBase || env.OPENAI_API_KEY ? 'openai' : 'offline');
-  const embedderKind = oneOf(env, 'EMBEDDER', ['use-lite', 'onnx', 'openai'] as const, env.ONNX_MODEL_DIR ? 'onnx' : 'use-lite');
-  if (embedderKind === 'onnx' && !env.ONNX_MODEL_DIR) throw new Error('EMBEDDER=onnx needs ONNX_MODEL_DIR (a folder with model.onnx and tokenizer.json)');
-  if ((judgeKind === 'openai' || embedderKind === 'openai') && !env.OPENAI_API_KEY && !openaiBase) {
-    throw new Error('JUDGE=openai / EMBEDDER=openai need OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI endpoint)');
+  const problems: string[] = [];
+  const parsed: Partial<Record<VariableName, unknown>> = {};
+  for (const name of Object.keys(ENV_SCHEMA.shape) as VariableName[]) {
+    const result = ENV_SCHEMA.shape[name].safeParse(env[name]);
+    if (result.success) parsed[name] = result.data;
+    else problems.push(`${name} must be ${CONFIG_VARIABLES.get(ENV_SCHEMA.shape[name])!.expect}, got ${shown(name, env[name])}`);
   }
-  return {
+  const v = parsed as Partial<ConfigEnv>;
+  const ok = (...names: VariableName[]) => names.every((n) => n in parsed);
+
+  // Cross-variable rules.
+  const openaiBase = v.OPENAI_BASE_URL;
+  const openaiEndpoint = Boolean(openaiBase || v.OPENAI_API_KEY);
+  const embedderKind = v.EMBEDDER ?? (v.ONNX_MODEL_DIR ? 'onnx' : 'use-lite');
+  const judgeKind = v.JUDGE ?? (openaiEndpoint ? 'openai' : 'offline');
+  const generatorKind = v.GENERATOR ?? (openaiEndpoint ? 'openai' : 'offline');
+  if (ok('EMBEDDER') && embedderKind === 'onnx' && !v.ONNX_MODEL_DIR) {
+    problems.push("EMBEDDER='onnx' needs ONNX_MODEL_DIR (a folder with model.onnx and tokenizer.json)");
+  }
+  if (!openaiEndpoint) {
+    const wantOpenai = (['JUDGE', 'EMBEDDER', 'GENERATOR'] as const).filter((n) => ok(n) && v[n] === 'openai');
+    if (wantOpenai.length) {
+      problems.push(`${wantOpenai.map((n) => `${n}='openai'`).join(', ')} need${wantOpenai.length === 1 ? 's' : ''} OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI endpoint)`);
+    }
+  }
+
+  // The algorithm library's own checks (cross-field rules such as maxJudgeCalls ≥ k, and any range the library tightens).
+  if (ok('TRACE_K', 'TRACE_MAX_ROUNDS', 'TRACE_MAX_JUDGE_CALLS')) {
+    libraryCheck(problems, env, ['TRACE_K', 'TRACE_MAX_ROUNDS', 'TRACE_MAX_JUDGE_CALLS'], 'validateTraceParams', () =>
+      validateTraceParams({ k: v.TRACE_K, maxRounds: v.TRACE_MAX_ROUNDS, maxJudgeCalls: v.TRACE_MAX_JUDGE_CALLS }));
+  }
+  if (ok('BIRD_K')) libraryCheck(problems, env, ['BIRD_K'], 'validateBirdParams', () => validateBirdParams({ k: v.BIRD_K }));
+  if (ok('PROGRANK_RUNS')) libraryCheck(problems, env, ['PROGRANK_RUNS'], 'validateProgrankParams', () => validateProgrankParams({ runs: v.PROGRANK_RUNS }));
+  if (ok('PROGRANK_TOKEN_DROPOUT')) {
+    // The library has no params validator for the rate; tokenDropoutMask range-checks it before drawing.
+    libraryCheck(problems, env, ['PROGRANK_TOKEN_DROPOUT'], 'tokenDropoutMask', () => tokenDropoutMask([], v.PROGRANK_TOKEN_DROPOUT, () => 0));
+  }
+  if (ok('DECISION_POLICY', 'REVIEW_SERVING')) {
+    libraryCheck(problems, env, ['DECISION_POLICY', 'REVIEW_SERVING'], 'validateDecisionPolicy', () =>
+      validateDecisionPolicy({ name: v.DECISION_POLICY, reviewServing: v.REVIEW_SERVING }));
+  }
+
+  if (problems.length) throw new ConfigError(problems);
+  const e = v as ConfigEnv;
+
+  const config: AppConfig = {
     projectRoot,
-    dataDir: resolve(projectRoot, env.DATA_DIR || '.data'),
-    databaseUrl: env.DATABASE_URL || undefined,
-    redisUrl: env.REDIS_URL || undefined,
-    qdrantUrl: env.QDRANT_URL || undefined,
-    qdrantApiKey: env.QDRANT_API_KEY || undefined,
-    host: env.HOST || '127.0.0.1',
-    port: int(env, 'PORT', 3000, 0, 65535),
-    apiKeys: apiKeys.length ? apiKeys : [DEV_API_KEY],
-    devApiKey: apiKeys.length === 0,
-    bodyLimit: env.BODY_LIMIT || '256kb',
-    embedder: {
-      kind: embedderKind,
-      onnxModelDir: env.ONNX_MODEL_DIR || undefined,
-      model: env.EMBEDDING_MODEL || undefined,
-      dimension: env.EMBEDDING_DIMENSION ? int(env, 'EMBEDDING_DIMENSION', 0, 1, 65536) : undefined,
-    },
-    judge: {
-      kind: judgeKind,
-      model: env.JUDGE_MODEL || 'gpt-4o-mini',
-      timeoutMs: int(env, 'JUDGE_TIMEOUT_MS', 60_000, 100, 600_000),
-      maxReasks: int(env, 'JUDGE_MAX_REASKS', 2, 0, 10),
-    },
-    openai: { baseURL: openaiBase, apiKey: env.OPENAI_API_KEY || (openaiBase ? 'not-needed' : undefined) },
-    trace: {
-      k: int(env, 'TRACE_K', 5, 1, 100),
-      maxRounds: int(env, 'TRACE_MAX_ROUNDS', 10, 1, 1000),
-      maxJudgeCalls: int(env, 'TRACE_MAX_JUDGE_CALLS', 50, 1, 100_000),
-      judgeConcurrency: int(env, 'JUDGE_CONCURRENCY', 4, 1, 64),
-    },
-    queue: {
-      attempts: int(env, 'QUEUE_ATTEMPTS', 5, 1, 100),
-      backoffMs: int(env, 'QUEUE_BACKOFF_MS', 2000, 0, 3_600_000),
-      workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 64),
-      // Redis key prefix of the queues: services sharing one Redis keep their jobs apart.
-      prefix: env.QUEUE_PREFIX || 'forensics',
-    },
-    defaultCollection: env.DEFAULT_COLLECTION || 'default',
-    evidence: {
-      enabled: oneOf(env, 'EVIDENCE', ['on', 'off'] as const, 'on') === 'on',
-      birdK: int(env, 'BIRD_K', 20, 2, 1000),
-      progrankRuns: int(env, 'PROGRANK_RUNS', 20, 1, 200),
-      progrankTokenDropout: fraction(env, 'PROGRANK_TOKEN_DROPOUT', 0.1),
-    },
-    probe: { kind: oneOf(env, 'PROBE', ['auto', 'use-lite', 'onnx', 'none'] as const, 'auto'), modelDir: env.PROBE_MODEL_DIR || undefined },
-    policy: {
-      name: oneOf(env, 'DECISION_POLICY', ['judge-only', 'corroborated'] as const, 'judge-only'),
-      reviewServing: oneOf(env, 'REVIEW_SERVING', ['withhold', 'serve'] as const, 'withhold'),
-    },
-    generator: {
-      kind: oneOf(env, 'GENERATOR', ['offline', 'openai'] as const, openaiBase || env.OPENAI_API_KEY ? 'openai' : 'offline'),
-      model: env.GENERATOR_MODEL || env.JUDGE_MODEL || 'gpt-4o-mini',
-    },
-    feedbackTokenSecret: env.FEEDBACK_TOKEN_SECRET || '',
-    feedbackTokenTtlSec: int(env, 'FEEDBACK_TOKEN_TTL_SEC', 7 * 24 * 3600, 60, 365 * 24 * 3600),
+    dataDir: resolve(projectRoot, e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    qdrantUrl: e.QDRANT_URL,
+    qdrantApiKey: e.QDRANT_API_KEY,
+    host: e.HOST,
+    port: e.PORT,
+    apiKeys: e.API_KEYS ?? [DEV_API_KEY],
+    devApiKey: e.API_KEYS === undefined,
+    bodyLimit: e.BODY_LIMIT,
+    embedder: { kind: embedderKind, onnxModelDir: e.ONNX_MODEL_DIR, model: e.EMBEDDING_MODEL, dimension: e.EMBEDDING_DIMENSION },
+    judge: { kind: judgeKind, model: e.JUDGE_MODEL, timeoutMs: e.JUDGE_TIMEOUT_MS, maxReasks: e.JUDGE_MAX_REASKS },
+    openai: { baseURL: openaiBase, apiKey: e.OPENAI_API_KEY ?? (openaiBase ? 'not-needed' : undefined) },
+    trace: { k: e.TRACE_K, maxRounds: e.TRACE_MAX_ROUNDS, maxJudgeCalls: e.TRACE_MAX_JUDGE_CALLS, judgeConcurrency: e.JUDGE_CONCURRENCY },
+    queue: { attempts: e.QUEUE_ATTEMPTS, backoffMs: e.QUEUE_BACKOFF_MS, workerConcurrency: e.WORKER_CONCURRENCY, prefix: e.QUEUE_PREFIX },
+    defaultCollection: e.DEFAULT_COLLECTION,
+    evidence: { enabled: e.EVIDENCE === 'on', birdK: e.BIRD_K, progrankRuns: e.PROGRANK_RUNS, progrankTokenDropout: e.PROGRANK_TOKEN_DROPOUT },
+    probe: { kind: e.PROBE, modelDir: e.PROBE_MODEL_DIR },
+    policy: { name: e.DECISION_POLICY, reviewServing: e.REVIEW_SERVING },
+    generator: { kind: generatorKind, model: e.GENERATOR_MODEL ?? e.JUDGE_MODEL },
+    feedbackTokenSecret: e.FEEDBACK_TOKEN_SECRET,
+    feedbackTokenTtlSec: e.FEEDBACK_TOKEN_TTL_SEC,
   };
+  return deepFreeze(config);
 }

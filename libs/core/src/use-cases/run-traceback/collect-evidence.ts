@@ -1,5 +1,6 @@
 import {
   birdScores, birdSuspicion, combineEvidence, gradaRerank, gradaSuspicion, progrankScores, progrankSuspicion, selectProbeSet,
+  DEFAULT_BIRD_PARAMS, DEFAULT_PROGRANK_PARAMS, DEFAULT_TOKEN_DROPOUT_RATE,
   type BirdResult, type GradaResult, type ProgrankResult,
 } from '@forensics/algorithms';
 import type { GradientProbe } from '../../ports/gradient-probe.port';
@@ -21,9 +22,21 @@ export interface EvidenceSettings {
   progrankMaxProbes?: number;
 }
 
-export const DEFAULT_EVIDENCE_SETTINGS: EvidenceSettings = {
-  enabled: true, birdK: 20, birdEpsilon: 2.5, gradaPoolFactor: 2, progrankRuns: 20, progrankTokenDropout: 0.1, progrankSeed: 1234,
-};
+/**
+ * Algorithm values come from the pure library's params objects; only the two service choices
+ * below (no library counterpart) are literals.
+ */
+export const DEFAULT_EVIDENCE_SETTINGS: Readonly<EvidenceSettings> = Object.freeze({
+  enabled: true,
+  birdK: DEFAULT_BIRD_PARAMS.k,
+  birdEpsilon: DEFAULT_BIRD_PARAMS.epsilon,
+  // Not a GradaParams field: GRADA needs M ≥ 2n (grada.md §3.2) and n = K here, hence M ≥ 2K.
+  gradaPoolFactor: 2,
+  progrankRuns: DEFAULT_PROGRANK_PARAMS.runs,
+  progrankTokenDropout: DEFAULT_TOKEN_DROPOUT_RATE,
+  // Not a ProgrankParams field: the service's fixed seed, so perturbations are reproducible.
+  progrankSeed: 1234,
+});
 
 /** What is stored per judged candidate (JudgeVerdict.evidence) and shown by GET /v1/feedback/:id. */
 export interface CandidateEvidence {
