@@ -1,6 +1,6 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
-import type { Runtime } from '@forensics/infra';
+import { CoreModule } from '@forensics/infra';
 import { AnswersController } from './controllers/answers.controller';
 import { CollectionsController } from './controllers/collections.controller';
 import { EnhancementsController } from './controllers/enhancements.controller';
@@ -10,17 +10,20 @@ import { QuarantineController } from './controllers/quarantine.controller';
 import { WidgetController } from './controllers/widget.controller';
 import { ApiKeyGuard } from './http/api-key.guard';
 import { ErrorsFilter } from './http/errors.filter';
-import { RUNTIME } from './http/tokens';
 
-/** HTTP app: thin controllers over the use cases; the runtime (adapters) is built outside and passed in. */
+/**
+ * HTTP app: thin controllers, each endpoint calling one use case. `infrastructure` is the
+ * process's one InfrastructureModule.forRoot(config) (shared when the worker runs in the same
+ * process, e.g. `npm start`).
+ */
 @Module({})
 export class ApiModule {
-  static register(runtime: Runtime): DynamicModule {
+  static forRoot(infrastructure: DynamicModule): DynamicModule {
     return {
       module: ApiModule,
+      imports: [infrastructure, CoreModule],
       controllers: [FeedbackController, AnswersController, EnhancementsController, QuarantineController, CollectionsController, HealthController, WidgetController],
       providers: [
-        { provide: RUNTIME, useValue: runtime },
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_FILTER, useClass: ErrorsFilter },
       ],

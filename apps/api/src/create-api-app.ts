@@ -1,22 +1,34 @@
 import 'reflect-metadata';
+import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { Runtime } from '@forensics/infra';
+import { InfrastructureModule, type AppConfig } from '@forensics/infra';
 import { ApiModule } from './api.module';
 
 /** Ingestion carries corpora; everything else is small. */
 const INGEST_BODY_LIMIT = '20mb';
 
-/** Builds the Nest HTTP app (used by main.ts and by the tests, which listen on port 0). */
-export async function createApiApp(runtime: Runtime, opts: { logger?: boolean } = {}): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(ApiModule.register(runtime), {
+export interface ApiAppOptions {
+  logger?: boolean;
+  /** The process's infrastructure module; default: a new one for `config`. */
+  infrastructure?: DynamicModule;
+  /** More modules in the same process (the worker, for `npm start` and in-process tests). */
+  with?: DynamicModule[];
+}
+
+/** Builds the Nest HTTP app (used by main.ts, the CLI's serve and the tests, which listen on port 0). */
+export async function createApiApp(config: AppConfig, opts: ApiAppOptions = {}): Promise<NestExpressApplication> {
+  const infrastructure = opts.infrastructure ?? InfrastructureModule.forRoot(config);
+  const api = ApiModule.forRoot(infrastructure);
+  const root: DynamicModule = { ...api, imports: [...(api.imports ?? []), ...(opts.with ?? [])] };
+  const app = await NestFactory.create<NestExpressApplication>(root, {
     bodyParser: false,
     logger: opts.logger === false ? false : ['error', 'warn', 'log'],
   });
   const ingestJson = express.json({ limit: INGEST_BODY_LIMIT });
-  const json = express.json({ limit: runtime.config.bodyLimit });
+  const json = express.json({ limit: config.bodyLimit });
   app.use((req: Request, res: Response, next: NextFunction) => (/^\/v1\/collections\/[^/]+\/documents/.test(req.path) ? ingestJson : json)(req, res, next));
   // body-parser errors → clear JSON (413 over the limit, 400 for malformed JSON).
   app.use((err: { type?: string; status?: number; message?: string; limit?: number }, _req: Request, res: Response, next: NextFunction) => {

@@ -1,24 +1,22 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { createRuntime, loadConfig, DEV_API_KEY } from '@forensics/infra';
+import { DEV_API_KEY, loadConfig } from '@forensics/infra';
 import { createApiApp } from './create-api-app';
 
 async function main(): Promise<void> {
   const log = new Logger('api');
   const config = loadConfig(process.env);
-  const runtime = await createRuntime(config, { log: (m) => log.log(m) });
   if (config.devApiKey) log.warn(`API_KEYS is not set: using the development key '${DEV_API_KEY}'. Set API_KEYS in production.`);
-  const app = await createApiApp(runtime);
+  const app = await createApiApp(config);
   await app.listen(config.port, config.host);
   const url = await app.getUrl();
-  log.log(`listening on ${url} (OpenAPI at ${url}/docs), judge=${runtime.judge.kind}, embedder=${runtime.embedder.id}, vector store=${runtime.store.kind}`);
+  log.log(`listening on ${url} (OpenAPI at ${url}/docs), judge=${config.judge.kind}, embedder=${config.embedder.kind}`);
   let closing = false;
   const shutdown = async (sig: string) => {
     if (closing) return;
     closing = true;
     log.log(`${sig}: shutting down`);
     await app.close().catch(() => {});
-    await runtime.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
-import { IngestCorpusUseCase, ValidationError } from '@forensics/core';
-import { createRuntime, loadConfig } from '@forensics/infra';
+import { NestFactory } from '@nestjs/core';
+import { EMBEDDER, IngestCorpusUseCase, ValidationError, VECTOR_STORE, type Embedder, type VectorStore } from '@forensics/core';
+import { CoreModule, InfrastructureModule, loadConfig } from '@forensics/infra';
 import { readIngestJsonl } from './jsonl';
 import { progressBar } from './progress';
 
@@ -23,31 +24,37 @@ async function ingest(argv: string[]): Promise<void> {
   if (files.length !== 1) throw new ValidationError(`expected exactly one JSONL file\n${USAGE}`);
   const records = await readIngestJsonl(files[0]);
   if (!records.length) throw new ValidationError(`${files[0]} holds no records`);
-  const rt = await createRuntime(config, { withoutQueue: true, log: (m) => process.stderr.write(`${m}\n`) });
+  // The same core and adapters as the service, without the queue (ingestion needs none).
+  const app = await NestFactory.createApplicationContext(
+    { module: class IngestModule {}, imports: [InfrastructureModule.forRoot(config, { queue: false }), CoreModule] },
+    { logger: ['error', 'warn'] },
+  );
   try {
     const bar = progressBar(`embedding into '${collection}'`);
     const t0 = Date.now();
-    const r = await new IngestCorpusUseCase({ repo: rt.repo, store: rt.store, embedder: rt.embedder }).execute({
+    const r = await app.get(IngestCorpusUseCase).execute({
       collection, records, onProgress: (p) => bar.update(p.done, p.total, `(${p.skipped} already present)`),
     });
     bar.done();
-    console.log(JSON.stringify({ collection: r.collection, received: r.received, inserted: r.inserted, skipped: r.skipped, markersStripped: r.markersStripped, embedder: rt.embedder.id, store: rt.store.kind, seconds: +((Date.now() - t0) / 1000).toFixed(1) }));
+    const embedder = app.get<Embedder>(EMBEDDER);
+    const store = app.get<VectorStore>(VECTOR_STORE);
+    console.log(JSON.stringify({ collection: r.collection, received: r.received, inserted: r.inserted, skipped: r.skipped, markersStripped: r.markersStripped, embedder: embedder.id, store: store.kind, seconds: +((Date.now() - t0) / 1000).toFixed(1) }));
   } finally {
-    await rt.close();
+    await app.close();
   }
 }
 
 async function serve(): Promise<void> {
   // API and worker in one process: the quickest way to run the service on one machine.
   const { createApiApp } = await import('../../api/src/create-api-app');
-  const { startTracebackWorker } = await import('../../worker/src/worker');
+  const { WorkerModule } = await import('../../worker/src/worker.module');
   const config = loadConfig(process.env);
-  const rt = await createRuntime(config, { log: (m) => console.log(m) });
-  const worker = await startTracebackWorker(rt);
-  const app = await createApiApp(rt);
+  // One infrastructure module shared by the API and the worker modules of this process.
+  const infrastructure = InfrastructureModule.forRoot(config);
+  const app = await createApiApp(config, { infrastructure, with: [WorkerModule.forRoot(config, infrastructure)] });
   await app.listen(config.port, config.host);
   console.log(`serving on ${await app.getUrl()} (docs at /docs)${config.devApiKey ? `; development API key '${config.apiKeys[0]}'` : ''}`);
-  const stop = async () => { await app.close().catch(() => {}); await worker.close().catch(() => {}); await rt.close(); process.exit(0); };
+  const stop = async () => { await app.close().catch(() => {}); process.exit(0); };
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());
 }

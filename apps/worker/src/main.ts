@@ -1,31 +1,25 @@
 import 'reflect-metadata';
-import { Logger, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { createRuntime, loadConfig } from '@forensics/infra';
-import { startTracebackWorker } from './worker';
-
-@Module({})
-class WorkerModule {}
+import { Logger } from '@nestjs/common';
+import type { Failpoints } from '@forensics/core';
+import { loadConfig } from '@forensics/infra';
+import { createWorkerApp } from './create-worker-app';
 
 async function main(): Promise<void> {
   const log = new Logger('worker');
-  // Nest standalone context (no HTTP): logger and lifecycle; the BullMQ worker is wired below.
-  const ctx = await NestFactory.createApplicationContext(WorkerModule, { logger: ['error', 'warn', 'log'] });
   const config = loadConfig(process.env);
-  const runtime = await createRuntime(config, { log: (m) => log.log(m) });
-  const lockDurationMs = process.env.WORKER_LOCK_MS ? Number(process.env.WORKER_LOCK_MS) : undefined;
   // Crash-safety tests only: FORENSICS_FAILPOINT=<name> kills this process (SIGKILL) at that point.
   const failAt = process.env.FORENSICS_FAILPOINT;
-  const failpoint = failAt ? (name: string) => { if (name === failAt) { log.warn(`failpoint ${name}: killing the worker`); process.kill(process.pid, 'SIGKILL'); } } : undefined;
-  const worker = await startTracebackWorker(runtime, { lockDurationMs, failpoint });
+  const failpoints: Failpoints | undefined = failAt
+    ? { hit: (name) => { if (name === failAt) { log.warn(`failpoint ${name}: killing the worker`); process.kill(process.pid, 'SIGKILL'); } } }
+    : undefined;
+  const app = await createWorkerApp(config, { failpoints });
+  log.log(`processing the traceback queue (concurrency ${config.queue.workerConcurrency}, judge ${config.judge.kind}:${config.judge.model})`);
   let closing = false;
   const shutdown = async (sig: string) => {
     if (closing) return;
     closing = true;
     log.log(`${sig}: finishing active jobs, then exiting`);
-    await worker.close();
-    await runtime.close();
-    await ctx.close();
+    await app.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

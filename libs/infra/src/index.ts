@@ -7,5 +7,5 @@ export * from './queue';
 export * from './config/app-config';
 export * from './runtime/embedded-services';
 export * from './runtime/free-port';
-export * from './bootstrap/runtime';
+export * from './nest';
 export * from './generators';

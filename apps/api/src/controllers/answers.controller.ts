@@ -1,27 +1,16 @@
 import { BadGatewayException, Body, Controller, HttpCode, Inject, Post, ServiceUnavailableException } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AnswerQueryUseCase, GeneratorError, LogAnswerUseCase, validateAnswerQuery, validateLogAnswer, type Generator } from '@forensics/core';
-import { createGenerator, type Runtime } from '@forensics/infra';
-import { feedbackTokenSettings } from '../http/api-key.guard';
-import { RUNTIME } from '../http/tokens';
-
-/** The runtime's generator when it has one, else one built from the config (offline without an LLM). */
-export function runtimeGenerator(rt: Runtime): Generator {
-  return (rt as Runtime & { generator?: Generator }).generator ?? createGenerator(rt.config);
-}
+import { AnswerQueryUseCase, CORE_SETTINGS, GeneratorError, LogAnswerUseCase, validateAnswerQuery, validateLogAnswer, type CoreSettings } from '@forensics/core';
 
 @ApiTags('answers')
 @ApiSecurity('api-key')
 @Controller('v1')
 export class AnswersController {
-  private readonly answer: AnswerQueryUseCase;
-  private readonly log: LogAnswerUseCase;
-
-  constructor(@Inject(RUNTIME) private readonly rt: Runtime) {
-    const tokens = feedbackTokenSettings(rt);
-    this.answer = new AnswerQueryUseCase({ repo: rt.repo, store: rt.store, embedder: rt.embedder, generator: runtimeGenerator(rt), tokens });
-    this.log = new LogAnswerUseCase({ repo: rt.repo, tokens });
-  }
+  constructor(
+    @Inject(AnswerQueryUseCase) private readonly answer: AnswerQueryUseCase,
+    @Inject(LogAnswerUseCase) private readonly log: LogAnswerUseCase,
+    @Inject(CORE_SETTINGS) private readonly settings: CoreSettings,
+  ) {}
 
   @Post('rag/answer')
   @HttpCode(200)
@@ -31,7 +20,7 @@ export class AnswersController {
   })
   @ApiBody({ schema: { type: 'object', required: ['query'], properties: { collection: { type: 'string', example: 'default' }, query: { type: 'string', maxLength: 4000 }, k: { type: 'integer', minimum: 1, maximum: 50 } } } })
   async ragAnswer(@Body() body: unknown) {
-    const cmd = validateAnswerQuery(body, { collection: this.rt.config.defaultCollection, k: this.rt.config.trace.k });
+    const cmd = validateAnswerQuery(body, { collection: this.settings.defaultCollection, k: this.settings.defaultK });
     try {
       const r = await this.answer.execute(cmd);
       return { ...r, feedbackTokenExpiresAt: r.feedbackTokenExpiresAt.toISOString() };
@@ -52,7 +41,7 @@ export class AnswersController {
     servedIds: { type: 'array', items: { type: 'string' }, maxItems: 100 }, servedScores: { type: 'array', items: { type: 'number' } },
   } } })
   async logAnswer(@Body() body: unknown) {
-    const r = await this.log.execute(validateLogAnswer(body, this.rt.config.defaultCollection));
+    const r = await this.log.execute(validateLogAnswer(body, this.settings.defaultCollection));
     return { ...r, feedbackTokenExpiresAt: r.feedbackTokenExpiresAt.toISOString() };
   }
 }

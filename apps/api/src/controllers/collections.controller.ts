@@ -1,8 +1,6 @@
-import { Body, Controller, Get, HttpCode, Inject, NotFoundException, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { IngestCorpusUseCase, ValidationError, parseIngestRecord } from '@forensics/core';
-import type { Runtime } from '@forensics/infra';
-import { RUNTIME } from '../http/tokens';
+import { DescribeCollectionUseCase, IngestCorpusUseCase, ValidationError, parseIngestRecord } from '@forensics/core';
 
 export const INGEST_MAX_RECORDS = 5000;
 
@@ -10,11 +8,10 @@ export const INGEST_MAX_RECORDS = 5000;
 @ApiSecurity('api-key')
 @Controller('v1/collections')
 export class CollectionsController {
-  private readonly ingest: IngestCorpusUseCase;
-
-  constructor(@Inject(RUNTIME) private readonly rt: Runtime) {
-    this.ingest = new IngestCorpusUseCase({ repo: rt.repo, store: rt.store, embedder: rt.embedder });
-  }
+  constructor(
+    @Inject(IngestCorpusUseCase) private readonly ingest: IngestCorpusUseCase,
+    @Inject(DescribeCollectionUseCase) private readonly describe: DescribeCollectionUseCase,
+  ) {}
 
   @Post(':name/documents')
   @HttpCode(200)
@@ -33,8 +30,6 @@ export class CollectionsController {
   @Get(':name')
   @ApiOperation({ summary: 'Collection info: embedder, dimension, document counts' })
   async info(@Param('name') name: string) {
-    const c = await this.rt.repo.getCollection(name);
-    if (!c) throw new NotFoundException(`collection '${name}' is unknown`);
-    return { ...c, documents: await this.rt.repo.countDocuments(name), vectors: await this.rt.store.count(name) };
+    return this.describe.execute({ collection: name });
   }
 }

@@ -1,23 +1,19 @@
 import { BadRequestException, Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { CORRECT_ANSWER_LIMIT, DeleteEnhancementUseCase, EnhanceAnswerUseCase, ValidationError } from '@forensics/core';
-import type { Runtime } from '@forensics/infra';
+import { CORRECT_ANSWER_LIMIT, DeleteEnhancementUseCase, EnhanceAnswerUseCase, ListEnhancementsUseCase, ValidationError } from '@forensics/core';
 import { actorOf } from '../http/api-key.guard';
-import { RUNTIME } from '../http/tokens';
 
-/** Benign-text enhancements (ragforensics.md App. 8.3): set a correct answer, list, delete. */
+/** Benign-text enhancements (RAGForensics, arXiv 2504.21668, App. 8.3): set a correct answer, list, delete. */
 @ApiTags('enhancements')
 @ApiSecurity('api-key')
 @Controller('v1')
 export class EnhancementsController {
-  private readonly enhance: EnhanceAnswerUseCase;
-  private readonly remove: DeleteEnhancementUseCase;
-
-  constructor(@Inject(RUNTIME) private readonly rt: Runtime) {
-    this.enhance = new EnhanceAnswerUseCase({ repo: rt.repo, store: rt.store, embedder: rt.embedder, generator: rt.generator });
-    this.remove = new DeleteEnhancementUseCase({ repo: rt.repo, store: rt.store });
-  }
+  constructor(
+    @Inject(EnhanceAnswerUseCase) private readonly enhance: EnhanceAnswerUseCase,
+    @Inject(DeleteEnhancementUseCase) private readonly remove: DeleteEnhancementUseCase,
+    @Inject(ListEnhancementsUseCase) private readonly listEnhancements: ListEnhancementsUseCase,
+  ) {}
 
   @Post('feedback/:id/correct-answer')
   @HttpCode(200)
@@ -35,7 +31,7 @@ export class EnhancementsController {
   @ApiOperation({ summary: 'List benign-text enhancements (filter by collection, feedbackId, state)' })
   async list(@Query('collection') collection?: string, @Query('feedbackId') feedbackId?: string, @Query('state') state?: string) {
     if (state && state !== 'ACTIVE' && state !== 'DELETED') throw new BadRequestException('state must be ACTIVE or DELETED');
-    return { items: await this.rt.repo.listEnhancements({ collection, feedbackId, state: state as 'ACTIVE' | 'DELETED' | undefined }) };
+    return { items: await this.listEnhancements.execute({ collection, feedbackId, state: state as 'ACTIVE' | 'DELETED' | undefined }) };
   }
 
   @Delete('enhancements/:id')

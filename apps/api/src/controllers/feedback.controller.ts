@@ -1,23 +1,18 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Options, Param, Post, Req, UnauthorizedException } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AnswerFeedbackUseCase, GetFeedbackUseCase, SubmitFeedbackUseCase, validateAnswerFeedback, validateFeedback } from '@forensics/core';
-import type { Runtime } from '@forensics/infra';
+import { AnswerFeedbackUseCase, CORE_SETTINGS, GetFeedbackUseCase, SubmitFeedbackUseCase, validateAnswerFeedback, validateFeedback, type CoreSettings } from '@forensics/core';
 import { AllowFeedbackToken, Public, type AuthenticatedRequest } from '../http/api-key.guard';
-import { RUNTIME } from '../http/tokens';
 
 @ApiTags('feedback')
 @ApiSecurity('api-key')
 @Controller('v1/feedback')
 export class FeedbackController {
-  private readonly submit: SubmitFeedbackUseCase;
-  private readonly submitForAnswer: AnswerFeedbackUseCase;
-  private readonly get: GetFeedbackUseCase;
-
-  constructor(@Inject(RUNTIME) private readonly rt: Runtime) {
-    this.submit = new SubmitFeedbackUseCase({ repo: rt.repo, queue: rt.queue, defaultK: rt.config.trace.k });
-    this.submitForAnswer = new AnswerFeedbackUseCase({ repo: rt.repo, queue: rt.queue, defaultK: rt.config.trace.k });
-    this.get = new GetFeedbackUseCase({ repo: rt.repo });
-  }
+  constructor(
+    @Inject(SubmitFeedbackUseCase) private readonly submit: SubmitFeedbackUseCase,
+    @Inject(AnswerFeedbackUseCase) private readonly submitForAnswer: AnswerFeedbackUseCase,
+    @Inject(GetFeedbackUseCase) private readonly get: GetFeedbackUseCase,
+    @Inject(CORE_SETTINGS) private readonly settings: CoreSettings,
+  ) {}
 
   @Post()
   @HttpCode(202)
@@ -41,7 +36,7 @@ export class FeedbackController {
   } } })
   async create(@Body() body: unknown, @Headers('idempotency-key') key: string | undefined, @Req() req: AuthenticatedRequest) {
     if (req.feedbackToken) return this.createWithToken(body, req.feedbackToken.answerId);
-    const cmd = validateFeedback(body, this.rt.config.defaultCollection);
+    const cmd = validateFeedback(body, this.settings.defaultCollection);
     const reporter = cmd.reporter ?? req.principal ?? null;
     const { event, created, queued } = await this.submit.execute({ ...cmd, reporter, idempotencyKey: key ?? null });
     return { id: event.id, status: event.status, duplicate: !created, queued, links: { self: `/v1/feedback/${event.id}` } };
@@ -57,7 +52,7 @@ export class FeedbackController {
   @Get(':id')
   @ApiOperation({ summary: 'Status of a feedback event, judge verdicts with replies, quarantined texts' })
   async findOne(@Param('id') id: string) {
-    return this.get.execute(id);
+    return this.get.execute({ feedbackId: id });
   }
 
   private async createWithToken(body: unknown, answerId: string) {

@@ -1,10 +1,8 @@
-import { BadRequestException, Body, ConflictException, Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Query, Req } from '@nestjs/common';
+import { BadRequestException, Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { QuarantineTextsUseCase, RestoreQuarantineUseCase, type QuarantineRow, type QuarantineState } from '@forensics/core';
-import type { Runtime } from '@forensics/infra';
+import { ApproveQuarantineUseCase, ListQuarantinesUseCase, RestoreQuarantineUseCase, type QuarantineRow, type QuarantineState } from '@forensics/core';
 import { actorOf } from '../http/api-key.guard';
-import { RUNTIME } from '../http/tokens';
 
 const STATES = ['QUARANTINED', 'NEEDS_REVIEW', 'RESTORED', 'PURGED'];
 
@@ -21,31 +19,25 @@ const view = (r: QuarantineRow) => ({ id: r.id, state: r.state, documentId: r.do
 @ApiSecurity('api-key')
 @Controller('v1/quarantine')
 export class QuarantineController {
-  private readonly restore: RestoreQuarantineUseCase;
-  private readonly quarantine: QuarantineTextsUseCase;
-
-  constructor(@Inject(RUNTIME) private readonly rt: Runtime) {
-    this.restore = new RestoreQuarantineUseCase({ repo: rt.repo, store: rt.store });
-    this.quarantine = new QuarantineTextsUseCase({ repo: rt.repo, store: rt.store });
-  }
+  constructor(
+    @Inject(RestoreQuarantineUseCase) private readonly restore: RestoreQuarantineUseCase,
+    @Inject(ApproveQuarantineUseCase) private readonly approve: ApproveQuarantineUseCase,
+    @Inject(ListQuarantinesUseCase) private readonly listQuarantines: ListQuarantinesUseCase,
+  ) {}
 
   @Post(':id/approve')
   @HttpCode(200)
   @ApiOperation({ summary: 'Confirm a NEEDS_REVIEW record: the text is quarantined (out of serving)' })
   @ApiBody({ required: false, schema: { type: 'object', properties: { note: { type: 'string', maxLength: 2000 } } } })
   async approveOne(@Param('id') id: string, @Body() body: { note?: unknown } | undefined, @Req() req: Request) {
-    const note = reviewNote(body);
-    const rec = await this.rt.repo.getQuarantine(id);
-    if (!rec) throw new NotFoundException(`quarantine record ${id} does not exist`);
-    if (rec.state !== 'NEEDS_REVIEW' && rec.state !== 'QUARANTINED') throw new ConflictException(`quarantine record ${id} is ${rec.state}; only NEEDS_REVIEW records can be approved`);
-    return view(await this.quarantine.approve({ quarantineId: id, actor: actorOf(req), note }));
+    return view(await this.approve.execute({ quarantineId: id, actor: actorOf(req), note: reviewNote(body) }));
   }
 
   @Get()
   @ApiOperation({ summary: 'List quarantine records (filter by state, collection)' })
   async list(@Query('state') state?: string, @Query('collection') collection?: string) {
     if (state && !STATES.includes(state)) throw new BadRequestException(`state must be one of ${STATES.join(', ')}`);
-    const rows = await this.rt.repo.listQuarantines({ state: state as QuarantineState | undefined, collection });
+    const rows = await this.listQuarantines.execute({ state: state as QuarantineState | undefined, collection });
     return { items: rows };
   }
 

@@ -1,10 +1,9 @@
-import { BadRequestException, CanActivate, ExecutionContext, Inject, Injectable, Logger, SetMetadata, UnauthorizedException } from '@nestjs/common';
+import { BadRequestException, CanActivate, ExecutionContext, Inject, Injectable, SetMetadata, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { FEEDBACK_TOKEN_DEFAULT_TTL_SEC, FeedbackTokenError, verifyFeedbackToken, type FeedbackTokenSettings } from '@forensics/core';
-import type { Runtime } from '@forensics/infra';
-import { RUNTIME } from './tokens';
+import { CORE_SETTINGS, FeedbackTokenError, verifyFeedbackToken, type CoreSettings } from '@forensics/core';
+import { APP_CONFIG, type AppConfig } from '@forensics/infra';
 
 export const PUBLIC_ROUTE = 'forensics:public';
 /** Marks a route that needs no API key (health, the widget script). */
@@ -43,31 +42,6 @@ export function setTokenRouteCors(res: Response): void {
   res.setHeader('Access-Control-Max-Age', '600');
 }
 
-const settingsCache = new WeakMap<Runtime, FeedbackTokenSettings>();
-const log = new Logger('auth');
-
-/**
- * Secret and lifetime of feedback tokens. `FEEDBACK_TOKEN_SECRET` (config `feedbackTokenSecret`)
- * when set; otherwise a per-installation secret derived from the API keys and the database URL —
- * stable across restarts and shared by every API process of one installation, but only as secret
- * as those values (a warning says so). TTL: config `feedbackTokenTtlSec`, default 7 days.
- */
-export function feedbackTokenSettings(rt: Runtime): FeedbackTokenSettings {
-  const cached = settingsCache.get(rt);
-  if (cached) return cached;
-  const cfg = rt.config as { feedbackTokenSecret?: string; feedbackTokenTtlSec?: number };
-  let secret = cfg.feedbackTokenSecret;
-  if (!secret) {
-    secret = createHash('sha256')
-      .update(['rag-forensics feedback-token v1', ...[...rt.config.apiKeys].sort(), rt.databaseUrl].join('\u0000'))
-      .digest('base64url');
-    log.warn('FEEDBACK_TOKEN_SECRET is not set: feedback tokens are signed with a secret derived from the API keys and the database URL. Set FEEDBACK_TOKEN_SECRET in production.');
-  }
-  const settings = { secret, ttlSec: cfg.feedbackTokenTtlSec ?? FEEDBACK_TOKEN_DEFAULT_TTL_SEC };
-  settingsCache.set(rt, settings);
-  return settings;
-}
-
 /**
  * Every endpoint but the public ones needs an API key: `X-API-Key: <key>` or
  * `Authorization: Bearer <key>`. Routes marked `@AllowFeedbackToken()` (POST /v1/feedback) accept
@@ -76,7 +50,11 @@ export function feedbackTokenSettings(rt: Runtime): FeedbackTokenSettings {
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
-  constructor(@Inject(Reflector) private readonly reflector: Reflector, @Inject(RUNTIME) private readonly runtime: Runtime) {}
+  constructor(
+    @Inject(Reflector) private readonly reflector: Reflector,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CORE_SETTINGS) private readonly settings: CoreSettings,
+  ) {}
 
   canActivate(ctx: ExecutionContext): boolean {
     const targets = [ctx.getHandler(), ctx.getClass()];
@@ -100,7 +78,7 @@ export class ApiKeyGuard implements CanActivate {
       const token = headerToken ?? bodyToken;
       if (typeof token !== 'string' || !token) throw new UnauthorizedException('feedback token is malformed');
       try {
-        const { answerId } = verifyFeedbackToken(token, feedbackTokenSettings(this.runtime).secret);
+        const { answerId } = verifyFeedbackToken(token, this.settings.feedbackTokens.secret);
         req.feedbackToken = { answerId };
         req.principal = `feedback-token:${answerId.slice(0, 8)}…`;
         return true;
@@ -111,7 +89,7 @@ export class ApiKeyGuard implements CanActivate {
     }
 
     if (!apiKey) throw new UnauthorizedException(tokenRoute ? 'missing credentials: send an API key (X-API-Key or Authorization: Bearer <key>) or a feedback token (Authorization: FeedbackToken <token>)' : 'missing API key: send X-API-Key or Authorization: Bearer <key>');
-    if (!this.runtime.config.apiKeys.some((k) => safeEqual(k, apiKey))) throw new UnauthorizedException('invalid API key');
+    if (!this.config.apiKeys.some((k) => safeEqual(k, apiKey))) throw new UnauthorizedException('invalid API key');
     req.principal = `api-key:${apiKey.slice(0, 4)}…`;
     return true;
   }

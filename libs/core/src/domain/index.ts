@@ -1,3 +1,5 @@
 export * from './text-identity';
 export * from './errors';
 export * from './feedback-token';
+export * from './feedback-status';
+export * from './evidence-record';

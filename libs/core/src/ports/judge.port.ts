@@ -1,10 +1,14 @@
 /**
  * Judge port: does a context text try to induce the wrong answer the user saw?
- * (ragforensics.md §4, Algorithm 1, line "judge(q, C_j, t)").
+ * (RAGForensics, arXiv 2504.21668, §4, Algorithm 1, line "judge(q, C_j, t)").
  *
  * A judge never defaults to benign: a reply without a usable label is UNDETERMINED.
  */
-export type VerdictLabel = 'YES' | 'NO' | 'UNDETERMINED';
+import type { Label } from '@forensics/algorithms';
+import type { JudgeSignals } from './repositories/records';
+
+/** YES: the text tries to induce the wrong answer; NO: it does not; UNDETERMINED: no usable label. */
+export type VerdictLabel = Label;
 
 export interface JudgeRequest {
   query: string;
@@ -24,7 +28,7 @@ export interface JudgeVerdict {
   attempts: number;
   latencyMs: number;
   /** Machine-readable signals behind the verdict (offline judge), stored as JSON. */
-  signals?: Record<string, unknown>;
+  signals?: JudgeSignals;
 }
 
 export interface Judge {

@@ -46,7 +46,7 @@ export interface AppConfig {
   readonly judge: Readonly<{ kind: 'offline' | 'openai'; model: string; timeoutMs: number; maxReasks: number }>;
   readonly openai: Readonly<{ baseURL?: string; apiKey?: string }>;
   readonly trace: Readonly<{ k: number; maxRounds: number; maxJudgeCalls: number; judgeConcurrency: number }>;
-  readonly queue: Readonly<{ attempts: number; backoffMs: number; workerConcurrency: number; prefix: string }>;
+  readonly queue: Readonly<{ attempts: number; backoffMs: number; workerConcurrency: number; prefix: string; lockMs: number; sweepEveryMs: number }>;
   readonly defaultCollection: string;
   /** Retriever-side evidence and the quarantine decision policy (algorithms.md §2–5). */
   readonly evidence: Readonly<{ enabled: boolean; birdK: number; progrankRuns: number; progrankTokenDropout: number }>;
@@ -171,6 +171,8 @@ export const ENV_SCHEMA = z.object({
   QUEUE_ATTEMPTS: intVar(1, 100, 5, 'attempts of a traceback job (exponential backoff between them)'),
   QUEUE_BACKOFF_MS: intVar(0, 3_600_000, 2000, 'first retry delay of a failed job (ms)'),
   WORKER_CONCURRENCY: intVar(1, 64, 2, 'jobs per worker process'),
+  WORKER_LOCK_MS: intVar(1000, 600_000, 30_000, 'job lock of a worker; a job whose worker died is taken over after about this long'),
+  SWEEP_EVERY_MS: intVar(100, 3_600_000, 30_000, 'how often the worker dispatches feedback persisted while the queue was unreachable'),
   QUEUE_PREFIX: textWithDefault('forensics', 'Redis key prefix of the queues (services sharing a Redis keep their jobs apart)'),
   DEFAULT_COLLECTION: textWithDefault('default', 'collection used when a request names none'),
   EVIDENCE: enumVar(['on', 'off'], 'on', 'BiRD / GRADA / ProGRank on every judged candidate'),
@@ -295,7 +297,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     judge: { kind: judgeKind, model: e.JUDGE_MODEL, timeoutMs: e.JUDGE_TIMEOUT_MS, maxReasks: e.JUDGE_MAX_REASKS },
     openai: { baseURL: openaiBase, apiKey: e.OPENAI_API_KEY ?? (openaiBase ? 'not-needed' : undefined) },
     trace: { k: e.TRACE_K, maxRounds: e.TRACE_MAX_ROUNDS, maxJudgeCalls: e.TRACE_MAX_JUDGE_CALLS, judgeConcurrency: e.JUDGE_CONCURRENCY },
-    queue: { attempts: e.QUEUE_ATTEMPTS, backoffMs: e.QUEUE_BACKOFF_MS, workerConcurrency: e.WORKER_CONCURRENCY, prefix: e.QUEUE_PREFIX },
+    queue: { attempts: e.QUEUE_ATTEMPTS, backoffMs: e.QUEUE_BACKOFF_MS, workerConcurrency: e.WORKER_CONCURRENCY, prefix: e.QUEUE_PREFIX, lockMs: e.WORKER_LOCK_MS, sweepEveryMs: e.SWEEP_EVERY_MS },
     defaultCollection: e.DEFAULT_COLLECTION,
     evidence: { enabled: e.EVIDENCE === 'on', birdK: e.BIRD_K, progrankRuns: e.PROGRANK_RUNS, progrankTokenDropout: e.PROGRANK_TOKEN_DROPOUT },
     probe: { kind: e.PROBE, modelDir: e.PROBE_MODEL_DIR },

@@ -1,22 +1,20 @@
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import type { TracebackQueue } from '@forensics/core';
-import { TRACEBACK_JOB, TRACEBACK_QUEUE, tracebackJobId, tracebackJobOptions, type TracebackJobData } from './queue.constants';
+import { TRACEBACK_JOB, tracebackJobId, tracebackJobOptions, type TracebackJobData } from './queue.constants';
 
 export function createRedisConnection(url: string): IORedis {
   // BullMQ workers need maxRetriesPerRequest: null (blocking commands).
   return new IORedis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
 }
 
-/** Producer side of the traceback queue. */
+/** Producer side of the traceback queue, over the BullMQ queue the Nest module registered. */
 export class BullMqTracebackQueue implements TracebackQueue {
-  private readonly queue: Queue<TracebackJobData>;
-  private readonly connection: IORedis;
-
-  constructor(redisUrl: string, private readonly opts: { attempts: number; backoffMs: number; prefix?: string }) {
-    this.connection = createRedisConnection(redisUrl);
-    this.queue = new Queue<TracebackJobData>(TRACEBACK_QUEUE, { connection: this.connection, prefix: opts.prefix });
-  }
+  constructor(
+    private readonly queue: Queue<TracebackJobData>,
+    private readonly connection: IORedis,
+    private readonly opts: { attempts: number; backoffMs: number },
+  ) {}
 
   async enqueueTraceback(feedbackId: string): Promise<void> {
     await this.queue.add(TRACEBACK_JOB, { feedbackId }, { ...tracebackJobOptions(this.opts.attempts, this.opts.backoffMs), jobId: tracebackJobId(feedbackId) });
@@ -31,8 +29,6 @@ export class BullMqTracebackQueue implements TracebackQueue {
     return this.queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed');
   }
 
-  async close(): Promise<void> {
-    await this.queue.close();
-    this.connection.disconnect();
-  }
+  /** The queue's lifetime belongs to the Nest module that registered it. */
+  async close(): Promise<void> {}
 }

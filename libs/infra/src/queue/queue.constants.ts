@@ -1,14 +1,12 @@
 import type { JobsOptions } from 'bullmq';
 
 /** Queue names, job names and default job options side by side (one place to read them). */
-export const TRACEBACK_QUEUE = 'traceback';
+export const TRACEBACK_QUEUE_NAME = 'traceback';
 export const TRACEBACK_JOB = 'TracebackJob';
 
-/** Payload of a traceback job: the feedback id only; Postgres holds everything else. */
+/** Payload of a traceback job: the feedback id only; Postgres holds everything else (including the pipeline step). */
 export interface TracebackJobData {
   feedbackId: string;
-  /** Last persisted step, written with job.updateData so a retried job reports where it resumed. */
-  step?: string;
 }
 
 /** BullMQ custom job ids may not contain ':'. One job per event: enqueueing twice is a no-op. */

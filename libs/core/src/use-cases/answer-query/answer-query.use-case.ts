@@ -4,18 +4,17 @@ import { NotFoundError, PermanentError, ValidationError } from '../../domain/err
 import { signFeedbackToken } from '../../domain/feedback-token';
 import { COLLECTION_NAME, stripReservedMarkers } from '../../domain/text-identity';
 import type { Embedder } from '../../ports/embedder.port';
-import type { ForensicsRepository } from '../../ports/forensics-repository.port';
 import type { Generator } from '../../ports/generator.port';
+import type { AnswerRepository, DocumentRepository, EnhancementRepository } from '../../ports/repositories';
+import type { Clock } from '../../ports/runtime.port';
+import { ANSWERS, CLOCK, CORE_SETTINGS, DOCUMENTS, EMBEDDER, ENHANCEMENTS, GENERATOR, VECTOR_STORE } from '../../ports/tokens';
 import type { VectorStore } from '../../ports/vector-store.port';
+import type { CoreSettings } from '../../settings';
+import type { InjectMap } from '../../use-case';
+export type { FeedbackTokenSettings } from '../../settings';
 
 export const ANSWER_LIMITS = { query: 4000, answer: 20_000, servedIds: 100, kMax: 50 } as const;
 
-
-/** Secret and lifetime of the feedback tokens handed out with each logged answer. */
-export interface FeedbackTokenSettings {
-  secret: string;
-  ttlSec: number;
-}
 
 export interface AnswerQueryCommand {
   collection: string;
@@ -66,23 +65,22 @@ export function validateAnswerQuery(input: unknown, defaults: { collection: stri
  * served — and the answer is logged with what was served, so a later "wrong answer" report can
  * name the served texts. Returns a feedback token bound to the logged answer.
  */
+export interface AnswerQueryDeps {
+  documents: DocumentRepository; enhancements: EnhancementRepository; answers: AnswerRepository;
+  store: VectorStore; embedder: Embedder; generator: Generator; settings: CoreSettings; clock: Clock;
+}
+
 export class AnswerQueryUseCase {
-  constructor(
-    private readonly deps: {
-      repo: ForensicsRepository;
-      store: VectorStore;
-      embedder: Embedder;
-      generator: Generator;
-      tokens: FeedbackTokenSettings;
-      now?: () => Date;
-    },
-  ) {}
+  static readonly inject: InjectMap<AnswerQueryDeps> = {
+    documents: DOCUMENTS, enhancements: ENHANCEMENTS, answers: ANSWERS, store: VECTOR_STORE, embedder: EMBEDDER, generator: GENERATOR, settings: CORE_SETTINGS, clock: CLOCK,
+  };
+  constructor(private readonly deps: AnswerQueryDeps) {}
 
   async execute(cmd: AnswerQueryCommand): Promise<AnswerQueryResult> {
-    const { repo, store, embedder, generator } = this.deps;
+    const { documents, enhancements, answers, store, embedder, generator } = this.deps;
     const query = stripReservedMarkers(cmd.query).trim();
     if (!query) throw new ValidationError('query must not be empty');
-    const coll = await repo.getCollection(cmd.collection);
+    const coll = await documents.getCollection(cmd.collection);
     if (!coll) throw new NotFoundError(`collection '${cmd.collection}' is unknown: ingest texts into it first`);
     await embedder.init();
     if (coll.embedder !== embedder.id) {
@@ -90,10 +88,10 @@ export class AnswerQueryUseCase {
     }
     const [qvec] = await embedder.embed([query]);
     const hits = await store.search(cmd.collection, { vector: qvec, k: cmd.k });
-    const contexts = await substituteProxies(repo, cmd.collection, hits);
+    const contexts = await substituteProxies(enhancements, cmd.collection, hits);
     const enhanced = contexts.some((c) => c.enhancement);
     const gen = await generator.generate({ query, contexts: contexts.map((c) => c.text), enhanced });
-    const row = await repo.createAnswer({
+    const row = await answers.create({
       collection: cmd.collection,
       query,
       answer: gen.answer.slice(0, ANSWER_LIMITS.answer),
@@ -105,7 +103,7 @@ export class AnswerQueryUseCase {
       promptVersion: gen.promptVersion,
       embedder: embedder.id,
     });
-    const { token, expiresAt } = signFeedbackToken(row.id, this.deps.tokens.secret, this.deps.tokens.ttlSec, this.deps.now?.() ?? new Date());
+    const { token, expiresAt } = signFeedbackToken(row.id, this.deps.settings.feedbackTokens.secret, this.deps.settings.feedbackTokens.ttlSec, this.deps.clock.now());
     return {
       answerId: row.id,
       answer: row.answer,

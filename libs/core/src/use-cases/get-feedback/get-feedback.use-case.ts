@@ -1,20 +1,28 @@
 import { NotFoundError } from '../../domain/errors';
-import type { ForensicsRepository } from '../../ports/forensics-repository.port';
+import type { DocumentRepository, EnhancementRepository, FeedbackEventRepository, QuarantineRepository, VerdictRepository } from '../../ports/repositories';
+import { DOCUMENTS, ENHANCEMENTS, FEEDBACK_EVENTS, QUARANTINES, VERDICTS } from '../../ports/tokens';
+import type { InjectMap } from '../../use-case';
+
+export interface GetFeedbackDeps {
+  feedback: FeedbackEventRepository; verdicts: VerdictRepository; quarantines: QuarantineRepository; documents: DocumentRepository; enhancements: EnhancementRepository;
+}
 
 /** Everything an API client or reviewer needs about one event: status, verdicts with replies, quarantines. */
 export class GetFeedbackUseCase {
-  constructor(private readonly deps: { repo: ForensicsRepository }) {}
+  static readonly inject: InjectMap<GetFeedbackDeps> = { feedback: FEEDBACK_EVENTS, verdicts: VERDICTS, quarantines: QUARANTINES, documents: DOCUMENTS, enhancements: ENHANCEMENTS };
+  constructor(private readonly deps: GetFeedbackDeps) {}
 
-  async execute(id: string) {
-    const { repo } = this.deps;
-    const ev = await repo.getFeedback(id);
+  async execute(cmd: { feedbackId: string }) {
+    const id = cmd.feedbackId;
+    const ev = await this.deps.feedback.get(id);
     if (!ev) throw new NotFoundError(`feedback event ${id} does not exist`);
-    const verdicts = await repo.listVerdicts(id);
-    const quarantines = await repo.listQuarantines({ feedbackId: id });
-    const docs = new Map((await repo.getDocuments([...new Set([...verdicts.map((v) => v.documentId), ...quarantines.map((q) => q.documentId)])])).map((d) => [d.id, d]));
+    const verdicts = await this.deps.verdicts.list(id);
+    const quarantines = await this.deps.quarantines.list({ feedbackId: id });
+    const docs = new Map((await this.deps.documents.get([...new Set([...verdicts.map((v) => v.documentId), ...quarantines.map((q) => q.documentId)])])).map((d) => [d.id, d]));
     return {
       id: ev.id,
       status: ev.status,
+      step: ev.step,
       collection: ev.collection,
       query: ev.query,
       wrongAnswer: ev.wrongAnswer,
@@ -60,7 +68,7 @@ export class GetFeedbackUseCase {
         resolvedAt: q.resolvedAt,
         servedDuringReview: q.servedDuringReview,
       })),
-      enhancements: (await repo.listEnhancements({ feedbackId: id })).map((e) => ({
+      enhancements: (await this.deps.enhancements.list({ feedbackId: id })).map((e) => ({
         id: e.id, state: e.state, correctAnswer: e.correctAnswer, benignText: e.benignText, proxyId: e.proxyId,
         generator: { kind: e.generatorKind, model: e.generatorModel, promptVersion: e.promptVersion }, createdAt: e.createdAt, deletedAt: e.deletedAt,
       })),

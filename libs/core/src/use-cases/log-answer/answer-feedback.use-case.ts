@@ -1,7 +1,10 @@
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors';
 import { stripReservedMarkers } from '../../domain/text-identity';
-import type { FeedbackRow, ForensicsRepository } from '../../ports/forensics-repository.port';
-import type { TracebackQueue } from '../../ports/traceback-queue.port';
+import type { AnswerRepository, AuditLogRepository, DocumentRepository, FeedbackEventRepository, FeedbackRow } from '../../ports/repositories';
+import { ANSWERS, AUDIT_LOG, CORE_SETTINGS, DOCUMENTS, FEEDBACK_EVENTS } from '../../ports/tokens';
+import type { CoreSettings } from '../../settings';
+import type { InjectMap } from '../../use-case';
+import { DispatchTracebackUseCase } from '../dispatch-traceback/dispatch-traceback.use-case';
 import { FEEDBACK_LIMITS } from '../submit-feedback/submit-feedback.use-case';
 
 /** What a browser holding a feedback token may send: everything else comes from the logged answer. */
@@ -62,21 +65,28 @@ export function validateAnswerFeedback(input: unknown): AnswerFeedbackInput {
  * Served texts purged since are dropped from servedIds and reported back. `[LATEST]` markers are
  * stripped from every user field. The event is persisted before it is acknowledged, then enqueued.
  */
+export interface AnswerFeedbackDeps {
+  answers: AnswerRepository; documents: DocumentRepository; feedback: FeedbackEventRepository; audit: AuditLogRepository; dispatch: DispatchTracebackUseCase; settings: CoreSettings;
+}
+
 export class AnswerFeedbackUseCase {
-  constructor(private readonly deps: { repo: ForensicsRepository; queue: TracebackQueue; defaultK: number }) {}
+  static readonly inject: InjectMap<AnswerFeedbackDeps> = {
+    answers: ANSWERS, documents: DOCUMENTS, feedback: FEEDBACK_EVENTS, audit: AUDIT_LOG, dispatch: DispatchTracebackUseCase, settings: CORE_SETTINGS,
+  };
+  constructor(private readonly deps: AnswerFeedbackDeps) {}
 
   async execute(cmd: AnswerFeedbackCommand): Promise<AnswerFeedbackResult> {
-    const { repo, queue } = this.deps;
-    const answer = await repo.getAnswer(cmd.answerId);
+    const { answers, documents, feedback } = this.deps;
+    const answer = await answers.get(cmd.answerId);
     if (!answer) throw new NotFoundError(`answer ${cmd.answerId} does not exist`);
-    const existing = await repo.findFeedbackByAnswer(answer.id);
+    const existing = await feedback.findByAnswer(answer.id);
     if (existing) return { event: existing, created: false, queued: existing.status !== 'RECEIVED', droppedServedIds: dropped(answer.servedIds, existing.servedIds) };
 
     // Keep served ids that are still texts of the collection (active or quarantined); purged or
     // vanished ones are dropped. Retrieval proxies are not documents: they are dropped too (the
     // traceback judges documents only).
     const live = new Set(
-      (await repo.getDocuments(answer.servedIds)).filter((d) => d.collection === answer.collection && d.status !== 'PURGED').map((d) => d.id),
+      (await documents.get(answer.servedIds)).filter((d) => d.collection === answer.collection && d.status !== 'PURGED').map((d) => d.id),
     );
     const servedIds = answer.servedIds.filter((id) => live.has(id));
     const clean = (s: string | null | undefined) => (s === null || s === undefined ? null : stripReservedMarkers(s).trim() || null);
@@ -84,7 +94,7 @@ export class AnswerFeedbackUseCase {
     let event: FeedbackRow;
     let created: boolean;
     try {
-      ({ event, created } = await repo.createFeedback({
+      ({ event, created } = await feedback.create({
         collection: answer.collection,
         query: answer.query,
         wrongAnswer,
@@ -94,27 +104,21 @@ export class AnswerFeedbackUseCase {
         // The repository settles concurrent duplicates by idempotency key; the answer id's own
         // unique index is the second guard.
         idempotencyKey: `answer:${answer.id}`,
-        k: this.deps.defaultK,
+        k: this.deps.settings.defaultK,
         answerId: answer.id,
       }));
     } catch (e) {
-      const winner = await repo.findFeedbackByAnswer(answer.id);
+      const winner = await feedback.findByAnswer(answer.id);
       if (!winner) throw e;
       ({ event, created } = { event: winner, created: false });
     }
     if (event.answerId !== answer.id) throw new ConflictError(`idempotency key answer:${answer.id} belongs to another feedback event`);
     if (!created) return { event, created, queued: event.status !== 'RECEIVED', droppedServedIds: dropped(answer.servedIds, event.servedIds) };
 
-    await repo.audit({ actor: event.reporter ?? 'feedback-token', action: 'feedback.received', entityType: 'FeedbackEvent', entityId: event.id, details: { collection: event.collection, answerId: answer.id, via: 'feedback-token' } });
+    await this.deps.audit.append({ actor: event.reporter ?? 'feedback-token', action: 'feedback.received', entityType: 'FeedbackEvent', entityId: event.id, details: { collection: event.collection, answerId: answer.id, via: 'feedback-token' } });
     const droppedServedIds = dropped(answer.servedIds, servedIds);
-    try {
-      await queue.enqueueTraceback(event.id);
-      await repo.updateFeedback(event.id, { status: 'QUEUED' });
-      return { event: { ...event, status: 'QUEUED' }, created, queued: true, droppedServedIds };
-    } catch {
-      // Stays RECEIVED: the worker's sweeper enqueues it later.
-      return { event, created, queued: false, droppedServedIds };
-    }
+    // Not queued (Redis down): it stays RECEIVED and the worker's sweeper dispatches it later.
+    return { ...(await this.deps.dispatch.execute({ event })), created, droppedServedIds };
   }
 }
 

@@ -1,8 +1,12 @@
 import { NotFoundError, ValidationError } from '../../domain/errors';
 import { signFeedbackToken } from '../../domain/feedback-token';
 import { COLLECTION_NAME, stripReservedMarkers } from '../../domain/text-identity';
-import type { ForensicsRepository } from '../../ports/forensics-repository.port';
-import { ANSWER_LIMITS, type FeedbackTokenSettings } from '../answer-query/answer-query.use-case';
+import type { AnswerRepository, DocumentRepository, EnhancementRepository } from '../../ports/repositories';
+import type { Clock } from '../../ports/runtime.port';
+import { ANSWERS, CLOCK, CORE_SETTINGS, DOCUMENTS, ENHANCEMENTS } from '../../ports/tokens';
+import type { CoreSettings } from '../../settings';
+import type { InjectMap } from '../../use-case';
+import { ANSWER_LIMITS } from '../answer-query/answer-query.use-case';
 
 export interface LogAnswerCommand {
   collection: string;
@@ -56,22 +60,25 @@ export function validateLogAnswer(input: unknown, defaultCollection: string): Lo
  * unknown ids are refused with one 400 naming them all. `[LATEST]` markers are stripped from the
  * query and the answer. Returns a feedback token bound to the logged answer.
  */
+export interface LogAnswerDeps { documents: DocumentRepository; enhancements: EnhancementRepository; answers: AnswerRepository; settings: CoreSettings; clock: Clock }
+
 export class LogAnswerUseCase {
-  constructor(private readonly deps: { repo: ForensicsRepository; tokens: FeedbackTokenSettings; now?: () => Date }) {}
+  static readonly inject: InjectMap<LogAnswerDeps> = { documents: DOCUMENTS, enhancements: ENHANCEMENTS, answers: ANSWERS, settings: CORE_SETTINGS, clock: CLOCK };
+  constructor(private readonly deps: LogAnswerDeps) {}
 
   async execute(cmd: LogAnswerCommand): Promise<{ answerId: string; feedbackToken: string; feedbackTokenExpiresAt: Date }> {
-    const { repo } = this.deps;
-    if (!(await repo.getCollection(cmd.collection))) throw new NotFoundError(`collection '${cmd.collection}' is unknown: ingest texts into it first`);
-    const known = new Set((await repo.getDocuments(cmd.servedIds)).filter((d) => d.collection === cmd.collection).map((d) => d.id));
+    const { documents, enhancements, answers } = this.deps;
+    if (!(await documents.getCollection(cmd.collection))) throw new NotFoundError(`collection '${cmd.collection}' is unknown: ingest texts into it first`);
+    const known = new Set((await documents.get(cmd.servedIds)).filter((d) => d.collection === cmd.collection).map((d) => d.id));
     const rest = cmd.servedIds.filter((id) => !known.has(id));
     if (rest.length) {
-      for (const e of await repo.getEnhancementsByProxyIds(rest)) if (e.collection === cmd.collection) known.add(e.proxyId);
+      for (const e of await enhancements.findActiveByProxyIds(rest)) if (e.collection === cmd.collection) known.add(e.proxyId);
     }
     const unknown = cmd.servedIds.filter((id) => !known.has(id));
     if (unknown.length) {
       throw new ValidationError(`servedIds not found in collection '${cmd.collection}': ${unknown.join(', ')}`, unknown.map((id) => `unknown served id '${id}'`));
     }
-    const row = await repo.createAnswer({
+    const row = await answers.create({
       collection: cmd.collection,
       query: stripReservedMarkers(cmd.query).trim(),
       answer: stripReservedMarkers(cmd.answer).trim(),
@@ -83,7 +90,7 @@ export class LogAnswerUseCase {
       promptVersion: null,
       embedder: null,
     });
-    const { token, expiresAt } = signFeedbackToken(row.id, this.deps.tokens.secret, this.deps.tokens.ttlSec, this.deps.now?.() ?? new Date());
+    const { token, expiresAt } = signFeedbackToken(row.id, this.deps.settings.feedbackTokens.secret, this.deps.settings.feedbackTokens.ttlSec, this.deps.clock.now());
     return { answerId: row.id, feedbackToken: token, feedbackTokenExpiresAt: expiresAt };
   }
 }

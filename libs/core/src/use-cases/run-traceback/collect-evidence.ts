@@ -3,7 +3,9 @@ import {
   DEFAULT_BIRD_PARAMS, DEFAULT_PROGRANK_PARAMS, DEFAULT_TOKEN_DROPOUT_RATE,
   type BirdResult, type GradaResult, type ProgrankResult,
 } from '@forensics/algorithms';
+import type { CandidateEvidence } from '../../domain/evidence-record';
 import type { GradientProbe } from '../../ports/gradient-probe.port';
+import type { NeighbourLists } from '../../ports/runtime.port';
 import type { ScoredHit, VectorStore } from '../../ports/vector-store.port';
 
 /** Settings of the retriever-side evidence (algorithms.md §2–5). */
@@ -38,21 +40,13 @@ export const DEFAULT_EVIDENCE_SETTINGS: Readonly<EvidenceSettings> = Object.free
   progrankSeed: 1234,
 });
 
-/** What is stored per judged candidate (JudgeVerdict.evidence) and shown by GET /v1/feedback/:id. */
-export interface CandidateEvidence {
-  bird: ({ suspicion: number } & Omit<BirdResult, 'id'>) | { skipped: string };
-  grada: ({ suspicion: number; n: number } & Omit<GradaResult, 'id'>) | { skipped: string };
-  progrank: ({ suspicion: number; encoder: string; layer: string; exact: boolean; querySide?: string; runs: number } & Omit<ProgrankResult, 'id'>)
-    | { skipped: string; encoder?: string; layer?: string; score?: number; gateWeight?: number; defendedScore?: number };
-  combined: ReturnType<typeof combineEvidence>;
-  ms: { bird: number; grada: number; progrank: number };
-}
+export type { CandidateEvidence } from '../../domain/evidence-record';
 
 /**
  * BiRD's backward neighbour lists depend only on the collection's content, so they are cached per
  * (collection, store revision, text id) and dropped when the revision changes (any write).
  */
-export class NeighbourCache {
+export class NeighbourCache implements NeighbourLists {
   private revision = new Map<string, string>();
   private lists = new Map<string, Map<string, string[]>>();
   constructor(private readonly maxPerCollection = 50_000) {}
@@ -87,7 +81,7 @@ export async function collectEvidence(args: {
   store: VectorStore;
   probe?: GradientProbe | null;
   probeUnavailableReason?: string;
-  cache?: NeighbourCache;
+  cache?: NeighbourLists;
   collection: string;
   query: string;
   queryVector: ArrayLike<number>;

@@ -1,9 +1,9 @@
 import { stripReservedMarkers } from '../../domain/text-identity';
 import type { Embedder } from '../../ports/embedder.port';
-import type { ForensicsRepository } from '../../ports/forensics-repository.port';
+import type { EnhancementRepository } from '../../ports/repositories';
 import type { ScoredHit, VectorStore } from '../../ports/vector-store.port';
 
-/** Payload `kind` of a retrieval proxy (ragforensics.md App. 8.3): served as its enhancement's benign text. */
+/** Payload `kind` of a retrieval proxy (benign-text enhancement, RAGForensics arXiv 2504.21668, App. 8.3): served as its enhancement's benign text. */
 export const BTE_PROXY_KIND = 'bte-proxy';
 
 export function isRetrievalProxy(hit: { payload?: Record<string, unknown> | null }): boolean {
@@ -25,10 +25,10 @@ export interface ServedContext {
  * active enhancement are dropped. Every other text has reserved markers removed, so only BTE's
  * own texts can carry `[LATEST]` into the prompt, even for texts that reached the store directly.
  */
-export async function substituteProxies(repo: ForensicsRepository, collection: string, hits: readonly ScoredHit[]): Promise<ServedContext[]> {
+export async function substituteProxies(enhancements: EnhancementRepository, collection: string, hits: readonly ScoredHit[]): Promise<ServedContext[]> {
   const proxyIds = hits.filter(isRetrievalProxy).map((h) => h.id);
   const byProxy = new Map(
-    (proxyIds.length ? await repo.getEnhancementsByProxyIds(proxyIds) : [])
+    (proxyIds.length ? await enhancements.findActiveByProxyIds(proxyIds) : [])
       .filter((e) => e.state === 'ACTIVE' && e.collection === collection)
       .map((e) => [e.proxyId, e]),
   );
@@ -46,11 +46,11 @@ export async function substituteProxies(repo: ForensicsRepository, collection: s
 
 /** What the RAG serves for q now: top-k from the store (quarantined texts excluded there), proxies substituted. */
 export async function servingView(
-  deps: { repo: ForensicsRepository; store: VectorStore; embedder: Embedder },
+  deps: { enhancements: EnhancementRepository; store: VectorStore; embedder: Embedder },
   collection: string, query: string, k: number,
 ): Promise<{ contexts: ServedContext[]; enhanced: boolean }> {
   await deps.embedder.init();
   const [qv] = await deps.embedder.embed([query]);
-  const contexts = await substituteProxies(deps.repo, collection, await deps.store.search(collection, { vector: qv, k }));
+  const contexts = await substituteProxies(deps.enhancements, collection, await deps.store.search(collection, { vector: qv, k }));
   return { contexts, enhanced: contexts.some((c) => c.enhancement) };
 }

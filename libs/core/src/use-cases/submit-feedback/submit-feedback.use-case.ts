@@ -1,7 +1,10 @@
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors';
 import { COLLECTION_NAME, stripReservedMarkers } from '../../domain/text-identity';
-import type { FeedbackRow, ForensicsRepository, NewFeedback } from '../../ports/forensics-repository.port';
-import type { TracebackQueue } from '../../ports/traceback-queue.port';
+import type { AuditLogRepository, DocumentRepository, FeedbackEventRepository, FeedbackRow, NewFeedback } from '../../ports/repositories';
+import { AUDIT_LOG, CORE_SETTINGS, DOCUMENTS, FEEDBACK_EVENTS } from '../../ports/tokens';
+import type { CoreSettings } from '../../settings';
+import type { InjectMap } from '../../use-case';
+import { DispatchTracebackUseCase } from '../dispatch-traceback/dispatch-traceback.use-case';
 
 /** A feedback payload as received; `k` falls back to the configured default. */
 export type SubmitFeedbackCommand = Omit<NewFeedback, 'k' | 'answerId'> & { k?: number };
@@ -47,22 +50,27 @@ export function validateFeedback(input: unknown, defaultCollection: string): Sub
   return { collection, query: query!, wrongAnswer: wrongAnswer!, correctAnswer: correctAnswer ?? null, servedIds, reporter: reporter ?? null, k };
 }
 
+export interface SubmitFeedbackDeps {
+  documents: DocumentRepository; feedback: FeedbackEventRepository; audit: AuditLogRepository; dispatch: DispatchTracebackUseCase; settings: CoreSettings;
+}
+
 /**
- * Persists a feedback event BEFORE acknowledging it, then enqueues its traceback.
+ * Persists a feedback event BEFORE acknowledging it, then dispatches its traceback.
  * If enqueueing fails the event stays RECEIVED and the worker's sweeper enqueues it later:
  * nothing acknowledged is ever lost.
  */
 export class SubmitFeedbackUseCase {
-  constructor(private readonly deps: { repo: ForensicsRepository; queue: TracebackQueue; defaultK: number }) {}
+  static readonly inject: InjectMap<SubmitFeedbackDeps> = { documents: DOCUMENTS, feedback: FEEDBACK_EVENTS, audit: AUDIT_LOG, dispatch: DispatchTracebackUseCase, settings: CORE_SETTINGS };
+  constructor(private readonly deps: SubmitFeedbackDeps) {}
 
   async execute(cmd: SubmitFeedbackCommand): Promise<{ event: FeedbackRow; created: boolean; queued: boolean }> {
-    const { repo, queue } = this.deps;
-    if (!(await repo.getCollection(cmd.collection))) throw new NotFoundError(`collection '${cmd.collection}' is unknown: ingest texts into it first`);
+    const { documents, feedback } = this.deps;
+    if (!(await documents.getCollection(cmd.collection))) throw new NotFoundError(`collection '${cmd.collection}' is unknown: ingest texts into it first`);
     if (cmd.idempotencyKey !== undefined && cmd.idempotencyKey !== null && (cmd.idempotencyKey.length > FEEDBACK_LIMITS.idempotencyKey || !cmd.idempotencyKey.trim())) {
       throw new ValidationError(`Idempotency-Key must be 1..${FEEDBACK_LIMITS.idempotencyKey} characters`);
     }
     const clean = (s: string | null | undefined) => (s === null || s === undefined ? s : stripReservedMarkers(s));
-    const { event, created } = await repo.createFeedback({
+    const { event, created } = await feedback.create({
       collection: cmd.collection,
       query: clean(cmd.query)!,
       wrongAnswer: clean(cmd.wrongAnswer)!,
@@ -70,7 +78,7 @@ export class SubmitFeedbackUseCase {
       servedIds: cmd.servedIds ?? [],
       reporter: clean(cmd.reporter) ?? null,
       idempotencyKey: cmd.idempotencyKey ?? null,
-      k: cmd.k ?? this.deps.defaultK,
+      k: cmd.k ?? this.deps.settings.defaultK,
     });
     if (!created) {
       if (event.query !== clean(cmd.query) || event.wrongAnswer !== clean(cmd.wrongAnswer) || event.collection !== cmd.collection) {
@@ -78,13 +86,7 @@ export class SubmitFeedbackUseCase {
       }
       return { event, created, queued: event.status !== 'RECEIVED' };
     }
-    await repo.audit({ actor: cmd.reporter ?? 'anonymous', action: 'feedback.received', entityType: 'FeedbackEvent', entityId: event.id, details: { collection: event.collection } });
-    try {
-      await queue.enqueueTraceback(event.id);
-      await repo.updateFeedback(event.id, { status: 'QUEUED' });
-      return { event: { ...event, status: 'QUEUED' }, created, queued: true };
-    } catch {
-      return { event, created, queued: false };
-    }
+    await this.deps.audit.append({ actor: cmd.reporter ?? 'anonymous', action: 'feedback.received', entityType: 'FeedbackEvent', entityId: event.id, details: { collection: event.collection } });
+    return { ...(await this.deps.dispatch.execute({ event })), created };
   }
 }

@@ -1,0 +1,216 @@
+import type { Label, TraceRound, TraceSummary } from '@forensics/algorithms';
+import type { CandidateEvidence } from '../../domain/evidence-record';
+
+/**
+ * Rows of the aggregates the service persists, with their JSON columns typed. Postgres is the
+ * source of truth for every status; the vector store holds what is served.
+ */
+export type { Label };
+export type DocumentStatus = 'ACTIVE' | 'QUARANTINED' | 'PURGED';
+export type FeedbackStatus = 'RECEIVED' | 'QUEUED' | 'TRACING' | 'TRACED' | 'BOUNDED' | 'FAILED';
+export type QuarantineState = 'QUARANTINED' | 'NEEDS_REVIEW' | 'RESTORED' | 'PURGED';
+export type Verification = 'POISONED' | 'NON_POISONED' | 'INCONCLUSIVE';
+/**
+ * The last step of the feedback pipeline (trace → verify → enhance) that completed for an event,
+ * persisted on its row: a retried or re-delivered job resumes after it.
+ */
+export type PipelineStep = 'traced' | 'verified' | 'enhanced';
+
+export type JsonObject = Record<string, unknown>;
+
+export interface CollectionRow { name: string; embedder: string; dimension: number }
+
+export interface DocumentRow {
+  id: string;
+  collection: string;
+  externalId: string | null;
+  textHash: string;
+  text: string;
+  /** The client's own metadata, stored as given. */
+  metadata: JsonObject | null;
+  status: DocumentStatus;
+}
+export type NewDocument = Omit<DocumentRow, 'status'>;
+
+/** What the traceback stores on its event: progress while running, the outcome when done. */
+export interface TraceRecord {
+  state: TraceSummary;
+  /** True while rounds are still being judged (progress written after each round). */
+  inProgress?: boolean;
+  rounds?: TraceRound[];
+  boundReason?: string | null;
+  /** The traceback's outcome, stored before the event moves on to verification. */
+  outcome?: 'TRACED' | 'BOUNDED';
+  judge?: { kind: string; model: string; promptVersion: string };
+  lastRun?: { judgeCalls: number; cachedVerdicts: number };
+  policy?: string;
+  evidenceError?: string | null;
+}
+
+/** How verification reached its answer (RAGForensics arXiv 2504.21668, §6). */
+export interface VerificationDetails {
+  method: 'rerun-rag' | 'residual-support';
+  servedIds?: string[];
+  generator?: string;
+  /** rerun-rag */
+  answerAfter?: string;
+  matchesWrongAnswer?: boolean;
+  promptVersion?: string;
+  /** residual-support */
+  stillSupporting?: string[];
+  undetermined?: string[];
+  quarantinedByTrace?: number;
+  /** The check failed (then the verification is INCONCLUSIVE). */
+  error?: string;
+}
+
+export interface FeedbackRow {
+  id: string;
+  collection: string;
+  query: string;
+  wrongAnswer: string;
+  correctAnswer: string | null;
+  servedIds: string[];
+  reporter: string | null;
+  idempotencyKey: string | null;
+  status: FeedbackStatus;
+  /** Last completed pipeline step; null before the traceback finished. */
+  step: PipelineStep | null;
+  k: number;
+  trace: TraceRecord | null;
+  failureReason: string | null;
+  attempts: number;
+  createdAt: Date;
+  updatedAt: Date;
+  tracedAt: Date | null;
+  answerId: string | null;
+  verification: Verification | null;
+  verificationDetails: VerificationDetails | null;
+}
+
+export interface NewFeedback {
+  collection: string;
+  query: string;
+  wrongAnswer: string;
+  correctAnswer?: string | null;
+  servedIds?: string[];
+  reporter?: string | null;
+  idempotencyKey?: string | null;
+  k: number;
+  /** Feedback on a logged answer (by feedback token): at most one event per answer. */
+  answerId?: string | null;
+}
+
+/** Fields of an event that change without a status transition. */
+export type FeedbackPatch = Partial<Pick<FeedbackRow, 'step' | 'trace' | 'failureReason' | 'tracedAt' | 'verification' | 'verificationDetails' | 'correctAnswer'>>;
+
+type JsonScalar = string | number | boolean | null;
+/** Machine-readable signals behind a verdict (the offline judge's numbers, an LLM's token counts). */
+export type JudgeSignals = Record<string, JsonScalar | JsonScalar[]>;
+/** Retriever-side evidence stored on a verdict, or why it could not be computed. */
+export type VerdictEvidence = CandidateEvidence | { error: string };
+
+export interface VerdictRow {
+  id: string;
+  feedbackId: string;
+  documentId: string;
+  /** 0 = served texts, 1.. = retrieval rounds, -1 = verification's residual-support check. */
+  round: number;
+  label: Label;
+  judgeKind: string;
+  judgeModel: string;
+  promptVersion: string;
+  reply: string;
+  attempts: number;
+  latencyMs: number;
+  cacheKey: string;
+  cached: boolean;
+  signals: JudgeSignals | null;
+  retrievalRank: number | null;
+  retrievalScore: number | null;
+  evidence: VerdictEvidence | null;
+  createdAt: Date;
+}
+export type NewVerdict = Omit<VerdictRow, 'id' | 'createdAt'>;
+
+/** Why a text was quarantined or sent to review: the policy, its inputs, the judge, the evidence. */
+export interface QuarantineEvidence {
+  policy: { name: string; decision: string; withhold: boolean; reason: string; inputs: JsonObject };
+  judge: { kind: string; model: string; promptVersion: string; label?: Label; reply?: string; signals: JudgeSignals | null };
+  retrieval: { rank: number; score: number } | null;
+  retrieverEvidence: VerdictEvidence | null;
+}
+
+export interface QuarantineRow {
+  id: string;
+  documentId: string;
+  feedbackId: string | null;
+  collection: string;
+  reason: string;
+  evidence: QuarantineEvidence;
+  policy: string;
+  state: QuarantineState;
+  storeSynced: boolean;
+  servedDuringReview: boolean;
+  createdBy: string;
+  createdAt: Date;
+  resolvedBy: string | null;
+  resolvedAt: Date | null;
+  note: string | null;
+}
+
+export interface NewQuarantine {
+  /** QUARANTINED (default) or NEEDS_REVIEW. */
+  state?: 'QUARANTINED' | 'NEEDS_REVIEW';
+  /** NEEDS_REVIEW only: keep the text served while it awaits review. */
+  servedDuringReview?: boolean;
+  documentId: string;
+  feedbackId: string | null;
+  collection: string;
+  reason: string;
+  evidence: QuarantineEvidence;
+  policy: string;
+  createdBy: string;
+}
+
+export interface QuarantineFilter { feedbackId?: string; state?: QuarantineState; collection?: string; unsynced?: boolean; limit?: number }
+
+export interface AnswerRow {
+  id: string;
+  collection: string;
+  query: string;
+  answer: string;
+  servedIds: string[];
+  servedScores: number[];
+  source: 'builtin' | 'external';
+  generatorKind: string | null;
+  generatorModel: string | null;
+  promptVersion: string | null;
+  embedder: string | null;
+  createdAt: Date;
+}
+export type NewAnswer = Omit<AnswerRow, 'id' | 'createdAt'>;
+
+export type EnhancementState = 'ACTIVE' | 'DELETED';
+export interface EnhancementRow {
+  id: string;
+  collection: string;
+  feedbackId: string;
+  query: string;
+  correctAnswer: string;
+  benignText: string;
+  proxyId: string;
+  generatorKind: string;
+  generatorModel: string;
+  promptVersion: string;
+  state: EnhancementState;
+  createdBy: string;
+  createdAt: Date;
+  deletedAt: Date | null;
+  deletedBy: string | null;
+}
+export type NewEnhancement = Omit<EnhancementRow, 'id' | 'createdAt' | 'state' | 'deletedAt' | 'deletedBy'>;
+export interface EnhancementFilter { collection?: string; feedbackId?: string; state?: EnhancementState }
+
+export interface AuditEntry { actor: string; action: string; entityType: string; entityId: string; details?: JsonObject }
+export type AuditRecord = AuditEntry & { at: Date };

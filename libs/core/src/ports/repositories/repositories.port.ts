@@ -1,0 +1,109 @@
+import type {
+  AnswerRow, AuditEntry, AuditRecord, CollectionRow, DocumentRow, EnhancementFilter, EnhancementRow, FeedbackPatch, FeedbackRow,
+  FeedbackStatus, NewAnswer, NewDocument, NewEnhancement, NewFeedback, NewQuarantine, NewVerdict, QuarantineFilter, QuarantineRow, VerdictRow,
+} from './records';
+
+/**
+ * One repository per aggregate. The Prisma adapters (libs/infra) and the in-memory fakes
+ * (@forensics/core/testing) implement these and pass one contract suite
+ * (test/repositories.contract.test.ts), so use-case tests on the fakes hold for Postgres.
+ * Ids that are not UUIDs are simply not found (never an error).
+ */
+
+/** Collections and the texts registered in them. */
+export interface DocumentRepository {
+  getCollection(name: string): Promise<CollectionRow | null>;
+  /** Creates the row if missing; returns the stored row (which may differ from `c` if it existed). */
+  ensureCollection(c: CollectionRow): Promise<CollectionRow>;
+  findByHashes(collection: string, hashes: readonly string[]): Promise<DocumentRow[]>;
+  /** Inserts rows whose id and (collection, textHash) are new; returns how many were inserted. */
+  insert(rows: readonly NewDocument[]): Promise<number>;
+  /** Rows for the given ids (unknown ids are absent), in no particular order. */
+  get(ids: readonly string[]): Promise<DocumentRow[]>;
+  count(collection: string): Promise<number>;
+}
+
+/** "Wrong answer" reports and their progress through the pipeline. */
+export interface FeedbackEventRepository {
+  /** Idempotent by key: an existing event with the same key is returned with created=false. */
+  create(input: NewFeedback): Promise<{ event: FeedbackRow; created: boolean }>;
+  get(id: string): Promise<FeedbackRow | null>;
+  /** The event created from a logged answer, if any (one token → at most one event). */
+  findByAnswer(answerId: string): Promise<FeedbackRow | null>;
+  /**
+   * Compare-and-set status change: applied only while the event's status is one of `from`
+   * (atomically), with `set` written in the same statement and `attempts` incremented when asked.
+   * Returns the updated row, or null when the status was elsewhere (nothing written).
+   */
+  transition(id: string, change: { from: readonly FeedbackStatus[]; to: FeedbackStatus; set?: FeedbackPatch; incrementAttempts?: boolean }): Promise<FeedbackRow | null>;
+  /** Writes fields that are not the status (progress, step, verification, correct answer). */
+  update(id: string, patch: FeedbackPatch): Promise<void>;
+  /** Events in one of `statuses` last updated before `updatedBefore`, oldest first. */
+  listStale(statuses: readonly FeedbackStatus[], updatedBefore: Date, limit: number): Promise<FeedbackRow[]>;
+}
+
+/** Judge verdicts of one event, and the cross-event verdict cache. */
+export interface VerdictRepository {
+  list(feedbackId: string): Promise<VerdictRow[]>;
+  /** Most recent non-cached, labelled (YES/NO) verdict with this cache key from ANY event. */
+  findByCacheKey(cacheKey: string): Promise<VerdictRow | null>;
+  /** Upsert on (feedbackId, documentId): a retried job that re-judges overwrites, never duplicates. */
+  save(v: NewVerdict): Promise<void>;
+}
+
+/** Quarantine records (state machine QUARANTINED / NEEDS_REVIEW / RESTORED / PURGED). */
+export interface QuarantineRepository {
+  /**
+   * In one transaction: a record (unless one is active for the document already), the document's
+   * status, an audit entry. The caller then updates the vector store and calls `markSynced`.
+   */
+  create(q: NewQuarantine): Promise<{ record: QuarantineRow; created: boolean }>;
+  markSynced(id: string): Promise<void>;
+  get(id: string): Promise<QuarantineRow | null>;
+  list(filter: QuarantineFilter): Promise<QuarantineRow[]>;
+  /** In one transaction: RESTORED (unsynced), document ACTIVE, audit entry. No-op unless active. */
+  restore(id: string, actor: string, note?: string): Promise<QuarantineRow>;
+  /** NEEDS_REVIEW → QUARANTINED (unsynced), document QUARANTINED, audit entry. No-op otherwise. */
+  approve(id: string, actor: string, note?: string): Promise<QuarantineRow>;
+}
+
+/** Answers a RAG gave (built-in or logged by an external RAG). */
+export interface AnswerRepository {
+  create(a: NewAnswer): Promise<AnswerRow>;
+  get(id: string): Promise<AnswerRow | null>;
+}
+
+/** Benign-text enhancements and their retrieval proxies. */
+export interface EnhancementRepository {
+  /** Creates the row and its audit entry in one transaction. */
+  create(e: NewEnhancement): Promise<EnhancementRow>;
+  get(id: string): Promise<EnhancementRow | null>;
+  list(filter: EnhancementFilter): Promise<EnhancementRow[]>;
+  /** Active enhancements by proxy id. */
+  findActiveByProxyIds(proxyIds: readonly string[]): Promise<EnhancementRow[]>;
+  /** ACTIVE → DELETED with actor and time, audited, in one transaction. */
+  markDeleted(id: string, actor: string): Promise<EnhancementRow>;
+}
+
+/** The append-only audit log. */
+export interface AuditLogRepository {
+  append(entry: AuditEntry): Promise<void>;
+  listFor(entityType: string, entityId: string): Promise<AuditRecord[]>;
+}
+
+/** Reachability of the database (health checks). */
+export interface DatabaseHealth {
+  ping(): Promise<void>;
+}
+
+/** Every repository, as built by an adapter family (Prisma or in-memory). */
+export interface Repositories {
+  documents: DocumentRepository;
+  feedback: FeedbackEventRepository;
+  verdicts: VerdictRepository;
+  quarantines: QuarantineRepository;
+  answers: AnswerRepository;
+  enhancements: EnhancementRepository;
+  audit: AuditLogRepository;
+  health: DatabaseHealth;
+}

@@ -1,0 +1,42 @@
+import type { Embedder } from './embedder.port';
+import type { Generator } from './generator.port';
+import type { GradientProbe } from './gradient-probe.port';
+import type { Judge } from './judge.port';
+import type {
+  AnswerRepository, AuditLogRepository, DatabaseHealth, DocumentRepository, EnhancementRepository, FeedbackEventRepository, QuarantineRepository, VerdictRepository,
+} from './repositories';
+import type { TracebackQueue } from './traceback-queue.port';
+import type { VectorStore } from './vector-store.port';
+import type { Clock, Failpoints, NeighbourLists } from './runtime.port';
+import type { CoreSettings } from '../settings';
+
+/**
+ * Injection tokens of the ports. Core stays framework-free: a token is a plain symbol that carries
+ * the port's type, so the composition root (libs/infra, Nest) binds adapters to tokens and builds
+ * each use case from its declared dependencies (see `UseCase` in ../use-case.ts).
+ */
+export type Token<T> = symbol & { readonly __port?: T };
+const token = <T>(name: string): Token<T> => Symbol(name) as Token<T>;
+
+export const DOCUMENTS = token<DocumentRepository>('DocumentRepository');
+export const FEEDBACK_EVENTS = token<FeedbackEventRepository>('FeedbackEventRepository');
+export const VERDICTS = token<VerdictRepository>('VerdictRepository');
+export const QUARANTINES = token<QuarantineRepository>('QuarantineRepository');
+export const ANSWERS = token<AnswerRepository>('AnswerRepository');
+export const ENHANCEMENTS = token<EnhancementRepository>('EnhancementRepository');
+export const AUDIT_LOG = token<AuditLogRepository>('AuditLogRepository');
+export const DATABASE_HEALTH = token<DatabaseHealth>('DatabaseHealth');
+
+export const VECTOR_STORE = token<VectorStore>('VectorStore');
+export const EMBEDDER = token<Embedder>('Embedder');
+export const JUDGE = token<Judge>('Judge');
+export const GENERATOR = token<Generator>('Generator');
+export const GRADIENT_PROBE = token<GradientProbeProvision>('GradientProbe');
+export const TRACEBACK_QUEUE = token<TracebackQueue>('TracebackQueue');
+export const NEIGHBOUR_LISTS = token<NeighbourLists>('NeighbourLists');
+export const CLOCK = token<Clock>('Clock');
+export const FAILPOINTS = token<Failpoints>('Failpoints');
+export const CORE_SETTINGS = token<CoreSettings>('CoreSettings');
+
+/** ProGRank's probe, or why there is none (recorded on every evidence record that skips it). */
+export type GradientProbeProvision = { probe: GradientProbe; reason?: undefined } | { probe: null; reason: string };

@@ -1,0 +1,26 @@
+import type { DecisionPolicyParams, TraceParams } from '@forensics/algorithms';
+import type { EvidenceSettings } from './use-cases/run-traceback/collect-evidence';
+
+/** Secret and lifetime of the feedback tokens handed out with each logged answer. */
+export interface FeedbackTokenSettings {
+  secret: string;
+  ttlSec: number;
+}
+
+/**
+ * What the use cases need from the configuration, in one object bound to CORE_SETTINGS. Algorithm
+ * parameters are overrides only: a field left undefined takes the pure library's default
+ * (its `*.params.ts`), so no default is restated here.
+ */
+export interface CoreSettings {
+  /** Collection used when a request names none. */
+  defaultCollection: string;
+  /** K of a traceback when the feedback names none. */
+  defaultK: number;
+  trace: Partial<Omit<TraceParams, 'k'>> & { judgeConcurrency: number };
+  evidence: Partial<EvidenceSettings>;
+  policy: Partial<DecisionPolicyParams>;
+  feedbackTokens: FeedbackTokenSettings;
+  /** Who the worker's automatic actions are recorded as in the audit log. */
+  workerActor: string;
+}

@@ -1,0 +1,28 @@
+import type { FeedbackEventRepository, FeedbackRow } from '../../ports/repositories';
+import { FEEDBACK_EVENTS, TRACEBACK_QUEUE } from '../../ports/tokens';
+import type { TracebackQueue } from '../../ports/traceback-queue.port';
+import type { InjectMap } from '../../use-case';
+
+export interface DispatchTracebackDeps { feedback: FeedbackEventRepository; queue: TracebackQueue }
+
+/**
+ * The one place that hands a persisted event to the queue: enqueue (deterministic job id, so twice
+ * is once), then RECEIVED → QUEUED as a compare-and-set — if a worker already moved the event on,
+ * it stays where it is. When the queue cannot be reached the event stays RECEIVED and the
+ * sweeper dispatches it later: an acknowledged report is never lost.
+ */
+export class DispatchTracebackUseCase {
+  static readonly inject: InjectMap<DispatchTracebackDeps> = { feedback: FEEDBACK_EVENTS, queue: TRACEBACK_QUEUE };
+  constructor(private readonly deps: DispatchTracebackDeps) {}
+
+  async execute(cmd: { event: FeedbackRow }): Promise<{ event: FeedbackRow; queued: boolean }> {
+    const { event } = cmd;
+    try {
+      await this.deps.queue.enqueueTraceback(event.id);
+    } catch {
+      return { event, queued: false };
+    }
+    const moved = await this.deps.feedback.transition(event.id, { from: ['RECEIVED'], to: 'QUEUED' });
+    return { event: moved ?? (await this.deps.feedback.get(event.id)) ?? event, queued: true };
+  }
+}

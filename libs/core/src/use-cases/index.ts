@@ -1,0 +1,55 @@
+import { ApproveQuarantineUseCase } from './approve-quarantine/approve-quarantine.use-case';
+import { AnswerQueryUseCase } from './answer-query/answer-query.use-case';
+import { CheckHealthUseCase } from './check-health/check-health.use-case';
+import { DeleteEnhancementUseCase } from './delete-enhancement/delete-enhancement.use-case';
+import { DescribeCollectionUseCase } from './describe-collection/describe-collection.use-case';
+import { DispatchTracebackUseCase } from './dispatch-traceback/dispatch-traceback.use-case';
+import { SweepUnqueuedFeedbackUseCase } from './dispatch-traceback/sweep-unqueued-feedback.use-case';
+import { EnhanceAnswerUseCase } from './enhance-answer/enhance-answer.use-case';
+import { GetFeedbackUseCase } from './get-feedback/get-feedback.use-case';
+import { IngestCorpusUseCase } from './ingest-corpus/ingest-corpus.use-case';
+import { ListEnhancementsUseCase } from './list-enhancements/list-enhancements.use-case';
+import { ListQuarantinesUseCase } from './list-quarantines/list-quarantines.use-case';
+import { AnswerFeedbackUseCase } from './log-answer/answer-feedback.use-case';
+import { LogAnswerUseCase } from './log-answer/log-answer.use-case';
+import { MarkFeedbackFailedUseCase } from './mark-feedback-failed/mark-feedback-failed.use-case';
+import { ProcessFeedbackEventUseCase } from './process-feedback-event/process-feedback-event.use-case';
+import { QuarantineTextUseCase } from './quarantine-text/quarantine-text.use-case';
+import { RestoreQuarantineUseCase } from './restore-quarantine/restore-quarantine.use-case';
+import { RunTracebackUseCase } from './run-traceback/run-traceback.use-case';
+import { SubmitFeedbackUseCase } from './submit-feedback/submit-feedback.use-case';
+import { SyncQuarantinesUseCase } from './sync-quarantines/sync-quarantines.use-case';
+import { VerifyTracebackUseCase } from './verify-traceback/verify-traceback.use-case';
+
+export * from './answer-query/answer-query.use-case';
+export * from './approve-quarantine/approve-quarantine.use-case';
+export * from './check-health/check-health.use-case';
+export * from './delete-enhancement/delete-enhancement.use-case';
+export * from './describe-collection/describe-collection.use-case';
+export * from './dispatch-traceback/dispatch-traceback.use-case';
+export * from './dispatch-traceback/sweep-unqueued-feedback.use-case';
+export * from './enhance-answer/enhance-answer.use-case';
+export * from './get-feedback/get-feedback.use-case';
+export * from './ingest-corpus/ingest-corpus.use-case';
+export * from './list-enhancements/list-enhancements.use-case';
+export * from './list-quarantines/list-quarantines.use-case';
+export * from './log-answer/answer-feedback.use-case';
+export * from './log-answer/log-answer.use-case';
+export * from './mark-feedback-failed/mark-feedback-failed.use-case';
+export * from './process-feedback-event/process-feedback-event.use-case';
+export * from './quarantine-text/quarantine-text.use-case';
+export * from './restore-quarantine/restore-quarantine.use-case';
+export * from './run-traceback/collect-evidence';
+export * from './run-traceback/run-traceback.use-case';
+export * from './serving/serving-view';
+export * from './submit-feedback/submit-feedback.use-case';
+export * from './sync-quarantines/sync-quarantines.use-case';
+export * from './verify-traceback/verify-traceback.use-case';
+
+/** Every use case, for the composition root (each declares its dependencies in `static inject`). */
+export const USE_CASES = [
+  AnswerFeedbackUseCase, AnswerQueryUseCase, ApproveQuarantineUseCase, CheckHealthUseCase, DeleteEnhancementUseCase, DescribeCollectionUseCase,
+  DispatchTracebackUseCase, EnhanceAnswerUseCase, GetFeedbackUseCase, IngestCorpusUseCase, ListEnhancementsUseCase, ListQuarantinesUseCase,
+  LogAnswerUseCase, MarkFeedbackFailedUseCase, ProcessFeedbackEventUseCase, QuarantineTextUseCase, RestoreQuarantineUseCase, RunTracebackUseCase,
+  SubmitFeedbackUseCase, SweepUnqueuedFeedbackUseCase, SyncQuarantinesUseCase, VerifyTracebackUseCase,
+] as const;

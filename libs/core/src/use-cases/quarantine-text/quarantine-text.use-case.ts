@@ -1,0 +1,34 @@
+import type { NewQuarantine, QuarantineRepository, QuarantineRow } from '../../ports/repositories';
+import type { Failpoints } from '../../ports/runtime.port';
+import { FAILPOINTS, QUARANTINES, VECTOR_STORE } from '../../ports/tokens';
+import type { VectorStore } from '../../ports/vector-store.port';
+import type { InjectMap } from '../../use-case';
+import { syncRecordToStore } from './store-sync';
+
+/** A new quarantine record, with the acting principal recorded as its creator. */
+export type QuarantineTextCommand = Omit<NewQuarantine, 'createdBy'> & { actor: string };
+
+export interface QuarantineTextDeps { quarantines: QuarantineRepository; store: VectorStore; failpoints: Failpoints }
+
+/**
+ * Takes a text out of serving (or sends it to review), in an order that loses nothing if the
+ * process dies between steps:
+ *  1. Postgres, one transaction: quarantine record (storeSynced=false) + document status + audit;
+ *  2. the vector store flag (idempotent);
+ *  3. storeSynced=true.
+ * A crash after 1 leaves an unsynced record that SyncQuarantinesUseCase (run by every retried
+ * traceback and at worker start) completes; a partial unique index allows one active record per
+ * text, so a retry never quarantines a text twice.
+ */
+export class QuarantineTextUseCase {
+  static readonly inject: InjectMap<QuarantineTextDeps> = { quarantines: QUARANTINES, store: VECTOR_STORE, failpoints: FAILPOINTS };
+  constructor(private readonly deps: QuarantineTextDeps) {}
+
+  async execute(cmd: QuarantineTextCommand): Promise<{ record: QuarantineRow; created: boolean }> {
+    const { actor, ...record } = cmd;
+    const res = await this.deps.quarantines.create({ ...record, createdBy: actor });
+    this.deps.failpoints.hit('quarantine.after-db');
+    if (!res.record.storeSynced) await syncRecordToStore(this.deps, res.record);
+    return res;
+  }
+}

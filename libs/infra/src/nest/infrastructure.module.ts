@@ -1,0 +1,137 @@
+import { Global, Inject, Injectable, Logger, Module, Optional, type DynamicModule, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { join } from 'node:path';
+import {
+  ANSWERS, AUDIT_LOG, CLOCK, CORE_SETTINGS, DATABASE_HEALTH, DOCUMENTS, EMBEDDER, ENHANCEMENTS, FAILPOINTS, FEEDBACK_EVENTS, GENERATOR, GRADIENT_PROBE,
+  JUDGE, NEIGHBOUR_LISTS, NeighbourCache, QUARANTINES, TRACEBACK_QUEUE, VECTOR_STORE, VERDICTS,
+  type Clock, type Embedder, type Failpoints, type GradientProbeProvision, type Repositories, type Token, type TracebackQueue, type VectorStore,
+} from '@forensics/core';
+import type IORedis from 'ioredis';
+import type { AppConfig } from '../config/app-config';
+import { createGenerator } from '../generators';
+import { applyMigrations } from '../prisma/migrator';
+import { createPrismaClient, type PrismaClient } from '../prisma/prisma-client';
+import { createPrismaRepositories } from '../prisma/repositories';
+import { startEmbeddedPostgres, startEmbeddedRedis, type EmbeddedService } from '../runtime/embedded-services';
+import { createVectorStore } from '../vector-store';
+import { coreSettingsFor, embedderFor, feedbackTokenSecret, judgeFor, probeFor } from './adapters';
+import { QueueModule } from './queue.module';
+import { createRedisConnection } from '../queue/bullmq-traceback-queue';
+import { APP_CONFIG, ENDPOINTS, PRISMA, REDIS_CONNECTION, REPOSITORIES, type Endpoints } from './infra.tokens';
+
+export interface InfrastructureOptions {
+  /** Connect the BullMQ traceback queue (default true). The CLI's ingest and the eval harness run without one. */
+  queue?: boolean;
+  /** Crash-safety tests: kill points; a no-op by default. */
+  failpoints?: Failpoints;
+}
+
+const NO_FAILPOINTS: Failpoints = { hit: () => {} };
+const SYSTEM_CLOCK: Clock = { now: () => new Date() };
+
+/** A process that runs no queue (ingest CLI, eval): enqueueing is a clear error, never a silent no-op. */
+class NoTracebackQueue implements TracebackQueue {
+  async enqueueTraceback(): Promise<void> { throw new Error('this process runs without the traceback queue'); }
+  async ping(): Promise<void> { throw new Error('this process runs without the traceback queue'); }
+  async close(): Promise<void> {}
+}
+
+/**
+ * Resolves where Postgres and Redis are: the configured URLs, or embedded servers this process
+ * starts (or reuses, when another process of the installation started them). Migrations are
+ * applied before anything touches the database.
+ */
+async function resolveEndpoints(config: AppConfig, withQueue: boolean, log: (m: string) => void): Promise<Endpoints> {
+  const services: EmbeddedService[] = [];
+  try {
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      const pg = await startEmbeddedPostgres(config.dataDir, log);
+      if (pg.owned) services.push(pg);
+      databaseUrl = pg.url;
+    }
+    const applied = await applyMigrations(databaseUrl, join(config.projectRoot, 'prisma', 'migrations'), log);
+    if (applied.length) log(`migrations applied: ${applied.join(', ')}`);
+    let redisUrl = config.redisUrl ?? null;
+    if (withQueue && !redisUrl) {
+      const redis = await startEmbeddedRedis(config.dataDir, log);
+      if (redis.owned) services.push(redis);
+      redisUrl = redis.url;
+    }
+    return { databaseUrl, redisUrl, services };
+  } catch (e) {
+    for (const s of services.reverse()) await s.stop().catch(() => {});
+    throw e;
+  }
+}
+
+/** Closes adapters, then the embedded services this process started, in that order, once. */
+@Injectable()
+class InfrastructureShutdown implements OnApplicationShutdown {
+  constructor(
+    @Inject(ENDPOINTS) private readonly endpoints: Endpoints,
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(VECTOR_STORE) private readonly store: VectorStore,
+    @Inject(EMBEDDER) private readonly embedder: Embedder,
+    @Inject(GRADIENT_PROBE) private readonly probe: GradientProbeProvision,
+    @Optional() @Inject(REDIS_CONNECTION) private readonly redis?: IORedis,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.probe.probe?.close().catch(() => {});
+    await this.embedder.close().catch(() => {});
+    await this.store.close().catch(() => {});
+    await this.prisma.$disconnect().catch(() => {});
+    this.redis?.disconnect();
+    for (const s of [...this.endpoints.services].reverse()) await s.stop().catch(() => {});
+  }
+}
+
+const fromRepositories = <K extends keyof Repositories>(token: Token<Repositories[K]>, key: K): Provider =>
+  ({ provide: token, useFactory: (r: Repositories) => r[key], inject: [REPOSITORIES] });
+
+/**
+ * The adapters behind every port, bound to core's injection tokens by configuration: embedded
+ * Postgres / Redis / LanceDB by default, the configured servers in production. Global, so the
+ * core module's use cases and the apps see the same instances. Import it once per process.
+ */
+@Global()
+@Module({})
+export class InfrastructureModule {
+  static forRoot(config: AppConfig, opts: InfrastructureOptions = {}): DynamicModule {
+    const withQueue = opts.queue !== false;
+    const log = new Logger('infra');
+    const providers: Provider[] = [
+      { provide: APP_CONFIG, useValue: config },
+      { provide: ENDPOINTS, useFactory: () => resolveEndpoints(config, withQueue, (m) => log.log(m)) },
+      { provide: PRISMA, useFactory: (e: Endpoints) => createPrismaClient(e.databaseUrl), inject: [ENDPOINTS] },
+      { provide: REPOSITORIES, useFactory: (prisma: PrismaClient) => createPrismaRepositories(prisma), inject: [PRISMA] },
+      fromRepositories(DOCUMENTS, 'documents'), fromRepositories(FEEDBACK_EVENTS, 'feedback'), fromRepositories(VERDICTS, 'verdicts'),
+      fromRepositories(QUARANTINES, 'quarantines'), fromRepositories(ANSWERS, 'answers'), fromRepositories(ENHANCEMENTS, 'enhancements'),
+      fromRepositories(AUDIT_LOG, 'audit'), fromRepositories(DATABASE_HEALTH, 'health'),
+      { provide: VECTOR_STORE, useFactory: () => createVectorStore({ qdrantUrl: config.qdrantUrl, qdrantApiKey: config.qdrantApiKey, dir: join(config.dataDir, 'vectors') }) },
+      { provide: EMBEDDER, useFactory: () => embedderFor(config) },
+      { provide: JUDGE, useFactory: () => judgeFor(config) },
+      { provide: GENERATOR, useFactory: () => createGenerator(config) },
+      { provide: GRADIENT_PROBE, useFactory: (e: Embedder) => probeFor(config, e.id), inject: [EMBEDDER] },
+      // BiRD neighbour lists, cached per store revision (process-wide).
+      { provide: NEIGHBOUR_LISTS, useFactory: () => new NeighbourCache() },
+      { provide: CLOCK, useValue: SYSTEM_CLOCK },
+      { provide: FAILPOINTS, useValue: opts.failpoints ?? NO_FAILPOINTS },
+      // ENDPOINTS first: the secret file lives in DATA_DIR, which the embedded services create.
+      { provide: CORE_SETTINGS, useFactory: () => coreSettingsFor(config, feedbackTokenSecret(config, (m) => log.warn(m))), inject: [ENDPOINTS] },
+      InfrastructureShutdown,
+    ];
+    const exported: (symbol | DynamicModule)[] = [APP_CONFIG, ENDPOINTS, PRISMA, REPOSITORIES, DOCUMENTS, FEEDBACK_EVENTS, VERDICTS, QUARANTINES, ANSWERS, ENHANCEMENTS, AUDIT_LOG, DATABASE_HEALTH,
+      VECTOR_STORE, EMBEDDER, JUDGE, GENERATOR, GRADIENT_PROBE, NEIGHBOUR_LISTS, CLOCK, FAILPOINTS, CORE_SETTINGS, TRACEBACK_QUEUE];
+    if (withQueue) {
+      providers.push({ provide: REDIS_CONNECTION, useFactory: (e: Endpoints) => createRedisConnection(e.redisUrl!), inject: [ENDPOINTS] });
+      exported.push(REDIS_CONNECTION);
+    } else providers.push({ provide: TRACEBACK_QUEUE, useValue: new NoTracebackQueue() });
+    return {
+      module: InfrastructureModule,
+      imports: withQueue ? [QueueModule.forRoot(config)] : [],
+      providers,
+      exports: withQueue ? [...exported, QueueModule] : exported,
+    };
+  }
+}

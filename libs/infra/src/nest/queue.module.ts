@@ -1,0 +1,35 @@
+import { BullModule, getQueueToken } from '@nestjs/bullmq';
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import type IORedis from 'ioredis';
+import { TRACEBACK_QUEUE } from '@forensics/core';
+import type { AppConfig } from '../config/app-config';
+import { BullMqTracebackQueue } from '../queue/bullmq-traceback-queue';
+import { TRACEBACK_QUEUE_NAME } from '../queue/queue.constants';
+import { REDIS_CONNECTION } from './infra.tokens';
+
+/**
+ * BullMQ through @nestjs/bullmq: one Redis connection (REDIS_CONNECTION, from the global
+ * infrastructure module) with the deployment's key prefix, the traceback queue registered, and
+ * the TRACEBACK_QUEUE port bound to its producer. Workers (apps/worker) attach to the same queue.
+ */
+@Module({})
+export class QueueModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: QueueModule,
+      imports: [
+        BullModule.forRootAsync({ useFactory: (connection: IORedis) => ({ connection, prefix: config.queue.prefix }), inject: [REDIS_CONNECTION] }),
+        BullModule.registerQueue({ name: TRACEBACK_QUEUE_NAME }),
+      ],
+      providers: [
+        {
+          provide: TRACEBACK_QUEUE,
+          useFactory: (queue: Queue, connection: IORedis) => new BullMqTracebackQueue(queue, connection, { attempts: config.queue.attempts, backoffMs: config.queue.backoffMs }),
+          inject: [getQueueToken(TRACEBACK_QUEUE_NAME), REDIS_CONNECTION],
+        },
+      ],
+      exports: [TRACEBACK_QUEUE, BullModule],
+    };
+  }
+}

@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { EMBEDDER, VECTOR_STORE, type Embedder, type Failpoints, type Repositories, type Token, type VectorStore } from '@forensics/core';
+import { CoreModule, InfrastructureModule, loadConfig, PRISMA, REPOSITORIES, type AppConfig, type PrismaClient } from '@forensics/infra';
+import { createApiApp } from '../../apps/api/src/create-api-app';
+import { WorkerModule } from '../../apps/worker/src/worker.module';
+import { requireServices, ROOT, TEST_API_KEY, uniqueName } from './test-runtime';
+
+/**
+ * The service composed exactly as in production (InfrastructureModule + CoreModule, and the API
+ * and/or worker modules), on the real test Postgres + Redis with a private on-disk vector store.
+ */
+export interface TestApp {
+  config: AppConfig;
+  dataDir: string;
+  app: INestApplicationContext;
+  /** Base URL when the API is part of the app (listening on a free loopback port). */
+  url: string;
+  repos: Repositories;
+  store: VectorStore;
+  embedder: Embedder;
+  prisma: PrismaClient;
+  /** Any provider: a use case by its class, a port by its token. */
+  get<T>(key: Token<T> | Type<T> | (abstract new (...args: never[]) => T)): T;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** Environment overrides (on top of the test services and a unique queue prefix). */
+  env?: Record<string, string>;
+  /** Serve the HTTP API (default false). */
+  api?: boolean;
+  /** Run the traceback worker in this process (default false). */
+  worker?: boolean;
+  /** Connect the queue (default true; always true with a worker). */
+  queue?: boolean;
+  failpoints?: Failpoints;
+}
+
+/** The configuration a test app uses (exported for tests that spawn the worker as a child process). */
+export function testConfig(env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'forensics-app-'))): AppConfig {
+  const { databaseUrl, redisUrl } = requireServices();
+  return loadConfig({
+    DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DATA_DIR: dataDir, API_KEYS: TEST_API_KEY, QUEUE_BACKOFF_MS: '200', PROBE: 'none',
+    QUEUE_PREFIX: uniqueName('q'), SWEEP_EVERY_MS: '1000', ...env,
+  }, ROOT);
+}
+
+export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const config = testConfig(opts.env);
+  const infrastructure = InfrastructureModule.forRoot(config, { queue: opts.queue !== false || !!opts.worker, failpoints: opts.failpoints });
+  const extra: DynamicModule[] = opts.worker ? [WorkerModule.forRoot(config, infrastructure)] : [];
+  let app: INestApplicationContext;
+  let url = '';
+  if (opts.api) {
+    const http = await createApiApp(config, { logger: false, infrastructure, with: extra });
+    await http.listen(0, '127.0.0.1');
+    url = (await http.getUrl()).replace('[::1]', '127.0.0.1');
+    app = http;
+  } else {
+    app = await NestFactory.createApplicationContext({ module: class TestAppModule {}, imports: [infrastructure, CoreModule, ...extra] }, { logger: false });
+    await app.init();
+  }
+  const get = <T>(key: Token<T> | Type<T> | (abstract new (...args: never[]) => T)): T => app.get(key as never, { strict: false }) as T;
+  return {
+    config, dataDir: config.dataDir, app, url,
+    repos: get<Repositories>(REPOSITORIES), store: get<VectorStore>(VECTOR_STORE), embedder: get<Embedder>(EMBEDDER), prisma: get<PrismaClient>(PRISMA),
+    get,
+    close: async () => {
+      await app.close();
+      rmSync(config.dataDir, { recursive: true, force: true });
+    },
+  };
+}
