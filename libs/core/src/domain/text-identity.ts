@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * `[LATEST]` / `[/LATEST]` are reserved for benign-text enhancement (ragforensics.md App. 8.3):
+ * `[LATEST]` / `[/LATEST]` are reserved for benign-text enhancement (RAGForensics, arXiv 2504.21668, App. 8.3):
  * only that path may create them. Every ingested text and every user field goes through this
  * function, which removes the markers (any case, inner spaces tolerated).
  */

@@ -1,5 +1,5 @@
 /**
- * Generator port: the RAG's answering LLM (ragforensics.md §2.1, App. 8.1) and the writer of
+ * Generator port: the RAG's answering LLM (RAGForensics, arXiv 2504.21668, §2.1 and App. 8.1) and the writer of
  * benign texts for benign-text enhancement (App. 8.3). Implemented by an OpenAI-compatible adapter
  * and by a clearly labelled offline adapter (no LLM: extractive answers, template benign texts).
  */

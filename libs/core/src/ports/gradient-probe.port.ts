@@ -1,5 +1,5 @@
 /**
- * GradientProbe port (ProGRank, progrank.md §3.2, algorithms.md §4): for a query and a pool of
+ * GradientProbe port (ProGRank, arXiv 2603.22934, §3.2): for a query and a pool of
  * passages, the base score s(q,p) = <norm(f(q)), norm(g(p))> and, for R perturbation runs of each
  * passage, the probe gradient g_r = ∇_ϑ s(q, p_r) w.r.t. one LayerNorm's scale γ and bias β
  * (ϑ = (γ, β), so each gradient has length 2·hidden: [∂s/∂γ ‖ ∂s/∂β]).

@@ -48,7 +48,7 @@ export interface AppConfig {
   readonly trace: Readonly<{ k: number; maxRounds: number; maxJudgeCalls: number; judgeConcurrency: number }>;
   readonly queue: Readonly<{ attempts: number; backoffMs: number; workerConcurrency: number; prefix: string; lockMs: number; sweepEveryMs: number }>;
   readonly defaultCollection: string;
-  /** Retriever-side evidence and the quarantine decision policy (algorithms.md §2–5). */
+  /** Retriever-side evidence and the quarantine decision policy (BiRD arXiv 2605.20123 §4; GRADA arXiv 2505.07546 §3; ProGRank arXiv 2603.22934 §3). */
   readonly evidence: Readonly<{ enabled: boolean; birdK: number; progrankRuns: number; progrankTokenDropout: number }>;
   /** Gradient probe for ProGRank: 'auto' = the embedder's own encoder when it can be probed, else the ONNX surrogate in PROBE_MODEL_DIR. */
   readonly probe: Readonly<{ kind: 'auto' | 'use-lite' | 'onnx' | 'none'; modelDir?: string }>;

@@ -8,7 +8,7 @@ import type { GradientProbe } from '../../ports/gradient-probe.port';
 import type { NeighbourLists } from '../../ports/runtime.port';
 import type { ScoredHit, VectorStore } from '../../ports/vector-store.port';
 
-/** Settings of the retriever-side evidence (algorithms.md §2–5). */
+/** Settings of the retriever-side evidence (BiRD arXiv 2605.20123 §4; GRADA arXiv 2505.07546 §3; ProGRank arXiv 2603.22934 §3). */
 export interface EvidenceSettings {
   enabled: boolean;
   /** BiRD k (forward and backward depth). Paper default 20. */
@@ -32,7 +32,7 @@ export const DEFAULT_EVIDENCE_SETTINGS: Readonly<EvidenceSettings> = Object.free
   enabled: true,
   birdK: DEFAULT_BIRD_PARAMS.k,
   birdEpsilon: DEFAULT_BIRD_PARAMS.epsilon,
-  // Not a GradaParams field: GRADA needs M ≥ 2n (grada.md §3.2) and n = K here, hence M ≥ 2K.
+  // Not a GradaParams field: GRADA needs M ≥ 2n (GRADA, arXiv 2505.07546, §3.2) and n = K here, hence M ≥ 2K.
   gradaPoolFactor: 2,
   progrankRuns: DEFAULT_PROGRANK_PARAMS.runs,
   progrankTokenDropout: DEFAULT_TOKEN_DROPOUT_RATE,
@@ -71,10 +71,10 @@ export class NeighbourCache implements NeighbourLists {
 /**
  * Computes BiRD, GRADA and ProGRank for the judged candidates of one event, over the candidate
  * pool retrieved for q (before anything of this event is quarantined).
- * - BiRD (bird.md §4): forward top-k; the k backward retrievals (each text's stored vector as the
+ * - BiRD (arXiv 2605.20123, §4.2–4.4): forward top-k; the k backward retrievals (each text's stored vector as the
  *   query, itself excluded) go to the store as ONE batched request; cached neighbour lists are reused.
- * - GRADA (grada.md §3): HRSIM over BM25 on the top M texts.
- * - ProGRank (progrank.md §3): probe gradients on the gated upper tail of the pool, when a
+ * - GRADA (arXiv 2505.07546, §3.1–3.2): HRSIM over BM25 on the top M texts.
+ * - ProGRank (arXiv 2603.22934, §3.2–3.3): probe gradients on the gated upper tail of the pool, when a
  *   gradient probe is configured; otherwise the record says why it was skipped.
  */
 export async function collectEvidence(args: {
@@ -140,7 +140,7 @@ export async function collectEvidence(args: {
   } else gradaSkip = `pool of ${m} texts is too small for GRADA (needs M ≥ 2n, n ≥ 1)`;
   const t2 = performance.now();
 
-  // ProGRank on the gated upper tail, through the gradient probe (progrank.md §3.5: probe only the
+  // ProGRank on the gated upper tail, through the gradient probe (ProGRank, arXiv 2603.22934, §3.5: probe only the
   // decision-critical upper tail of a bounded pool). The probe set is the gated tail capped at
   // `progrankMaxProbes` texts (default K); the others keep their gate weight and defended score with
   // no penalty. When the probe IS the retriever's encoder (white-box), the retrieval scores are
