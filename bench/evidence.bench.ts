@@ -1,6 +1,7 @@
 /**
- * Evidence cost per feedback event (algorithms.md §2–4): BiRD + GRADA on the embedded vector store,
- * and ProGRank probe gradients on a random-weight ONNX encoder of all-MiniLM-L6-v2's shape.
+ * Evidence cost per feedback event (the BiRD, GRADA and ProGRank evidence of libs/forensics): BiRD
+ * + GRADA on the embedded vector store, and ProGRank probe gradients on a random-weight ONNX
+ * encoder of all-MiniLM-L6-v2's shape.
  *
  *   npm run bench:evidence            (= tsx bench/evidence.bench.ts)
  *   env: EVIDENCE_EVENTS (BiRD/GRADA events, default 30), PROGRANK_EVENTS (default 5),
@@ -14,9 +15,9 @@
  * ranking for q and the 20 backward rankings R_bw^i = top-k(d_i, D \ {d_i})) → `birdScores` →
  * `gradaRerank` over the top M = 2n = 10 with n = 5 (HRSIM over BM25, the default) on synthetic texts.
  *
- * ProGRank (per event, progrank.md §3.5): a bounded 20-passage pool of 60–100-word synthetic
- * passages. (1) base scores s(q,p) of the pool with the probe encoder (one forward pass over
- * query + 20 passages); (2) gate on the pool and probe only the decision-critical upper tail
+ * ProGRank (per event, ProGRank, arXiv 2603.22934, §3.5): a bounded 20-passage pool of 60–100-word
+ * synthetic passages. (1) base scores s(q,p) of the pool with the probe encoder (one forward pass
+ * over query + 20 passages); (2) gate on the pool and probe only the decision-critical upper tail
  * (`selectProbeSet`) with R = 20 token-dropout runs (rate 0.10); (3) `progrankScores`.
  * `progrankOverForwardRatio` = ProGRank seconds / one plain forward pass over the same 20 texts.
  * Also reported: the white-box variant (the retriever is the probe encoder, so the pool's retrieval

@@ -1,7 +1,8 @@
 /**
- * Fits the offline evidence judge's logistic weights and YES threshold (algorithms.md §5) on the
- * development files, with cross-validation BY QUESTION and LEAVE ONE DATASET OUT, and writes the
- * small committed JSON libs/forensics/src/offline-judge/offline-judge.fitted.json.
+ * Fits the offline evidence judge's logistic weights and YES threshold (see `offlineJudge` in
+ * libs/forensics/src/offline-judge) on the development files, with cross-validation BY QUESTION and
+ * LEAVE ONE DATASET OUT, and writes the small committed JSON
+ * libs/forensics/src/offline-judge/offline-judge.fitted.json.
  *
  *   npx tsx scripts/fit-offline-judge.ts [--data-dir ../shared/data] [--folds 5] [--lambda 0.001] [--pool 10]
  *                                        [--lodo] [--no-lodo] [--dry-run]

@@ -15,7 +15,7 @@ import { encodeOnnxModel, OnnxDataType, type OnnxInitializer, type OnnxNode } fr
  *              h = LN(a + GELU(a W₁) W₂),  GELU(x) = ½x(1 + erf(x/√2))
  * The last LayerNorm's input (the second residual sum of the last layer) can be exported as the
  * extra output `last_ln_input` so that gradients w.r.t. that LayerNorm's γ/β (ProGRank,
- * algorithms.md §4) can be computed outside the runtime.
+ * arXiv 2603.22934, §3.2, Eq. 3) can be computed outside the runtime.
  */
 export interface RandomBertShape {
   vocabSize: number;

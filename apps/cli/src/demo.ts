@@ -76,9 +76,9 @@ async function main(): Promise<void> {
     const health = await http('GET', '/health');
     say(`API up at ${base} — judge ${JSON.stringify(health.judge)}, embedder ${String(health.embedder)}, store ${(health.vectorStore as { kind: string }).kind}`);
 
-    // Ingest through the HTTP API, in batches, with progress. The shipped poisoned texts are PoisonedRAG's
-    // subtexts I; the black-box attack injects P = S ⊕ I with S = the targeted query (ragforensics.md §5.1,
-    // "PoisonedRAG-B"), which is what we inject here.
+    // Ingest through the HTTP API, in batches, with progress. The shipped poisoned texts are
+    // PoisonedRAG's subtexts I; the black-box attack injects P = S ⊕ I with S = the targeted query
+    // (RAGForensics, arXiv 2504.21668, §5.1.2, "PoisonedRAG-B"), which is what we inject here.
     const poisonText = (q: DemoQuestion, i: string) => `${q.question}. ${i}`;
     const docs = questions.flatMap((q) => [
       ...q.poisoned_texts.map((text, i) => ({ id: `${q.id}-poison-${i}`, text: poisonText(q, text), metadata: { question: q.id, kind: 'poisoned' } })),

@@ -7,9 +7,10 @@ import { groupedBarChart, type BarGroup } from './svg-charts';
 export interface QuotedRow { source: string; method: string; setting: string; dacc: number | null; fpr: number | null; fnr: number | null }
 
 /**
- * Reference numbers QUOTED, not measured: ragforensics.md Table 1 (RAGForensics with GPT-4o-mini,
- * and the TKM baseline, PoisonedRAG-B = black-box, PoisonedRAG-W = white-box; pooling not stated
- * by the paper) and ../shared/data/README.md (trivial "contains the wrong answer" judge, BM25, K = 5).
+ * Reference numbers QUOTED, not measured: RAGForensics, arXiv 2504.21668, Table 1 (RAGForensics
+ * with GPT-4o-mini, and the TKM baseline, PoisonedRAG-B = black-box, PoisonedRAG-W = white-box;
+ * pooling not stated by the paper) and ../shared/data/README.md (trivial "contains the wrong
+ * answer" judge, BM25, K = 5).
  */
 export function quotedReferences(data: string): QuotedRow[] {
   const t1 = (setting: string, rf: [number, number, number], tkm: [number, number, number]): QuotedRow[] => [

@@ -77,13 +77,13 @@ export interface JudgeSummary {
 }
 
 /**
- * Runs the traceback of every record with every judge and measures it (algorithms.md §1, metrics
- * of ragforensics.md App. 8.2 and progrank.md Eq. 17–18). Per record and judge, in isolation:
- * a fresh in-memory repository and store; the knowledge base = clean_texts ∪ poisoned texts,
- * ingested with `IngestCorpusUseCase`; the feedback (question, incorrect_answer) submitted with
- * `SubmitFeedbackUseCase`; then `RunTracebackUseCase.execute` — the worker's code path, unchanged.
- * Poison Hit/Recall@K are measured on the store's top-K for the question before the traceback and
- * after it (quarantined texts are out of serving).
+ * Runs the traceback of every record with every judge and measures it (metrics of RAGForensics,
+ * arXiv 2504.21668, App. 8.2, Eq. 3–5, and ProGRank, arXiv 2603.22934, §4.1, Eq. 17–18). Per record
+ * and judge, in isolation: a fresh in-memory repository and store; the knowledge base = clean_texts
+ * ∪ poisoned texts, ingested with `IngestCorpusUseCase`; the feedback (question, incorrect_answer)
+ * submitted with `SubmitFeedbackUseCase`; then `RunTracebackUseCase.execute` — the worker's code
+ * path, unchanged. Poison Hit/Recall@K are measured on the store's top-K for the question before
+ * the traceback and after it (quarantined texts are out of serving).
  */
 export async function runEvaluation(setup: EvaluationSetup): Promise<JudgeSummary[]> {
   if (setup.retriever === 'embed' && !setup.embedder) throw new Error("runEvaluation: retriever 'embed' needs an embedder");

@@ -2,9 +2,9 @@ import { containsAnswer } from '@forensics/algorithms';
 import type { Judge, JudgeRequest, JudgeVerdict } from '@forensics/core';
 
 /**
- * The trivial baseline judge (TKM-like, ragforensics.md §5.1.3): YES iff the text contains the
- * wrong answer string (normalised, token-boundary match; see `containsAnswer`). The data README's
- * reference numbers use this judge with BM25 retrieval and K = 5.
+ * The trivial baseline judge (TKM-like, RAGForensics, arXiv 2504.21668, §5.1.3): YES iff the text
+ * contains the wrong answer string (normalised, token-boundary match; see `containsAnswer`). The
+ * data README's reference numbers use this judge with BM25 retrieval and K = 5.
  */
 export class TrivialAnswerJudge implements Judge {
   readonly kind = 'trivial';

@@ -1,5 +1,6 @@
 /**
- * BiRD parameters (bird.md §4, Algorithm 1; defaults from algorithms.md §2).
+ * BiRD parameters (BiRD, arXiv 2605.20123, §4, Algorithm 1; defaults k = 20, ε = 2.5 from §5.1,
+ * "Implementation Details").
  */
 export interface BirdParams {
   /**

@@ -52,11 +52,12 @@ function assertUnique(ids: readonly string[], what: string): void {
 }
 
 /**
- * Spearman's rank correlation of two rankings over their common set (bird.md Eq. 7–8):
+ * Spearman's rank correlation of two rankings over their common set (BiRD, arXiv 2605.20123, §4.3,
+ * Eq. 7–8):
  *   C = {d | d ∈ a ∧ d ∈ b},
  *   ρ = 1 − 6·Σ_{d∈C} (r_a(d) − r_b(d))² / (|C|·(|C|² − 1))  if |C| ≥ 2, else 0.
  *
- * Rank choice (the paper leaves it open, algorithms.md §2 fixes it): r_a and r_b are the ranks
+ * Rank choice (the paper leaves it open; this is our choice): r_a and r_b are the ranks
  * **re-ranked 1..|C| within C** (the order of C's members in each list), not the raw positions in
  * the full lists. This keeps ρ in [−1, 1] and makes identical relative order give exactly ρ = 1.
  * Rankings are lists of distinct ids, so there are no rank ties; ρ is symmetric in (a, b).
@@ -83,18 +84,18 @@ export function spearmanOverCommon(a: readonly string[], b: readonly string[]): 
 }
 
 /**
- * BiRD scores for the forward ranking of one query (bird.md §4, Algorithm 1).
+ * BiRD scores for the forward ranking of one query (BiRD, arXiv 2605.20123, §4, Algorithm 1).
  *
  * For each d_i in R_fw (first k of `query.forward`):
  * - r_cr = sim(q, d_i), the forward score (Eq. 5; units of the retriever's similarity);
  * - r_cc = ρ(R_fw, R_bw^i) via `spearmanOverCommon` over the first k of `backward[d_i]`
  *   (Eq. 6–8; ranks re-ranked 1..|C| within C; |C| < 2 → 0);
- * - S = r_cr / (1 − r_cc) (Eq. 9). Gap closed (algorithms.md §2): r_cc = 1 → S = +Infinity,
- *   maximally suspicious, whatever the sign of r_cr;
+ * - S = r_cr / (1 − r_cc) (Eq. 9). Gap closed (Eq. 9 divides by zero there):
+ *   r_cc = 1 → S = +Infinity, maximally suspicious, whatever the sign of r_cr;
  * - suspicious = S > ε (Eq. 10).
  *
  * Results are in forward order. Pure: the backward retrievals are done by the caller (batch and
- * cache them, bird.md §4.5).
+ * cache them, BiRD §4.5).
  */
 export function birdScores(input: BirdInput, params: Partial<BirdParams> = {}): BirdResult[] {
   const { k, epsilon } = validateBirdParams(params);

@@ -1,7 +1,7 @@
 /**
  * Okapi BM25 parameters (Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25 and
  * Beyond", 2009, Eq. 3.15 family). Defaults k1 = 1.2, b = 0.75, the common textbook values also
- * used by GRADA's BM25 similarity (grada.md §3).
+ * used by GRADA's BM25 similarity (GRADA, arXiv 2505.07546, §3.1).
  */
 export interface Bm25Params {
   /** Term-frequency saturation, ≥ 0 (0 = binary term presence). Default 1.2. */

@@ -1,7 +1,7 @@
 /**
- * Parameters of the evidence normalisation (algorithms.md §5): each retriever-side signal is mapped
- * to a suspicion in [0, 1] (higher = more suspicious), then combined for the decision policy.
- * These are project choices, not paper values; each is documented where it is used.
+ * Parameters of the evidence normalisation: each retriever-side signal (BiRD, GRADA, ProGRank) is
+ * mapped to a suspicion in [0, 1] (higher = more suspicious), then combined for the decision
+ * policy. These are project choices, not paper values; each is documented where it is used.
  */
 export type EvidenceSignal = 'bird' | 'grada' | 'progrank';
 

@@ -11,8 +11,8 @@ import {
 } from './evidence.params';
 
 /**
- * BiRD suspicion from the composite score S (bird.md Eq. 9) relative to ε (Eq. 10); takes S or a
- * `BirdResult` (pass the ε of that run):
+ * BiRD suspicion from the composite score S (BiRD, arXiv 2605.20123, Eq. 9) relative to ε (Eq. 10);
+ * takes S or a `BirdResult` (pass the ε of that run):
  *   u = max(S, 0)/ε,   suspicion = u^h / (1 + u^h)   (Hill function, h = 2 by default).
  * Monotone non-decreasing in S; S ≤ 0 → 0; S = ε → exactly ½, so "suspicion ≥ ½" coincides with
  * BiRD's own rule up to the boundary (BiRD flags S > ε); S = +∞ (r_cc = 1) → 1.
@@ -30,7 +30,7 @@ export function birdSuspicion(result: number | { score: number }, params: Partia
 
 /** The fields of a `GradaResult` the suspicion needs. */
 export interface GradaEvidenceInput {
-  /** Final PageRank score s (grada.md Eq. 1). */
+  /** Final PageRank score s (GRADA, arXiv 2505.07546, Eq. 1). */
   score: number;
   rankBefore: number;
   rankAfter: number;
@@ -39,8 +39,8 @@ export interface GradaEvidenceInput {
 }
 
 /**
- * GRADA suspicion of one `GradaResult` among M = `poolSize` texts (grada.md §3), a weighted mean
- * of two terms (pass the damping of that run if it was not 0.85):
+ * GRADA suspicion of one `GradaResult` among M = `poolSize` texts (GRADA, arXiv 2505.07546, §3), a
+ * weighted mean of two terms (pass the damping of that run if it was not 0.85):
  * - rank drop = clamp((rankAfter − rankBefore)/(M − 1), 0, 1): how far reranking pushed it down
  *   (0 when it stayed or rose; 1 from first to last);
  * - score deficit = clamp((1 − M·s)/d, 0, 1): 0 at or above the uniform share 1/M, 1 at the teleport
@@ -64,8 +64,8 @@ export function gradaSuspicion(result: GradaEvidenceInput, params: Partial<Grada
 }
 
 /**
- * ProGRank suspicion from the applied penalty w·(P_rep + P_dr) (progrank.md Eq. 13); takes the
- * penalty or a `ProgrankResult`:
+ * ProGRank suspicion from the applied penalty w·(P_rep + P_dr) (ProGRank, arXiv 2603.22934,
+ * Eq. 13); takes the penalty or a `ProgrankResult`:
  *   suspicion = 1 − exp(−max(penalty, 0)/λ),  λ = `scale` (default 1).
  * Monotone in the penalty; 0 for an unprobed text (penalty 0); penalty λ·ln 2 ≈ 0.69 → ½;
  * +∞ → 1. The penalty already carries the gate, so texts far below μ count for little.
@@ -96,8 +96,9 @@ export interface CombinedEvidence {
 const SIGNALS: readonly EvidenceSignal[] = ['bird', 'grada', 'progrank'];
 
 /**
- * Combine retriever-side suspicions for the decision policy (algorithms.md §5): quarantine
- * automatically when the judge says Yes and the evidence agrees; human review otherwise.
+ * Combine retriever-side suspicions for the decision policy (a project design, not from the
+ * papers): quarantine automatically when the judge says Yes and the evidence agrees; human review
+ * otherwise.
  *
  * suspicion = Σ w_k·s_k / Σ w_k over the signals present (default equal weights), agrees =
  * suspicion ≥ 0.5. Rationale: the three signals target different attacks (BiRD: query look-alikes

@@ -1,11 +1,14 @@
 /**
- * GRADA parameters (grada.md §3; defaults from the paper and algorithms.md §3).
+ * GRADA parameters (GRADA, arXiv 2505.07546, §3). Defaults from the paper: HRSIM over BM25
+ * (§4.1, "Defense setup"), α = 0.4 (§4.2, "Impact of α and M"), d = 0.85 and uniform s* (§3.2),
+ * n = 5 of M = 10 retrieved (§4.1); the convergence tolerance and the round cap are ours (the
+ * paper iterates "to a stationary score distribution").
  */
 export type GradaSimilarity = 'hrsim' | 'd2dsim-ebd' | 'd2dsim-bm25';
 
 export interface GradaParams {
   /**
-   * Edge weight w_ij (grada.md §3.1):
+   * Edge weight w_ij (GRADA, arXiv 2505.07546, §3.1):
    * - 'd2dsim-ebd': cosine of the text vectors, negatives clamped to 0;
    * - 'd2dsim-bm25': ½(BM25(v_i, v_j) + BM25(v_j, v_i)), BM25 index over the candidate pool;
    * - 'hrsim' (default, strongest in the paper): max(sim(v_i,v_j) − α·(sim(v_i,q) + sim(v_j,q)), 0).

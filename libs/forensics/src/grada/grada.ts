@@ -76,10 +76,10 @@ function vectorsOf(input: GradaInput, needQuery: boolean): { docs: ArrayLike<num
 }
 
 /**
- * Symmetrised BM25 between pool texts, ½(BM25(v_i, v_j) + BM25(v_j, v_i)) (grada.md §3.1), where
- * BM25(v_i, v_j) scores text j for text i's terms as the query. The index (IDF, avgdl) is built
- * over the candidate pool only, tokenised with `contentTerms` (stopwords removed, light stem).
- * Also returns BM25(q → v_i), the query scored against each pool text with the same index.
+ * Symmetrised BM25 between pool texts, ½(BM25(v_i, v_j) + BM25(v_j, v_i)) (GRADA, arXiv 2505.07546,
+ * §3.1), where BM25(v_i, v_j) scores text j for text i's terms as the query. The index (IDF, avgdl)
+ * is built over the candidate pool only, tokenised with `contentTerms` (stopwords removed, light
+ * stem). Also returns BM25(q → v_i), the query scored against each pool text with the same index.
  */
 function bm25Similarities(input: GradaInput): { pair: number[][]; query: number[] } {
   const tokens = input.candidates.map((c) => contentTerms(c.text));
@@ -98,8 +98,8 @@ function embeddingSimilarities(input: GradaInput, needQuery: boolean): { pair: n
 }
 
 /**
- * Edge weights of GRADA's graph (grada.md §3.1), symmetric, zero diagonal (a text is not its own
- * neighbour), all ≥ 0:
+ * Edge weights of GRADA's graph (GRADA, arXiv 2505.07546, §3.1), symmetric, zero diagonal (a text
+ * is not its own neighbour), all ≥ 0:
  * - D2DSIM-EBD: w_ij = max(cos(x_i, x_j), 0). The paper states plain cosine; negative cosines are
  *   clamped because Eq. 1 needs non-negative weights.
  * - D2DSIM-BM25: w_ij = ½(BM25(v_i,v_j) + BM25(v_j,v_i)) over a BM25 index of the pool.
@@ -122,7 +122,7 @@ export function gradaWeights(input: GradaInput, params: Partial<GradaParams> = {
 }
 
 /**
- * PageRank-style propagation (grada.md Eq. 1):
+ * PageRank-style propagation (GRADA, arXiv 2505.07546, §3.2, Eq. 1):
  *   s_i^(t) = (1 − d)·s*_i + d·Σ_j (w_ij / Σ_k w_jk)·s_j^(t−1),   s* = s^(0) = [1/|V|, …].
  * Iterates until the L1 change is < tolerance or maxIterations rounds. Zero-weight guard: a node
  * j with Σ_k w_jk = 0 passes nothing on, so a node whose weights are all zero keeps only the
@@ -191,7 +191,7 @@ export function gradaRerankDetailed(input: GradaInput, params: Partial<GradaPara
 }
 
 /**
- * GRADA: graph-based reranking of M retrieved texts (grada.md §3).
+ * GRADA: graph-based reranking of M retrieved texts (GRADA, arXiv 2505.07546, §3).
  *
  * 1. Graph: texts are nodes, undirected edges weighted by `gradaWeights` (D2DSIM-EBD, D2DSIM-BM25
  *    or HRSIM, default HRSIM over raw BM25 with α = 0.4).

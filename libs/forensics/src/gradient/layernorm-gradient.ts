@@ -1,7 +1,8 @@
 /**
  * Closed-form gradient of a dense-retrieval score w.r.t. the LAST LayerNorm's scale γ and bias β,
  * from that LayerNorm's input (exported by the ONNX graph as `last_ln_input`). No runtime
- * dependencies; float64 throughout.
+ * dependencies; float64 throughout. This is ProGRank's probe gradient ∇_ϑ s(q, p) (ProGRank,
+ * arXiv 2603.22934, §3.2, Eq. 3) with ϑ = (γ, β) of the last LayerNorm and s the cosine of Eq. 1.
  *
  * ## Forward (per text, hidden size H, tokens t = 1..S, attention mask m_t ∈ {0, 1})
  *   LayerNorm (ONNX LayerNormalization, axis −1, biased variance):

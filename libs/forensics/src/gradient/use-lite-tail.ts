@@ -1,7 +1,8 @@
 /**
  * The USE-lite graph after the probed LayerNorm ("the tail"), rebuilt in float64 TypeScript, and its
- * closed-form gradient. Used as the reference the batched TF.js probe is checked against (and by
- * the finite-difference test), never on the hot path.
+ * closed-form gradient (ProGRank's probe gradient ∇_ϑ s(q, p), ProGRank, arXiv 2603.22934, §3.2,
+ * Eq. 3, with ϑ = (γ, β) of the probed LayerNorm). Used as the reference the batched TF.js probe is
+ * checked against (and by the finite-difference tests), never on the hot path.
  *
  * Tail of one text with n tokens, LayerNorm input x_t ∈ R^H (H = 512, t < n), inner width I = 1536:
  *   x̂_t = (x_t − mean(x_t)) / sqrt(var(x_t) + ε)            (ε = 1e-6, biased variance)

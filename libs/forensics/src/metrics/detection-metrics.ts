@@ -1,6 +1,6 @@
 /**
- * Detection metrics of a traceback (ragforensics.md App. 8.2; algorithms.md §1), over the texts
- * the traceback judged in an event. Positives are poisoned texts, a positive verdict is YES:
+ * Detection metrics of a traceback (RAGForensics, arXiv 2504.21668, App. 8.2, Eq. 3–5), over the
+ * texts the traceback judged in an event. Positives are poisoned texts, a positive verdict is YES:
  *
  *   FPR  = FP / (FP + TN)            share of judged clean texts wrongly flagged
  *   FNR  = FN / (FN + TP)            share of judged poisoned texts missed
@@ -65,7 +65,7 @@ export function addConfusion(a: ConfusionCounts, b: ConfusionCounts): ConfusionC
 
 const ratio = (num: number, den: number): number | null => (den > 0 ? num / den : null);
 
-/** DACC, FPR, FNR of one confusion table (App. 8.2). */
+/** DACC, FPR, FNR of one confusion table (RAGForensics App. 8.2, Eq. 3–5). */
 export function detectionRates(c: ConfusionCounts): DetectionRates {
   checkCounts(c);
   return {

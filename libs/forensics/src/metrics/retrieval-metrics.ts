@@ -1,5 +1,5 @@
 /**
- * Retrieval-stage poisoning exposure, no LLM needed (progrank.md Eq. 17–18; algorithms.md §1).
+ * Retrieval-stage poisoning exposure, no LLM needed (ProGRank, arXiv 2603.22934, §4.1, Eq. 17–18).
  * For one query, `ranked` marks each retrieved text best first (true = poisoned); `poisonedTotal`
  * is |D_poison(q)|, the poisoned texts that exist for the query in the knowledge base.
  *
@@ -18,12 +18,12 @@ export function poisonInTopK(ranked: readonly boolean[], k: number): number {
   return ranked.slice(0, k).filter(Boolean).length;
 }
 
-/** 1 when any of the first K texts is poisoned, else 0 (progrank.md Eq. 17). */
+/** 1 when any of the first K texts is poisoned, else 0 (ProGRank Eq. 17). */
 export function poisonHitAtK(ranked: readonly boolean[], k: number): 0 | 1 {
   return poisonInTopK(ranked, k) > 0 ? 1 : 0;
 }
 
-/** Share of the query's poisoned texts found in the first K (progrank.md Eq. 18); 0 when there are none. */
+/** Share of the query's poisoned texts found in the first K (ProGRank Eq. 18); 0 if there are none. */
 export function poisonRecallAtK(ranked: readonly boolean[], k: number, poisonedTotal: number): number {
   if (!Number.isInteger(poisonedTotal) || poisonedTotal < 0) throw new RangeError(`poisonedTotal must be a non-negative integer, got ${poisonedTotal}`);
   const hits = poisonInTopK(ranked, k);

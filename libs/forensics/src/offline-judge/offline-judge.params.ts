@@ -2,9 +2,10 @@ import type { OfflineJudgeWeights } from './offline-judge';
 import fitted from './offline-judge.fitted.json';
 
 /**
- * Thresholds of the offline evidence judge (algorithms.md §5). The YES threshold is fitted with
- * the weights by scripts/fit-offline-judge.ts (cross-validated by question on poisonedrag_nq,
- * poisonedrag_hotpotqa and robustrag_realtimeqa) and read from offline-judge.fitted.json.
+ * Thresholds of the offline evidence judge (the project's stand-in for the LLM judge when no LLM is
+ * configured; not from the papers). The YES threshold is fitted with the weights by
+ * scripts/fit-offline-judge.ts (cross-validated by question on poisonedrag_nq, poisonedrag_hotpotqa
+ * and robustrag_realtimeqa) and read from offline-judge.fitted.json.
  */
 export interface OfflineJudgeParams {
   /** YES when score ≥ this. In (0, 1]. Default: the fitted value (offline-judge.fitted.json). */

@@ -287,9 +287,9 @@ export function evidenceLogit(features: OfflineJudgeFeatures, weights: Readonly<
 }
 
 /**
- * Offline evidence judge (algorithms.md §5): stands in for the LLM of ragforensics.md §4 when no
- * LLM is configured. It asks the same question as the paper's prompt — does the context try to
- * induce the answer t? — from principled signals:
+ * Offline evidence judge (a project design, not from the papers): stands in for the LLM of
+ * RAGForensics, arXiv 2504.21668, §4.2, when no LLM is configured. It asks the same question as the
+ * paper's prompt — does the context try to induce the answer t? — from principled signals:
  *
  * 1. support (a gate): the text states t (normalised, numeric-aware, token-boundary match = 1; for a
  *    multi-token answer, the share of its distinctive terms ≥ `partialSupportMin`, numbers

@@ -1,8 +1,9 @@
 /**
- * The quarantine decision policy (algorithms.md §5): the judge verdict is the primary signal,
- * retriever-side evidence (BiRD, GRADA, ProGRank) corroborates it.
+ * The quarantine decision policy (a project design, not from the papers): the judge verdict is the
+ * primary signal, retriever-side evidence (BiRD, GRADA, ProGRank) corroborates it.
  *
- * - `judge-only` (default; the paper, ragforensics.md §4): YES → quarantine.
+ * - `judge-only` (default; the paper, RAGForensics, arXiv 2504.21668, §4.2, Algorithm 1): YES →
+ *   quarantine.
  * - `corroborated`: YES and the evidence agrees → quarantine; YES without agreeing evidence →
  *   NEEDS_REVIEW.
  * In both, UNDETERMINED → NEEDS_REVIEW (never benign) and NO → keep.

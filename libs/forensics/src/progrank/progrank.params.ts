@@ -1,5 +1,6 @@
 /**
- * ProGRank parameters (progrank.md §3; defaults from the paper and algorithms.md §4).
+ * ProGRank parameters (ProGRank, arXiv 2603.22934, §3). Defaults from the paper: R = 20,
+ * τ = 0.1, α = 4.0, C = 6.0 (§4.1, "Retrieval-stage settings"), m = ⌈√|D|⌉ (§3.3, Eq. 11).
  */
 export interface ProgrankParams {
   /** R: perturbation runs per (q, p); every probed candidate must bring exactly R gradients. Default 20. Integer in [1, 10000]. */

@@ -143,7 +143,8 @@ export function probeStatistics(gradients: readonly ArrayLike<number>[], params:
 }
 
 /**
- * ProGRank defended scores (progrank.md §3, Eq. 4–13) over given probe gradients.
+ * ProGRank defended scores (ProGRank, arXiv 2603.22934, §3.2–3.3, Eq. 4–13) over given probe
+ * gradients.
  *
  * Gate (Eq. 11–12): μ from `gateCenter` over `corpusScores`; w = σ((s − μ)/T), T = 1 by default
  * (the paper's σ(s − μ)). Penalty: w·(P_rep + P_dr) for probed candidates (`probeStatistics`), 0
@@ -205,12 +206,12 @@ export const DEFAULT_PROBE_SET_PARAMS: Readonly<Omit<ProbeSetParams, 'gateM' | '
 });
 
 /**
- * The decision-critical upper tail to probe (progrank.md §3.5): indices into `scores` of the
- * candidates with gate weight ≥ `minGateWeight` (default ½, i.e. s ≥ μ, about m + 1 texts with
- * m = ⌈√B⌉), united with the top-K by score, capped at `maxProbes`. Below μ the gate scales the
- * penalty by less than ½, so probing there mostly cannot change the top of the ranking; the top-K
- * are included so that every text that could be served has been stress-tested.
- * Returned best score first (ties → lower index).
+ * The decision-critical upper tail to probe (ProGRank, arXiv 2603.22934, §3.5): indices into
+ * `scores` of the candidates with gate weight ≥ `minGateWeight` (default ½, i.e. s ≥ μ, about m + 1
+ * texts with m = ⌈√B⌉), united with the top-K by score, capped at `maxProbes`. Below μ the gate
+ * scales the penalty by less than ½, so probing there mostly cannot change the top of the ranking;
+ * the top-K are included so that every text that could be served has been stress-tested. Returned
+ * best score first (ties → lower index).
  */
 export function selectProbeSet(scores: readonly number[], params: Partial<ProbeSetParams> = {}): number[] {
   const gateTemperature = params.gateTemperature ?? DEFAULT_PROBE_SET_PARAMS.gateTemperature;

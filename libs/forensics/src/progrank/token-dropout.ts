@@ -1,6 +1,9 @@
 import type { Rng } from './prng';
 
-/** Token dropout probability of the paper (progrank.md, "Perturbation Types": 0.10, document side only). */
+/**
+ * Token dropout probability of the paper (ProGRank, arXiv 2603.22934, Supplementary Material,
+ * "Perturbation Types": 0.10, document side only).
+ */
 export const DEFAULT_TOKEN_DROPOUT_RATE = 0.1;
 
 function checkRate(rate: number): void {
@@ -10,9 +13,10 @@ function checkRate(rate: number): void {
 }
 
 /**
- * Token dropout as an attention mask (progrank.md §3.2 and "Perturbation Types"): each
- * non-special token is masked (0) independently with probability `rate`; special tokens
- * (`keepSpecial(id)` true, e.g. [CLS], [SEP], padding handled by the caller) are always kept (1).
+ * Token dropout as an attention mask (ProGRank, arXiv 2603.22934, §3.2 and Supplementary Material,
+ * "Perturbation Types and Hyperparameter Settings"): each non-special token is masked (0)
+ * independently with probability `rate`; special tokens (`keepSpecial(id)` true, e.g. [CLS], [SEP],
+ * padding handled by the caller) are always kept (1).
  * As in the paper's implementation, at least one non-special token stays active: if all were
  * dropped, one is restored, chosen uniformly with one more draw.
  *

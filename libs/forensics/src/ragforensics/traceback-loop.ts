@@ -1,8 +1,8 @@
 import { TraceParams, validateTraceParams } from './traceback.params';
 
 /**
- * RAGForensics iterative traceback (ragforensics.md §4, Algorithm 1) as a pure, JSON-serialisable
- * state machine. The caller drives it over its ports:
+ * RAGForensics iterative traceback (RAGForensics, arXiv 2504.21668, §4.2, Algorithm 1) as a pure,
+ * JSON-serialisable state machine. The caller drives it over its ports:
  *
  *   let s = initTrace(params);
  *   [optional] ({ state: s, toJudge } = acceptServed(s, servedIds)); judge toJudge; s = acceptVerdicts(s, v);
@@ -12,7 +12,9 @@ import { TraceParams, validateTraceParams } from './traceback.params';
  *     s = acceptVerdicts(s, await judgeAll(toJudge));
  *   }
  *
- * Algorithm 1 with the project's corrections (algorithms.md §1):
+ * Algorithm 1 with the project's corrections (as printed, it puts every reply without
+ * "[Label: Yes]" into Cb, re-judges benign texts that come back in a later round, and has no bound
+ * on its loop):
  * - `C = topK(q, K, D \ (Cp ∪ U))`: judged-poisoned texts (Cp) AND undetermined texts (U) are
  *   excluded from retrieval; U is surfaced for review and never counted as benign.
  * - Verdicts are cached per event: a text is judged at most once (benign texts re-retrieved in a

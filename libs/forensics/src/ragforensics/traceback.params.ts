@@ -1,6 +1,7 @@
 /**
- * Parameters of one RAGForensics traceback event (ragforensics.md §4, Algorithm 1; bounds from
- * algorithms.md §1 "Bound the loop").
+ * Parameters of one RAGForensics traceback event (RAGForensics, arXiv 2504.21668, §4.2,
+ * Algorithm 1; K = 5 as in §5.1.5). The paper's loop has no bound (Algorithm 1, line 6);
+ * maxRounds / maxJudgeCalls are ours.
  */
 export interface TraceParams {
   /** K: texts per retrieval round, and the number of benign texts that ends the loop. Default 5 (paper default). Integer in [1, 100]. */

@@ -13,9 +13,9 @@ export function containsAnswer(text: string, answer: string): boolean {
 }
 
 /**
- * ASR/ACC match of a RAG output against a target answer (ragforensics.md App. 8.2, Eq. 6–7:
- * "o_i matches t_i"): the normalised target is contained in the normalised output, on token
- * boundaries. Only the target-in-output direction counts: "Sinatra" does not match the target
+ * ASR/ACC match of a RAG output against a target answer (RAGForensics, arXiv 2504.21668, App. 8.2,
+ * Eq. 6–7: "o_i matches t_i"): the normalised target is contained in the normalised output, on
+ * token boundaries. Only the target-in-output direction counts: "Sinatra" does not match the target
  * "Frank Sinatra", while "It was Frank Sinatra." does.
  */
 export function answerMatches(output: string, target: string): boolean {

@@ -15,10 +15,10 @@ export interface OpenAiGeneratorConfig {
 
 /**
  * The RAG's answering LLM over an OpenAI chat completion, temperature 0. The filled prompt is sent
- * as a single user message (as the paper's reference code does): `rag-v1` (App. 8.1) normally,
- * `rag-bte-v1` (App. 8.3) when a benign text is among the contexts. `benignText` uses `bte-v1`.
- * Failures surviving the client's retries become `GeneratorError` (transient for
- * 408/409/429/5xx/timeouts/connection errors).
+ * as a single user message (as the paper's reference code does): `rag-v1` (RAGForensics,
+ * arXiv 2504.21668, App. 8.1) normally, `rag-bte-v1` (App. 8.3) when a benign text is among the
+ * contexts. `benignText` uses `bte-v1`. Failures surviving the client's retries become
+ * `GeneratorError` (transient for 408/409/429/5xx/timeouts/connection errors).
  */
 export class OpenAiGenerator implements Generator {
   readonly kind = 'openai';

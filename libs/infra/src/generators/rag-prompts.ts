@@ -1,17 +1,19 @@
 /**
- * The RAG generator's prompts, verbatim from the paper (ragforensics.md App. 8.1 and 8.3) in the
- * layout fixed by algorithms.md §1. Rendering is positional (template parts concatenated with the
- * values), so a context or query that itself contains "[q]" or "[contexts]" is inserted literally.
+ * The RAG generator's prompts, verbatim from the paper (RAGForensics, arXiv 2504.21668, App. 8.1
+ * and 8.3), in a fixed layout (the paper's text loses line breaks and spacing; see below).
+ * Rendering is positional (template parts concatenated with the values), so a context or query that
+ * itself contains "[q]" or "[contexts]" is inserted literally.
  *
  * Layout decisions, each the smallest possible departure from the extracted paper text:
- * - rag-v1: one line, exactly as algorithms.md §1 writes it ("… Query: [q] Answer:").
+ * - rag-v1: one line, bold markers dropped, one space before "Query:" and "Answer:" ("… Contexts:
+ *   [contexts] Query: [q] Answer:").
  * - rag-bte-v1: the paper's paragraphs separated by a blank line; `**` is the paper's literal
  *   emphasis (escaped as `\*\*` in the markdown extraction). Two PDF-extraction artefacts are
  *   repaired: "[LAT-EST]" (a line-break hyphenation inside the trigger — left as is, the prompt would
  *   name a trigger that never occurs) → "[LATEST]", and the missing space in "[q]Answer:" → "[q] Answer:",
- *   as algorithms.md does for rag-v1. The authors' own wording ("you need assess", "each entry …
- *   List all relevant entry unchanged") is kept: results are only comparable with the same prompt.
- * - bte-v1: three lines exactly as algorithms.md §1 writes them.
+ *   as for rag-v1. The authors' own wording ("you need assess", "each entry … List all relevant
+ *   entry unchanged") is kept: results are only comparable with the same prompt.
+ * - bte-v1: three lines ("This is my question: [q].", "This is my answer: [c].", the instruction).
  */
 export const RAG_V1 = 'rag-v1';
 export const RAG_BTE_V1 = 'rag-bte-v1';
@@ -78,7 +80,10 @@ export function renderBteV1(query: string, correctAnswer: string): string {
   return p.beforeQ1 + query + p.beforeC1 + correctAnswer + p.beforeC2 + correctAnswer + p.beforeQ2 + query + p.after;
 }
 
-/** `[LATEST] <text> [/LATEST]` (ragforensics.md App. 8.3); the text must already be marker-free. */
+/**
+ * `[LATEST] <text> [/LATEST]` (RAGForensics, arXiv 2504.21668, App. 8.3); the text must already be
+ * marker-free.
+ */
 export function wrapBenignText(text: string): string {
   return `${LATEST_OPEN} ${text.trim()} ${LATEST_CLOSE}`;
 }

@@ -3,7 +3,8 @@ import type { Judge, JudgeRequest, JudgeVerdict } from '@forensics/core';
 
 /**
  * The offline evidence judge: no LLM. Labelled `offline` in every verdict it gives; its reply is
- * the explanation in words and `signals` the numbers that decided (algorithms.md §5).
+ * the explanation in words and `signals` the numbers that decided (see `offlineJudge` in
+ * @forensics/algorithms).
  */
 export class OfflineJudge implements Judge {
   readonly kind = 'offline';

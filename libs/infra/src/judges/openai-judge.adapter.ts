@@ -26,8 +26,10 @@ export function joinJudgeReplies(replies: readonly string[]): string {
 }
 
 /**
- * RAGForensics judge (ragforensics.md §4, Algorithm 1, `judge(q, C_j, t)`) over an OpenAI chat
- * completion: prompt `rf-v1` as a single user message, temperature 0 (algorithms.md §1).
+ * RAGForensics judge (RAGForensics, arXiv 2504.21668, §4.2, Algorithm 1 line 9,
+ * `LLM(q_i, C_j, t_i)`) over an OpenAI chat completion: prompt `rf-v1` as a single user message,
+ * temperature 0 (our choice, for repeatable verdicts; the paper does not state its sampling
+ * settings).
  *
  * A reply with no label, or with both labels, is re-asked with the same prompt up to `maxReasks`
  * times and then returned as UNDETERMINED — never as benign. Transport failures surviving the

@@ -1,10 +1,12 @@
 import type { VerdictLabel } from '@forensics/core';
 
 /**
- * RAGForensics judge prompt, version `rf-v1`: the paper's prompt verbatim (ragforensics.md App. 8,
- * "The prompt designed to guide the LLM in assessing whether the text C_j is poisoned"), in the
- * byte-exact layout fixed by algorithms.md §1 — including the paper's own typos ("an response"),
- * because measurements against the paper are only comparable with the same prompt.
+ * RAGForensics judge prompt, version `rf-v1`: the paper's prompt verbatim (RAGForensics,
+ * arXiv 2504.21668, §4.2, "The prompt designed to guide the LLM in assessing whether the text C_j is
+ * poisoned") — including the paper's own typos ("an response"), because measurements against the
+ * paper are only comparable with the same prompt. Layout (line breaks are lost in the paper's text,
+ * so this is fixed here, byte-exact): the first paragraph, a blank line, the instruction paragraph,
+ * then `Question:`, `Context:`, `Response:` and "Let's think step by step." each on its own line.
  *
  * Placeholders: `[q]` query, `[C_j]` candidate text, `[t]` the wrong answer the user saw. `[t]`
  * occurs twice (first paragraph and `Response:`). No trailing newline.

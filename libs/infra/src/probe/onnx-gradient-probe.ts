@@ -64,9 +64,10 @@ interface Row {
  * after it — LayerNorm, attention-masked mean pooling, L2 normalisation, dot product — is
  * recomputed here in float64 together with its gradient.
  *
- * Perturbation: token dropout on the passage side only (progrank.md App.: the attention mask of each
- * dropped token is set to 0; [CLS] and [SEP] are kept; at least one other token stays). The query
- * is unperturbed. Encoder (internal) dropout is NOT available: an inference graph has no dropout
+ * Perturbation: token dropout on the passage side only (ProGRank, arXiv 2603.22934, Supplementary
+ * Material, "Perturbation Types and Hyperparameter Settings": the attention mask of each dropped
+ * token is set to 0; [CLS] is kept — [SEP] too, here; at least one other token stays). The query is
+ * unperturbed. Encoder (internal) dropout is NOT available: an inference graph has no dropout
  * nodes. The dropout stream of a passage is seeded by (seed, passage text), so a passage gets the
  * same perturbations whatever its position in the pool.
  *

@@ -26,7 +26,7 @@ const input: BirdInput = {
   },
 };
 
-describe('spearmanOverCommon (bird.md Eq. 7–8, ranks re-ranked within C)', () => {
+describe('spearmanOverCommon (BiRD, arXiv 2605.20123, Eq. 7–8, ranks re-ranked within C)', () => {
   it('pins hand values', () => {
     expect(spearmanOverCommon(['a', 'b', 'c', 'd', 'e'], ['e', 'd', 'b', 'a'])).toEqual({ rho: -1, commonSetSize: 4 });
     expect(spearmanOverCommon(['a', 'b', 'c', 'd', 'e'], ['a', 'b', 'y', 'e', 'c']).rho).toBeCloseTo(0.8, 12);
@@ -56,7 +56,7 @@ describe('spearmanOverCommon (bird.md Eq. 7–8, ranks re-ranked within C)', () 
   });
 });
 
-describe('birdScores (bird.md §4, Algorithm 1, Eq. 9)', () => {
+describe('birdScores (BiRD, arXiv 2605.20123, §4, Algorithm 1, Eq. 9)', () => {
   const results = birdScores(input, { k: 5 });
   const byId = Object.fromEntries(results.map((r) => [r.id, r]));
 

@@ -53,7 +53,7 @@ const ebdInput: GradaInput = {
   ],
 };
 
-describe('GRADA (grada.md §3, Eq. 1)', () => {
+describe('GRADA (arXiv 2505.07546, §3, Eq. 1)', () => {
   it('HRSIM/BM25 weights match the hand computation', () => {
     const w = gradaWeights(hrsimInput, { n: 2 });
     // index order: d1, d5, d2, d4, d3

@@ -1,7 +1,7 @@
 import { confusionOf, detectionRates, macroRates, pooledRates } from '../detection-metrics';
 import { meanOf, poisonHitAtK, poisonInTopK, poisonRecallAtK } from '../retrieval-metrics';
 
-// Hand-computed oracle (ragforensics.md App. 8.2 formulas):
+// Hand-computed oracle (RAGForensics, arXiv 2504.21668, App. 8.2, Eq. 3–5):
 //   A: TP 5 FP 0 TN 5 FN 0 → DACC 1,   FPR 0,   FNR 0
 //   B: TP 1 FP 1 TN 1 FN 1 → DACC 1/2, FPR 1/2, FNR 1/2
 //   C: TP 0 FP 2 TN 3 FN 0 → DACC 3/5, FPR 2/5, FNR undefined (no poisoned text judged)
@@ -52,7 +52,7 @@ describe('detection metrics', () => {
   });
 });
 
-describe('retrieval metrics (progrank.md Eq. 17–18)', () => {
+describe('retrieval metrics (ProGRank, arXiv 2603.22934, Eq. 17–18)', () => {
   // ranked best first; true = poisoned. 5 poisoned texts exist for the query.
   const ranked = [false, true, false, true, true, true, false];
 

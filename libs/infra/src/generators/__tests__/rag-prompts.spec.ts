@@ -1,8 +1,9 @@
 import { BTE_V1, RAG_BTE_V1, RAG_V1, renderBteV1, renderRagBteV1, renderRagV1, wrapBenignText } from '../rag-prompts';
 
-// The expected strings are written out in full (not built from the module's parts), so any edit
-// to a prompt fails here. Sources: ragforensics.md App. 8.1 / 8.3, layout per algorithms.md §1.
-describe('rag-v1 (ragforensics.md App. 8.1)', () => {
+// The expected strings are written out in full (not built from the module's parts), so any edit to
+// a prompt fails here. Sources: RAGForensics, arXiv 2504.21668, App. 8.1 / 8.3; layout as
+// documented in rag-prompts.ts.
+describe('rag-v1 (RAGForensics, arXiv 2504.21668, App. 8.1)', () => {
   it('renders byte-for-byte, contexts joined by newlines', () => {
     expect(RAG_V1).toBe('rag-v1');
     expect(renderRagV1('who wrote hamlet', ['Hamlet is a tragedy by William Shakespeare.', 'It is set in Denmark.'])).toBe(
@@ -16,7 +17,7 @@ describe('rag-v1 (ragforensics.md App. 8.1)', () => {
   });
 });
 
-describe('rag-bte-v1 (ragforensics.md App. 8.3, three situations)', () => {
+describe('rag-bte-v1 (RAGForensics, arXiv 2504.21668, App. 8.3, three situations)', () => {
   it('renders byte-for-byte with indexed entries', () => {
     expect(RAG_BTE_V1).toBe('rag-bte-v1');
     const out = renderRagBteV1('how many episodes are in chicago fire season 4', [
@@ -50,7 +51,7 @@ describe('rag-bte-v1 (ragforensics.md App. 8.3, three situations)', () => {
   });
 });
 
-describe('bte-v1 (ragforensics.md App. 8.3, benign text)', () => {
+describe('bte-v1 (RAGForensics, arXiv 2504.21668, App. 8.3, benign text)', () => {
   it('renders byte-for-byte, [q] and [c] each filled twice', () => {
     expect(BTE_V1).toBe('bte-v1');
     expect(renderBteV1('How many episodes are in chicago fire season 4?', '23')).toBe(

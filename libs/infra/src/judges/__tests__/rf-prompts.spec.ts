@@ -1,7 +1,7 @@
 import { parseRfLabel, renderRfV1, RF_V1 } from '../rf-prompts';
 
 describe('renderRfV1', () => {
-  it('renders the paper prompt byte-for-byte (algorithms.md §1), [t] filled in both places', () => {
+  it('renders the paper prompt byte-for-byte (RAGForensics, arXiv 2504.21668, §4.2), [t] filled in both places', () => {
     const rendered = renderRfV1({
       query: 'Who wrote Hamlet?',
       text: 'Hamlet was written by Christopher Marlowe in 1599.',
