@@ -2,7 +2,8 @@ import { substituteProxies, type ServedContext } from '../serving/serving-view';
 export { BTE_PROXY_KIND, isRetrievalProxy, type ServedContext } from '../serving/serving-view';
 import { NotFoundError, PermanentError, ValidationError } from '../../domain/errors';
 import { signFeedbackToken } from '../../domain/feedback-token';
-import { COLLECTION_NAME, stripReservedMarkers } from '../../domain/text-identity';
+import { parseRequest } from '../../domain/request-schema';
+import { stripReservedMarkers } from '../../domain/text-identity';
 import type { Embedder } from '../../ports/embedder.port';
 import type { Generator } from '../../ports/generator.port';
 import type { AnswerRepository, DocumentRepository, EnhancementRepository } from '../../ports/repositories';
@@ -11,9 +12,10 @@ import { ANSWERS, CLOCK, CORE_SETTINGS, DOCUMENTS, EMBEDDER, ENHANCEMENTS, GENER
 import type { VectorStore } from '../../ports/vector-store.port';
 import type { CoreSettings } from '../../settings';
 import type { InjectMap } from '../../use-case';
+import { ANSWER_LIMITS, AnswerQueryRequest } from './answer-query.schema';
 export type { FeedbackTokenSettings } from '../../settings';
 
-export const ANSWER_LIMITS = { query: 4000, answer: 20_000, servedIds: 100, kMax: 50 } as const;
+export { ANSWER_LIMITS };
 
 
 export interface AnswerQueryCommand {
@@ -35,27 +37,8 @@ export interface AnswerQueryResult {
 
 /** Checks `{collection?, query, k?}` of POST /v1/rag/answer; every problem is listed. */
 export function validateAnswerQuery(input: unknown, defaults: { collection: string; k: number }): AnswerQueryCommand {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ValidationError('body must be a JSON object');
-  const b = input as Record<string, unknown>;
-  const errs: string[] = [];
-  let collection = defaults.collection;
-  if (b.collection !== undefined) {
-    if (typeof b.collection !== 'string' || !COLLECTION_NAME.test(b.collection)) errs.push('collection must match [A-Za-z0-9_-]{1,64}');
-    else collection = b.collection;
-  }
-  let query = '';
-  if (typeof b.query !== 'string') errs.push(b.query === undefined ? 'query is required' : 'query must be a string');
-  else if (!stripReservedMarkers(b.query).trim()) errs.push('query must not be empty');
-  else if (b.query.length > ANSWER_LIMITS.query) errs.push(`query is longer than ${ANSWER_LIMITS.query} characters`);
-  else query = b.query;
-  let k = defaults.k;
-  if (b.k !== undefined) {
-    if (typeof b.k !== 'number' || !Number.isInteger(b.k) || b.k < 1 || b.k > ANSWER_LIMITS.kMax) errs.push(`k must be an integer in [1, ${ANSWER_LIMITS.kMax}]`);
-    else k = b.k;
-  }
-  for (const key of Object.keys(b)) if (!['collection', 'query', 'k'].includes(key)) errs.push(`unknown field '${key}'`);
-  if (errs.length) throw new ValidationError(errs.join('; '), errs);
-  return { collection, query, k };
+  const b = parseRequest(AnswerQueryRequest, input);
+  return { collection: b.collection ?? defaults.collection, query: b.query, k: b.k ?? defaults.k };
 }
 
 /**

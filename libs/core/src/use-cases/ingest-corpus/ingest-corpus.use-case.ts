@@ -1,10 +1,12 @@
 import { ValidationError } from '../../domain/errors';
+import { parseRequest } from '../../domain/request-schema';
 import { COLLECTION_NAME, documentIdFor, stripReservedMarkers, textHash } from '../../domain/text-identity';
 import type { Embedder } from '../../ports/embedder.port';
 import type { AuditLogRepository, DocumentRepository, NewDocument } from '../../ports/repositories';
 import { AUDIT_LOG, DOCUMENTS, EMBEDDER, VECTOR_STORE } from '../../ports/tokens';
 import type { VectorStore } from '../../ports/vector-store.port';
 import type { InjectMap } from '../../use-case';
+import { INGEST_TEXT_LIMIT, IngestRecordSchema } from './ingest-corpus.schema';
 
 export interface IngestRecord { id?: string; text: string; metadata?: Record<string, unknown> }
 
@@ -12,17 +14,17 @@ export interface IngestProgress { done: number; total: number; inserted: number;
 
 export interface IngestResult { collection: string; received: number; inserted: number; skipped: number; ids: string[]; markersStripped: number }
 
-export const INGEST_TEXT_LIMIT = 100_000;
+export { INGEST_TEXT_LIMIT };
 
-/** Validates one JSONL / JSON record `{id?, text, metadata?}`; `where` names it in the error. */
+/** Validates one JSONL / JSON record `{id?, text, metadata?}`; `where` names it in every problem. */
 export function parseIngestRecord(raw: unknown, where: string): IngestRecord {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ValidationError(`${where}: must be an object {id?, text, metadata?}`);
-  const r = raw as Record<string, unknown>;
-  if (typeof r.text !== 'string' || !r.text.trim()) throw new ValidationError(`${where}: text must be a non-empty string`);
-  if (r.text.length > INGEST_TEXT_LIMIT) throw new ValidationError(`${where}: text is longer than ${INGEST_TEXT_LIMIT} characters`);
-  if (r.id !== undefined && r.id !== null && (typeof r.id !== 'string' && typeof r.id !== 'number')) throw new ValidationError(`${where}: id must be a string or number`);
-  if (r.metadata !== undefined && r.metadata !== null && (typeof r.metadata !== 'object' || Array.isArray(r.metadata))) throw new ValidationError(`${where}: metadata must be an object`);
-  return { id: r.id === undefined || r.id === null ? undefined : String(r.id), text: r.text, metadata: (r.metadata as Record<string, unknown> | undefined) ?? undefined };
+  try {
+    return parseRequest(IngestRecordSchema, raw);
+  } catch (e) {
+    if (!(e instanceof ValidationError)) throw e;
+    const problems = e.details.map((p) => `${where}: ${p}`);
+    throw new ValidationError(problems.join('; '), problems);
+  }
 }
 
 /**

@@ -1,11 +1,12 @@
-import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors';
+import { ConflictError, NotFoundError } from '../../domain/errors';
+import { parseRequest } from '../../domain/request-schema';
 import { stripReservedMarkers } from '../../domain/text-identity';
 import type { AnswerRepository, AuditLogRepository, DocumentRepository, FeedbackEventRepository, FeedbackRow } from '../../ports/repositories';
 import { ANSWERS, AUDIT_LOG, CORE_SETTINGS, DOCUMENTS, FEEDBACK_EVENTS } from '../../ports/tokens';
 import type { CoreSettings } from '../../settings';
 import type { InjectMap } from '../../use-case';
 import { DispatchTracebackUseCase } from '../dispatch-traceback/dispatch-traceback.use-case';
-import { FEEDBACK_LIMITS } from '../submit-feedback/submit-feedback.use-case';
+import { AnswerFeedbackRequest } from './answer-feedback.schema';
 
 /** What a browser holding a feedback token may send: everything else comes from the logged answer. */
 export interface AnswerFeedbackInput {
@@ -29,32 +30,10 @@ export interface AnswerFeedbackResult {
   droppedServedIds: string[];
 }
 
-const TOKEN_FIELDS = ['correctAnswer', 'wrongAnswer', 'reporter'] as const;
-/** Fields the token path ignores silently: the token itself and the answer id it is bound to. */
-const TRANSPORT_FIELDS = ['feedbackToken', 'answerId'];
-/** Fields that come from the logged answer; naming them with a token is a client error. */
-const FROM_ANSWER = ['collection', 'query', 'servedIds', 'k'];
-
-/** Checks the body of a token-authenticated POST /v1/feedback; every problem is listed. */
+/** Checks the body of a token-authenticated POST /v1/feedback (absent body = `{}`); every problem is listed. */
 export function validateAnswerFeedback(input: unknown): AnswerFeedbackInput {
-  if (input === undefined || input === null) return {};
-  if (typeof input !== 'object' || Array.isArray(input)) throw new ValidationError('body must be a JSON object');
-  const b = input as Record<string, unknown>;
-  const errs: string[] = [];
-  const out: AnswerFeedbackInput = {};
-  for (const name of TOKEN_FIELDS) {
-    const v = b[name];
-    if (v === undefined || v === null) continue;
-    if (typeof v !== 'string') { errs.push(`${name} must be a string`); continue; }
-    if (v.length > FEEDBACK_LIMITS[name]) { errs.push(`${name} is longer than ${FEEDBACK_LIMITS[name]} characters`); continue; }
-    out[name] = v;
-  }
-  for (const key of Object.keys(b)) {
-    if (FROM_ANSWER.includes(key)) errs.push(`'${key}' comes from the logged answer and cannot be set with a feedback token`);
-    else if (!(TOKEN_FIELDS as readonly string[]).includes(key) && !TRANSPORT_FIELDS.includes(key)) errs.push(`unknown field '${key}'`);
-  }
-  if (errs.length) throw new ValidationError(errs.join('; '), errs);
-  return out;
+  const { correctAnswer, wrongAnswer, reporter } = parseRequest(AnswerFeedbackRequest, input ?? {});
+  return { correctAnswer, wrongAnswer, reporter };
 }
 
 /**

@@ -1,53 +1,22 @@
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors';
-import { COLLECTION_NAME, stripReservedMarkers } from '../../domain/text-identity';
+import { parseRequest } from '../../domain/request-schema';
+import { stripReservedMarkers } from '../../domain/text-identity';
 import type { AuditLogRepository, DocumentRepository, FeedbackEventRepository, FeedbackRow, NewFeedback } from '../../ports/repositories';
 import { AUDIT_LOG, CORE_SETTINGS, DOCUMENTS, FEEDBACK_EVENTS } from '../../ports/tokens';
 import type { CoreSettings } from '../../settings';
 import type { InjectMap } from '../../use-case';
 import { DispatchTracebackUseCase } from '../dispatch-traceback/dispatch-traceback.use-case';
+import { FEEDBACK_LIMITS, SubmitFeedbackRequest } from './submit-feedback.schema';
 
 /** A feedback payload as received; `k` falls back to the configured default. */
 export type SubmitFeedbackCommand = Omit<NewFeedback, 'k' | 'answerId'> & { k?: number };
 
-export const FEEDBACK_LIMITS = { query: 4000, wrongAnswer: 4000, correctAnswer: 4000, reporter: 200, idempotencyKey: 200, servedIds: 100 } as const;
+export { FEEDBACK_LIMITS };
 
 /** Checks a feedback payload; every problem is listed so the API can answer one clear 400. */
 export function validateFeedback(input: unknown, defaultCollection: string): SubmitFeedbackCommand {
-  const errs: string[] = [];
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ValidationError('body must be a JSON object', ['body must be a JSON object']);
-  const b = input as Record<string, unknown>;
-  const str = (name: keyof typeof FEEDBACK_LIMITS, required: boolean): string | undefined => {
-    const v = b[name];
-    if (v === undefined || v === null) { if (required) errs.push(`${name} is required`); return undefined; }
-    if (typeof v !== 'string') { errs.push(`${name} must be a string`); return undefined; }
-    if (required && !v.trim()) { errs.push(`${name} must not be empty`); return undefined; }
-    if (v.length > FEEDBACK_LIMITS[name]) { errs.push(`${name} is longer than ${FEEDBACK_LIMITS[name]} characters`); return undefined; }
-    return v;
-  };
-  const query = str('query', true);
-  const wrongAnswer = str('wrongAnswer', true);
-  const correctAnswer = str('correctAnswer', false);
-  const reporter = str('reporter', false);
-  let collection = defaultCollection;
-  if (b.collection !== undefined) {
-    if (typeof b.collection !== 'string' || !COLLECTION_NAME.test(b.collection)) errs.push('collection must match [A-Za-z0-9_-]{1,64}');
-    else collection = b.collection;
-  }
-  let servedIds: string[] | undefined;
-  if (b.servedIds !== undefined) {
-    if (!Array.isArray(b.servedIds) || b.servedIds.some((x) => typeof x !== 'string' || !x || x.length > 200)) errs.push('servedIds must be an array of non-empty strings');
-    else if (b.servedIds.length > FEEDBACK_LIMITS.servedIds) errs.push(`servedIds has more than ${FEEDBACK_LIMITS.servedIds} entries`);
-    else servedIds = b.servedIds as string[];
-  }
-  let k: number | undefined;
-  if (b.k !== undefined) {
-    if (typeof b.k !== 'number' || !Number.isInteger(b.k) || b.k < 1 || b.k > 50) errs.push('k must be an integer in [1, 50]');
-    else k = b.k;
-  }
-  const known = new Set(['collection', 'query', 'wrongAnswer', 'correctAnswer', 'servedIds', 'reporter', 'k']);
-  for (const key of Object.keys(b)) if (!known.has(key)) errs.push(`unknown field '${key}'`);
-  if (errs.length) throw new ValidationError(errs.join('; '), errs);
-  return { collection, query: query!, wrongAnswer: wrongAnswer!, correctAnswer: correctAnswer ?? null, servedIds, reporter: reporter ?? null, k };
+  const b = parseRequest(SubmitFeedbackRequest, input);
+  return { collection: b.collection ?? defaultCollection, query: b.query, wrongAnswer: b.wrongAnswer, correctAnswer: b.correctAnswer ?? null, servedIds: b.servedIds, reporter: b.reporter ?? null, k: b.k };
 }
 
 export interface SubmitFeedbackDeps {

@@ -1,0 +1,15 @@
+/**
+ * The request schemas (one per request: type, runtime validation, OpenAPI) and their parser.
+ * Re-exported by the core barrel. The limits moved into the schema files (ANSWER_LIMITS,
+ * FEEDBACK_LIMITS, INGEST_TEXT_LIMIT) stay exported by their use-case modules, not from here.
+ */
+export { MAX_LISTED_PROBLEMS, SERVED_ID_MAX_LENGTH, parseRequest, requestProblems } from './domain/request-schema';
+export { AnswerQueryRequest, type AnswerQueryRequestBody } from './use-cases/answer-query/answer-query.schema';
+export { CorrectAnswerRequest, type CorrectAnswerRequestBody } from './use-cases/enhance-answer/correct-answer.schema';
+export { INGEST_MAX_RECORDS, IngestDocumentsRequest, IngestRecordSchema, type IngestDocumentsRequestBody, type IngestRecordInput } from './use-cases/ingest-corpus/ingest-corpus.schema';
+export { ENHANCEMENT_STATES, ListEnhancementsQuery, type ListEnhancementsQueryParams } from './use-cases/list-enhancements/list-enhancements.schema';
+export { QUARANTINE_STATES, ListQuarantinesQuery, type ListQuarantinesQueryParams } from './use-cases/list-quarantines/list-quarantines.schema';
+export { AnswerFeedbackRequest, type AnswerFeedbackRequestBody } from './use-cases/log-answer/answer-feedback.schema';
+export { LogAnswerRequest, type LogAnswerRequestBody } from './use-cases/log-answer/log-answer.schema';
+export { REVIEW_NOTE_LIMIT, ReviewNoteRequest, type ReviewNoteRequestBody } from './use-cases/restore-quarantine/review-note.schema';
+export { SubmitFeedbackRequest, type SubmitFeedbackRequestBody } from './use-cases/submit-feedback/submit-feedback.schema';
