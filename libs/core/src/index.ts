@@ -4,3 +4,4 @@ export * from './settings';
 export * from './use-case';
 export * from './util/pool';
 export * from './use-cases';
+export * from './schemas';

@@ -1,6 +1,7 @@
 import { BadGatewayException, Body, Controller, HttpCode, Inject, Post, ServiceUnavailableException } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AnswerQueryUseCase, CORE_SETTINGS, GeneratorError, LogAnswerUseCase, validateAnswerQuery, validateLogAnswer, type CoreSettings } from '@forensics/core';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { AnswerQueryRequest, AnswerQueryUseCase, CORE_SETTINGS, GeneratorError, LogAnswerRequest, LogAnswerUseCase, validateAnswerQuery, validateLogAnswer, type CoreSettings } from '@forensics/core';
+import { ZodBody } from '../http/zod-request';
 
 @ApiTags('answers')
 @ApiSecurity('api-key')
@@ -18,7 +19,7 @@ export class AnswersController {
     summary: 'Answer a query with the built-in RAG; the answer is logged and comes with a feedback token',
     description: 'Top-k from the collection (quarantined texts excluded), retrieval proxies replaced by their benign texts (BTE prompt then), generator answer. Hand `feedbackToken` to the browser for the feedback button.',
   })
-  @ApiBody({ schema: { type: 'object', required: ['query'], properties: { collection: { type: 'string', example: 'default' }, query: { type: 'string', maxLength: 4000 }, k: { type: 'integer', minimum: 1, maximum: 50 } } } })
+  @ZodBody(AnswerQueryRequest)
   async ragAnswer(@Body() body: unknown) {
     const cmd = validateAnswerQuery(body, { collection: this.settings.defaultCollection, k: this.settings.defaultK });
     try {
@@ -36,10 +37,7 @@ export class AnswersController {
     summary: 'Log an answer of an external RAG (what it served and said); returns a feedback token',
     description: 'servedIds are this service\'s ids of the served texts (ingestion returns them; they are the vector store ids). Unknown ids → 400 listing them.',
   })
-  @ApiBody({ schema: { type: 'object', required: ['query', 'answer', 'servedIds'], properties: {
-    collection: { type: 'string', example: 'default' }, query: { type: 'string' }, answer: { type: 'string' },
-    servedIds: { type: 'array', items: { type: 'string' }, maxItems: 100 }, servedScores: { type: 'array', items: { type: 'number' } },
-  } } })
+  @ZodBody(LogAnswerRequest)
   async logAnswer(@Body() body: unknown) {
     const r = await this.log.execute(validateLogAnswer(body, this.settings.defaultCollection));
     return { ...r, feedbackTokenExpiresAt: r.feedbackTokenExpiresAt.toISOString() };

@@ -1,8 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { DescribeCollectionUseCase, IngestCorpusUseCase, ValidationError, parseIngestRecord } from '@forensics/core';
-
-export const INGEST_MAX_RECORDS = 5000;
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { DescribeCollectionUseCase, IngestCorpusUseCase, IngestDocumentsRequest, parseRequest } from '@forensics/core';
+import { ZodBody } from '../http/zod-request';
 
 @ApiTags('collections')
 @ApiSecurity('api-key')
@@ -16,15 +15,10 @@ export class CollectionsController {
   @Post(':name/documents')
   @HttpCode(200)
   @ApiOperation({ summary: 'Ingest texts {id?, text, metadata?} into a collection (idempotent by text hash; [LATEST] markers stripped)' })
-  @ApiBody({ schema: { type: 'object', required: ['documents'], properties: { documents: { type: 'array', maxItems: INGEST_MAX_RECORDS, items: { type: 'object', required: ['text'], properties: { id: { type: 'string' }, text: { type: 'string' }, metadata: { type: 'object' } } } } } } })
+  @ZodBody(IngestDocumentsRequest)
   async add(@Param('name') name: string, @Body() body: unknown) {
-    const docs = (body as { documents?: unknown } | null)?.documents;
-    if (!Array.isArray(docs)) throw new ValidationError('body must be {"documents": [{"id"?, "text", "metadata"?}, …]}');
-    if (!docs.length) throw new ValidationError('documents must not be empty');
-    if (docs.length > INGEST_MAX_RECORDS) throw new ValidationError(`at most ${INGEST_MAX_RECORDS} documents per request; split the upload`);
-    const records = docs.map((d, i) => parseIngestRecord(d, `documents[${i}]`));
-    const r = await this.ingest.execute({ collection: name, records });
-    return r;
+    const { documents: records } = parseRequest(IngestDocumentsRequest, body);
+    return this.ingest.execute({ collection: name, records });
   }
 
   @Get(':name')

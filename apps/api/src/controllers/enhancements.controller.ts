@@ -1,8 +1,9 @@
 import { BadRequestException, Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { CORRECT_ANSWER_LIMIT, DeleteEnhancementUseCase, EnhanceAnswerUseCase, ListEnhancementsUseCase, ValidationError } from '@forensics/core';
+import { CorrectAnswerRequest, DeleteEnhancementUseCase, EnhanceAnswerUseCase, ListEnhancementsQuery, ListEnhancementsUseCase, parseRequest } from '@forensics/core';
 import { actorOf } from '../http/api-key.guard';
+import { ZodBody, ZodQuery } from '../http/zod-request';
 
 /** Benign-text enhancements (RAGForensics, arXiv 2504.21668, App. 8.3): set a correct answer, list, delete. */
 @ApiTags('enhancements')
@@ -18,10 +19,9 @@ export class EnhancementsController {
   @Post('feedback/:id/correct-answer')
   @HttpCode(200)
   @ApiOperation({ summary: 'Set the correct answer of a feedback event and create its benign-text enhancement' })
-  @ApiBody({ schema: { type: 'object', required: ['correctAnswer'], properties: { correctAnswer: { type: 'string', maxLength: CORRECT_ANSWER_LIMIT } } } })
-  async setCorrectAnswer(@Param('id') id: string, @Body() body: { correctAnswer?: unknown } | undefined, @Req() req: Request) {
-    const c = body?.correctAnswer;
-    if (typeof c !== 'string') throw new ValidationError('correctAnswer must be a string');
+  @ZodBody(CorrectAnswerRequest)
+  async setCorrectAnswer(@Param('id') id: string, @Body() body: unknown, @Req() req: Request) {
+    const { correctAnswer: c } = parseRequest(CorrectAnswerRequest, body ?? {});
     const actor = actorOf(req);
     const { enhancement, created } = await this.enhance.execute({ feedbackId: id, correctAnswer: c, actor });
     return { created, enhancement };
@@ -29,9 +29,9 @@ export class EnhancementsController {
 
   @Get('enhancements')
   @ApiOperation({ summary: 'List benign-text enhancements (filter by collection, feedbackId, state)' })
-  async list(@Query('collection') collection?: string, @Query('feedbackId') feedbackId?: string, @Query('state') state?: string) {
-    if (state && state !== 'ACTIVE' && state !== 'DELETED') throw new BadRequestException('state must be ACTIVE or DELETED');
-    return { items: await this.listEnhancements.execute({ collection, feedbackId, state: state as 'ACTIVE' | 'DELETED' | undefined }) };
+  @ZodQuery(ListEnhancementsQuery)
+  async list(@Query() query: unknown) {
+    return { items: await this.listEnhancements.execute(parseRequest(ListEnhancementsQuery, query)) };
   }
 
   @Delete('enhancements/:id')

@@ -1,7 +1,9 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Options, Param, Post, Req, UnauthorizedException } from '@nestjs/common';
-import { ApiBody, ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AnswerFeedbackUseCase, CORE_SETTINGS, GetFeedbackUseCase, SubmitFeedbackUseCase, validateAnswerFeedback, validateFeedback, type CoreSettings } from '@forensics/core';
+import { ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { z } from 'zod';
+import { AnswerFeedbackRequest, AnswerFeedbackUseCase, CORE_SETTINGS, SubmitFeedbackRequest, GetFeedbackUseCase, SubmitFeedbackUseCase, validateAnswerFeedback, validateFeedback, type CoreSettings } from '@forensics/core';
 import { AllowFeedbackToken, Public, type AuthenticatedRequest } from '../http/api-key.guard';
+import { ZodBody } from '../http/zod-request';
 
 @ApiTags('feedback')
 @ApiSecurity('api-key')
@@ -26,14 +28,7 @@ export class FeedbackController {
       '(and `answerId`, which must match the token). One token → at most one event: a repeat returns it with duplicate=true.',
   })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Client-chosen key (API-key requests); a retry with the same key returns the original event' })
-  @ApiBody({ schema: { type: 'object', properties: {
-    collection: { type: 'string', example: 'default' }, query: { type: 'string', example: 'who wrote hamlet' },
-    wrongAnswer: { type: 'string', example: 'Christopher Marlowe' }, correctAnswer: { type: 'string' },
-    servedIds: { type: 'array', items: { type: 'string' }, description: 'ids of the texts the RAG served for this answer (judged first)' },
-    reporter: { type: 'string' }, k: { type: 'integer', minimum: 1, maximum: 50 },
-    feedbackToken: { type: 'string', description: 'instead of an API key: the token returned with a logged answer' },
-    answerId: { type: 'string', description: 'token requests only: must be the answer the token was issued for' },
-  } } })
+  @ZodBody(z.union([SubmitFeedbackRequest, AnswerFeedbackRequest]))
   async create(@Body() body: unknown, @Headers('idempotency-key') key: string | undefined, @Req() req: AuthenticatedRequest) {
     if (req.feedbackToken) return this.createWithToken(body, req.feedbackToken.answerId);
     const cmd = validateFeedback(body, this.settings.defaultCollection);
