@@ -1,10 +1,10 @@
+import type { Label } from '../ragforensics/traceback-loop';
 import { validateDecisionPolicy, type DecisionPolicyParams } from './decision-policy.params';
 
-export type JudgeLabel = 'YES' | 'NO' | 'UNDETERMINED';
 export type Decision = 'QUARANTINE' | 'NEEDS_REVIEW' | 'KEEP';
 
 export interface DecisionInput {
-  label: JudgeLabel;
+  label: Label;
   /** Combined retriever-side evidence; `available: false` when it could not be computed. */
   evidence: { available: boolean; suspicion?: number; agrees?: boolean };
 }
