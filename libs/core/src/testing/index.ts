@@ -3,3 +3,4 @@ export { InMemoryForensicsRepository } from './in-memory-forensics-repository';
 export { InMemoryVectorStore } from './in-memory-vector-store';
 export { InMemoryTracebackQueue } from './in-memory-traceback-queue';
 export { HashingEmbedder, ScriptedJudge } from './test-doubles';
+export { composeUseCases, TEST_CORE_SETTINGS, type ComposePorts, type ComposedUseCases } from './compose';
