@@ -1,3 +1,3 @@
 export * from './prisma-client';
 export * from './migrator';
-export * from './prisma-forensics.repository';
+export * from './repositories';

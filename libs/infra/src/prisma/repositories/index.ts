@@ -1,0 +1,28 @@
+import type { Repositories } from '@forensics/core';
+import type { PrismaClient } from '../generated/client';
+import { PrismaAnswerRepository } from './prisma-answer.repository';
+import { PrismaAuditLogRepository, PrismaDatabaseHealth } from './prisma-audit-log.repository';
+import { PrismaDocumentRepository } from './prisma-document.repository';
+import { PrismaEnhancementRepository } from './prisma-enhancement.repository';
+import { PrismaFeedbackEventRepository } from './prisma-feedback-event.repository';
+import { PrismaQuarantineRepository } from './prisma-quarantine.repository';
+import { PrismaVerdictRepository } from './prisma-verdict.repository';
+
+export {
+  PrismaAnswerRepository, PrismaAuditLogRepository, PrismaDatabaseHealth, PrismaDocumentRepository, PrismaEnhancementRepository,
+  PrismaFeedbackEventRepository, PrismaQuarantineRepository, PrismaVerdictRepository,
+};
+
+/** Every repository over one Prisma client (Postgres). */
+export function createPrismaRepositories(db: PrismaClient): Repositories {
+  return {
+    documents: new PrismaDocumentRepository(db),
+    feedback: new PrismaFeedbackEventRepository(db),
+    verdicts: new PrismaVerdictRepository(db),
+    quarantines: new PrismaQuarantineRepository(db),
+    answers: new PrismaAnswerRepository(db),
+    enhancements: new PrismaEnhancementRepository(db),
+    audit: new PrismaAuditLogRepository(db),
+    health: new PrismaDatabaseHealth(db),
+  };
+}

@@ -1,0 +1,44 @@
+import type { CollectionRow, DocumentRepository, DocumentRow, JsonObject, NewDocument } from '@forensics/core';
+import type { Document, PrismaClient } from '../generated/client';
+import { fromJson, isUuid, toJson } from './prisma-json';
+
+const toRow = (d: Document): DocumentRow => ({
+  id: d.id, collection: d.collection, externalId: d.externalId, textHash: d.textHash, text: d.text, metadata: fromJson<JsonObject>(d.metadata), status: d.status,
+});
+
+export class PrismaDocumentRepository implements DocumentRepository {
+  constructor(private readonly db: PrismaClient) {}
+
+  async getCollection(name: string): Promise<CollectionRow | null> {
+    return this.db.collection.findUnique({ where: { name }, select: { name: true, embedder: true, dimension: true } });
+  }
+
+  async ensureCollection(c: CollectionRow): Promise<CollectionRow> {
+    await this.db.collection.createMany({ data: [c], skipDuplicates: true });
+    return (await this.getCollection(c.name))!;
+  }
+
+  async findByHashes(collection: string, hashes: readonly string[]): Promise<DocumentRow[]> {
+    if (!hashes.length) return [];
+    return (await this.db.document.findMany({ where: { collection, textHash: { in: [...hashes] } } })).map(toRow);
+  }
+
+  async insert(rows: readonly NewDocument[]): Promise<number> {
+    if (!rows.length) return 0;
+    const r = await this.db.document.createMany({
+      data: rows.map((d) => ({ id: d.id, collection: d.collection, externalId: d.externalId, textHash: d.textHash, text: d.text, metadata: toJson(d.metadata) })),
+      skipDuplicates: true,
+    });
+    return r.count;
+  }
+
+  async get(ids: readonly string[]): Promise<DocumentRow[]> {
+    const valid = ids.filter(isUuid);
+    if (!valid.length) return [];
+    return (await this.db.document.findMany({ where: { id: { in: valid } } })).map(toRow);
+  }
+
+  async count(collection: string): Promise<number> {
+    return this.db.document.count({ where: { collection } });
+  }
+}

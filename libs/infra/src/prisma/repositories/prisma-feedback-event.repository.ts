@@ -1,0 +1,77 @@
+import type { FeedbackEventRepository, FeedbackPatch, FeedbackRow, FeedbackStatus, NewFeedback, TraceRecord, VerificationDetails } from '@forensics/core';
+import type { FeedbackEvent, Prisma, PrismaClient } from '../generated/client';
+import { fromJson, isUniqueViolation, isUuid, toJson } from './prisma-json';
+
+const toRow = (e: FeedbackEvent): FeedbackRow => ({
+  id: e.id, collection: e.collection, query: e.query, wrongAnswer: e.wrongAnswer, correctAnswer: e.correctAnswer, servedIds: e.servedIds,
+  reporter: e.reporter, idempotencyKey: e.idempotencyKey, status: e.status, step: e.step, k: e.k, trace: fromJson<TraceRecord>(e.trace),
+  failureReason: e.failureReason, attempts: e.attempts, createdAt: e.createdAt, updatedAt: e.updatedAt, tracedAt: e.tracedAt, answerId: e.answerId,
+  verification: e.verification, verificationDetails: fromJson<VerificationDetails>(e.verificationDetails),
+});
+
+function patchData(patch: FeedbackPatch): Prisma.FeedbackEventUpdateManyMutationInput {
+  const { trace, verificationDetails, ...rest } = patch;
+  return {
+    ...rest,
+    ...(trace !== undefined ? { trace: toJson(trace) } : {}),
+    ...(verificationDetails !== undefined ? { verificationDetails: toJson(verificationDetails) } : {}),
+  };
+}
+
+export class PrismaFeedbackEventRepository implements FeedbackEventRepository {
+  constructor(private readonly db: PrismaClient) {}
+
+  async create(input: NewFeedback): Promise<{ event: FeedbackRow; created: boolean }> {
+    const data = {
+      collection: input.collection, query: input.query, wrongAnswer: input.wrongAnswer, correctAnswer: input.correctAnswer ?? null,
+      servedIds: input.servedIds ?? [], reporter: input.reporter ?? null, idempotencyKey: input.idempotencyKey ?? null, k: input.k, answerId: input.answerId ?? null,
+    };
+    const key = input.idempotencyKey;
+    if (key) {
+      const existing = await this.db.feedbackEvent.findUnique({ where: { idempotencyKey: key } });
+      if (existing) return { event: toRow(existing), created: false };
+    }
+    try {
+      return { event: toRow(await this.db.feedbackEvent.create({ data })), created: true };
+    } catch (e) {
+      // Two concurrent requests with one key: the loser returns the winner's event.
+      if (key && isUniqueViolation(e)) {
+        const winner = await this.db.feedbackEvent.findUnique({ where: { idempotencyKey: key } });
+        if (winner) return { event: toRow(winner), created: false };
+      }
+      throw e;
+    }
+  }
+
+  async get(id: string): Promise<FeedbackRow | null> {
+    if (!isUuid(id)) return null;
+    const e = await this.db.feedbackEvent.findUnique({ where: { id } });
+    return e ? toRow(e) : null;
+  }
+
+  async findByAnswer(answerId: string): Promise<FeedbackRow | null> {
+    if (!isUuid(answerId)) return null;
+    const e = await this.db.feedbackEvent.findUnique({ where: { answerId } });
+    return e ? toRow(e) : null;
+  }
+
+  async transition(id: string, change: { from: readonly FeedbackStatus[]; to: FeedbackStatus; set?: FeedbackPatch; incrementAttempts?: boolean }): Promise<FeedbackRow | null> {
+    if (!isUuid(id)) return null;
+    // One conditional UPDATE: Postgres serialises concurrent writers on the row, and only one whose
+    // WHERE still holds after the other committed updates it.
+    const { count } = await this.db.feedbackEvent.updateMany({
+      where: { id, status: { in: [...change.from] } },
+      data: { ...patchData(change.set ?? {}), status: change.to, ...(change.incrementAttempts ? { attempts: { increment: 1 } } : {}) },
+    });
+    return count ? this.get(id) : null;
+  }
+
+  async update(id: string, patch: FeedbackPatch): Promise<void> {
+    if (!isUuid(id)) return;
+    await this.db.feedbackEvent.updateMany({ where: { id }, data: patchData(patch) });
+  }
+
+  async listStale(statuses: readonly FeedbackStatus[], updatedBefore: Date, limit: number): Promise<FeedbackRow[]> {
+    return (await this.db.feedbackEvent.findMany({ where: { status: { in: [...statuses] }, updatedAt: { lt: updatedBefore } }, orderBy: { updatedAt: 'asc' }, take: limit })).map(toRow);
+  }
+}
