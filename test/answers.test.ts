@@ -6,13 +6,11 @@
  * answer, served ids from the log, purged texts dropped), [LATEST] stripping, the widget script.
  */
 import { randomUUID } from 'node:crypto';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { AnswerQueryUseCase, BTE_PROXY_KIND, GeneratorError, signFeedbackToken } from '@forensics/core';
-import { OpenAiGenerator, renderBteV1, renderRagBteV1, renderRagV1, type Runtime } from '@forensics/infra';
-import { createApiApp } from '../apps/api/src/create-api-app';
-import { feedbackTokenSettings } from '../apps/api/src/http/api-key.guard';
+import { AnswerQueryUseCase, BTE_PROXY_KIND, CORE_SETTINGS, GeneratorError, signFeedbackToken } from '@forensics/core';
+import { OpenAiGenerator, renderBteV1, renderRagBteV1, renderRagV1 } from '@forensics/infra';
 import { startOpenAiTestServer } from './support/openai-test-server';
-import { createTestRuntime, TEST_API_KEY, uniqueName } from './support/test-runtime';
+import { createTestApp, type TestApp } from './support/test-app';
+import { TEST_API_KEY, uniqueName } from './support/test-runtime';
 
 const DOCS = [
   { id: 'melville', text: 'Moby-Dick is an 1851 novel by the American writer Herman Melville about the whaling ship Pequod.' },
@@ -26,8 +24,7 @@ const QUERY = 'who wrote the novel moby dick';
 type Json = Record<string, any>;
 
 describe('answers, answer log and feedback tokens', () => {
-  let rt: Runtime;
-  let app: NestExpressApplication;
+  let t: TestApp;
   let base: string;
   const collection = uniqueName('answers');
   const ids: Record<string, string> = {};
@@ -44,20 +41,17 @@ describe('answers, answer log and feedback tokens', () => {
   };
 
   beforeAll(async () => {
-    rt = await createTestRuntime();
-    app = await createApiApp(rt, { logger: false });
-    await app.listen(0, '127.0.0.1');
-    base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    t = await createTestApp({ api: true });
+    base = t.url;
     const r = await call('POST', `/v1/collections/${collection}/documents`, { documents: DOCS });
     expect(r.status).toBe(200);
-    const docs = await rt.prisma.document.findMany({ where: { collection } });
+    const docs = await t.prisma.document.findMany({ where: { collection } });
     for (const d of docs) ids[d.externalId!] = d.id;
     expect(Object.keys(ids).sort()).toEqual(DOCS.map((d) => d.id).sort());
   });
 
   afterAll(async () => {
-    await app?.close();
-    await rt?.close();
+    await t?.close();
   });
 
   it('POST /v1/rag/answer needs an API key, answers from the top-k and logs what was served', async () => {
@@ -68,15 +62,15 @@ describe('answers, answer log and feedback tokens', () => {
     expect(a.enhanced).toBe(false);
     expect(a.generator).toEqual({ kind: 'offline', model: 'offline-extractive-v1', promptVersion: 'offline-extract-v1' });
     expect(a.answer).toBe(a.contexts[0].text); // extractive: the top text is one sentence sharing the query's terms
-    const row = await rt.prisma.answer.findUnique({ where: { id: a.answerId } });
-    expect(row).toMatchObject({ collection, query: QUERY, answer: a.answer, source: 'builtin', generatorKind: 'offline', promptVersion: 'offline-extract-v1', embedder: rt.embedder.id });
+    const row = await t.prisma.answer.findUnique({ where: { id: a.answerId } });
+    expect(row).toMatchObject({ collection, query: QUERY, answer: a.answer, source: 'builtin', generatorKind: 'offline', promptVersion: 'offline-extract-v1', embedder: t.embedder.id });
     expect(row!.servedIds).toEqual(a.contexts.map((c: Json) => c.id));
     expect(row!.servedScores).toEqual(a.contexts.map((c: Json) => c.score));
     expect(typeof a.feedbackToken).toBe('string');
     expect(new Date(a.feedbackTokenExpiresAt).getTime() - Date.now()).toBeGreaterThan(6.9 * 86400_000);
 
     const marked = await call('POST', '/v1/rag/answer', { collection, query: `[LATEST] ${QUERY} [/latest]` });
-    expect((await rt.prisma.answer.findUnique({ where: { id: marked.body.answerId } }))!.query).toBe(QUERY);
+    expect((await t.prisma.answer.findUnique({ where: { id: marked.body.answerId } }))!.query).toBe(QUERY);
 
     const bad = await call('POST', '/v1/rag/answer', { collection, query: '', k: 99, colection: 'x' });
     expect(bad.status).toBe(400);
@@ -87,14 +81,14 @@ describe('answers, answer log and feedback tokens', () => {
   it('excludes quarantined texts from answers', async () => {
     const before = await answer(QUERY, 5);
     expect(before.contexts.map((c: Json) => c.id)).toContain(ids.dickens);
-    await rt.store.setQuarantined(collection, [ids.dickens], true);
+    await t.store.setQuarantined(collection, [ids.dickens], true);
     try {
       const after = await answer(QUERY, 5);
       expect(after.contexts.map((c: Json) => c.id)).not.toContain(ids.dickens);
       expect(after.contexts).toHaveLength(4);
       expect(after.answer).not.toContain('Charles Dickens, the English author');
     } finally {
-      await rt.store.setQuarantined(collection, [ids.dickens], false);
+      await t.store.setQuarantined(collection, [ids.dickens], false);
     }
   });
 
@@ -105,11 +99,11 @@ describe('answers, answer log and feedback tokens', () => {
     expect(plain.enhanced).toBe(false);
     // A proxy as BTE stores it: the query's vector, payload kind bte-proxy, plus the enhancement row.
     const proxyId = randomUUID();
-    const [qv] = await rt.embedder.embed([QUERY]);
-    await rt.store.upsert(coll, [{ id: proxyId, vector: qv, text: QUERY, payload: { kind: BTE_PROXY_KIND } }]);
-    const { event } = await rt.repo.createFeedback({ collection: coll, query: QUERY, wrongAnswer: 'Charles Dickens', correctAnswer: 'Herman Melville', k: 3 });
+    const [qv] = await t.embedder.embed([QUERY]);
+    await t.store.upsert(coll, [{ id: proxyId, vector: qv, text: QUERY, payload: { kind: BTE_PROXY_KIND } }]);
+    const { event } = await t.repos.feedback.create({ collection: coll, query: QUERY, wrongAnswer: 'Charles Dickens', correctAnswer: 'Herman Melville', k: 3 });
     const benign = '[LATEST] The novel Moby-Dick was written by Herman Melville and published in 1851. [/LATEST]';
-    const enh = await rt.repo.createEnhancement({ collection: coll, feedbackId: event.id, query: QUERY, correctAnswer: 'Herman Melville', benignText: benign, proxyId, generatorKind: 'offline', generatorModel: 'offline-extractive-v1', promptVersion: 'offline-template-v1', createdBy: 'test' });
+    const enh = await t.repos.enhancements.create({ collection: coll, feedbackId: event.id, query: QUERY, correctAnswer: 'Herman Melville', benignText: benign, proxyId, generatorKind: 'offline', generatorModel: 'offline-extractive-v1', promptVersion: 'offline-template-v1', createdBy: 'test' });
 
     const a = await answer(QUERY, 3, coll);
     expect(a.enhanced).toBe(true);
@@ -117,11 +111,11 @@ describe('answers, answer log and feedback tokens', () => {
     expect(a.contexts.map((c: Json) => c.text)).not.toContain(QUERY); // the proxy's own text is never served
     expect(a.answer).toBe('The novel Moby-Dick was written by Herman Melville and published in 1851.');
     expect(a.generator.promptVersion).toBe('offline-extract-bte-v1');
-    const row = await rt.prisma.answer.findUnique({ where: { id: a.answerId } });
+    const row = await t.prisma.answer.findUnique({ where: { id: a.answerId } });
     expect(row!.servedIds[0]).toBe(proxyId);
 
     // Deleted enhancement → the proxy is dropped, not served.
-    await rt.repo.markEnhancementDeleted(enh.id, 'test');
+    await t.repos.enhancements.markDeleted(enh.id, 'test');
     const after = await answer(QUERY, 3, coll);
     expect(after.enhanced).toBe(false);
     expect(after.contexts.map((c: Json) => c.id)).not.toContain(proxyId);
@@ -137,7 +131,7 @@ describe('answers, answer log and feedback tokens', () => {
     expect((await call('POST', '/v1/answers', { collection, query: QUERY, answer: 'x', servedIds: [ids.dickens] }, {})).status).toBe(401);
     const ok = await call('POST', '/v1/answers', { collection, query: `[LATEST]${QUERY}[/LATEST]`, answer: '[latest] Charles Dickens', servedIds: [ids.dickens, ids.tale], servedScores: [0.9, 0.5] });
     expect(ok.status).toBe(201);
-    const row = await rt.prisma.answer.findUnique({ where: { id: ok.body.answerId } });
+    const row = await t.prisma.answer.findUnique({ where: { id: ok.body.answerId } });
     expect(row).toMatchObject({ query: QUERY, answer: 'Charles Dickens', servedIds: [ids.dickens, ids.tale], servedScores: [0.9, 0.5], source: 'external' });
     expect(typeof ok.body.feedbackToken).toBe('string');
   });
@@ -148,7 +142,7 @@ describe('answers, answer log and feedback tokens', () => {
     expect(first.status).toBe(202);
     expect(first.body).toMatchObject({ duplicate: false, answerId: a.answerId, servedIds: a.contexts.map((c: Json) => c.id) });
     expect(first.headers.get('access-control-allow-origin')).toBe('*');
-    const ev = await rt.prisma.feedbackEvent.findUnique({ where: { id: first.body.id } });
+    const ev = await t.prisma.feedbackEvent.findUnique({ where: { id: first.body.id } });
     expect(ev).toMatchObject({ collection, query: QUERY, wrongAnswer: a.answer, correctAnswer: 'Herman Melville', answerId: a.answerId, servedIds: a.contexts.map((c: Json) => c.id) });
 
     // Again, by header and by body field: the same event, nothing new.
@@ -157,12 +151,12 @@ describe('answers, answer log and feedback tokens', () => {
     expect(again.body).toMatchObject({ id: first.body.id, duplicate: true });
     const byBody = await call('POST', '/v1/feedback', { feedbackToken: a.feedbackToken }, {});
     expect(byBody.body).toMatchObject({ id: first.body.id, duplicate: true });
-    expect(await rt.prisma.feedbackEvent.count({ where: { answerId: a.answerId } })).toBe(1);
+    expect(await t.prisma.feedbackEvent.count({ where: { answerId: a.answerId } })).toBe(1);
 
     // The user's own wrongAnswer wins over the logged one (markers stripped).
     const b = await answer('who wrote pride and prejudice');
     const own = await call('POST', '/v1/feedback', { wrongAnswer: '[/LATEST]Charlotte Bronte' }, withToken(b.feedbackToken));
-    expect((await rt.prisma.feedbackEvent.findUnique({ where: { id: own.body.id } }))!.wrongAnswer).toBe('Charlotte Bronte');
+    expect((await t.prisma.feedbackEvent.findUnique({ where: { id: own.body.id } }))!.wrongAnswer).toBe('Charlotte Bronte');
 
     // Fields that come from the log cannot be overridden with a token.
     const c = await answer('largest toothed whale');
@@ -181,7 +175,7 @@ describe('answers, answer log and feedback tokens', () => {
     const flipped = await call('POST', '/v1/feedback', {}, withToken(`${payload}.${sig.slice(0, 5)}${sig[5] === 'x' ? 'y' : 'x'}${sig.slice(6)}`));
     expect(flipped.status).toBe(401);
     expect(flipped.headers.get('access-control-allow-origin')).toBe('*'); // a cross-origin widget can read the reason
-    const { secret } = feedbackTokenSettings(rt);
+    const { secret } = t.get(CORE_SETTINGS).feedbackTokens;
     const expired = signFeedbackToken(a.answerId, secret, 60, new Date(Date.now() - 3600_000)).token;
     const exp = await call('POST', '/v1/feedback', {}, withToken(expired));
     expect(exp.status).toBe(401);
@@ -192,7 +186,7 @@ describe('answers, answer log and feedback tokens', () => {
     expect((await call('POST', '/v1/feedback', {}, { authorization: 'FeedbackToken' })).status).toBe(401);
     const unknown = await call('POST', '/v1/feedback', {}, withToken(signFeedbackToken(randomUUID(), secret).token));
     expect(unknown.status).toBe(404);
-    expect(await rt.prisma.feedbackEvent.count({ where: { answerId: a.answerId } })).toBe(0);
+    expect(await t.prisma.feedbackEvent.count({ where: { answerId: a.answerId } })).toBe(0);
   });
 
   it('a token is bound to its answer and to POST /v1/feedback only', async () => {
@@ -201,7 +195,7 @@ describe('answers, answer log and feedback tokens', () => {
     const cross = await call('POST', '/v1/feedback', { answerId: b.answerId }, withToken(a.feedbackToken));
     expect(cross.status).toBe(401);
     expect(cross.body.message).toMatch(/different answer/);
-    expect(await rt.prisma.feedbackEvent.count({ where: { answerId: { in: [a.answerId, b.answerId] } } })).toBe(0);
+    expect(await t.prisma.feedbackEvent.count({ where: { answerId: { in: [a.answerId, b.answerId] } } })).toBe(0);
     for (const [method, path, body] of [['POST', '/v1/rag/answer', { collection, query: QUERY }], ['GET', `/v1/feedback/${randomUUID()}`, undefined], ['POST', '/v1/answers', { collection, query: 'q', answer: 'a', servedIds: [] }]] as const) {
       const r = await call(method, path, body, withToken(a.feedbackToken));
       expect(r.status).toBe(401);
@@ -217,12 +211,12 @@ describe('answers, answer log and feedback tokens', () => {
   it('feedback on an answer whose served texts were purged since: accepted, purged ids dropped and reported', async () => {
     const a = await answer('largest toothed predator whale', 2);
     const purged = a.contexts[1].id as string;
-    await rt.prisma.document.update({ where: { id: purged }, data: { status: 'PURGED' } });
+    await t.prisma.document.update({ where: { id: purged }, data: { status: 'PURGED' } });
     const r = await call('POST', '/v1/feedback', { correctAnswer: 'the sperm whale' }, withToken(a.feedbackToken));
     expect(r.status).toBe(202);
     expect(r.body.droppedServedIds).toEqual([purged]);
     expect(r.body.message).toMatch(/purged/);
-    expect((await rt.prisma.feedbackEvent.findUnique({ where: { id: r.body.id } }))!.servedIds).toEqual([a.contexts[0].id]);
+    expect((await t.prisma.feedbackEvent.findUnique({ where: { id: r.body.id } }))!.servedIds).toEqual([a.contexts[0].id]);
   });
 
   it('answers CORS preflights for POST /v1/feedback; serves /widget.js publicly with cache headers', async () => {
@@ -244,9 +238,12 @@ describe('answers, answer log and feedback tokens', () => {
 
   it('the OpenAI generator sends rag-v1, or rag-bte-v1 when a benign text is served, at temperature 0', async () => {
     const server = await startOpenAiTestServer({ requireApiKey: 'sk-gen' });
+    // The same service configured with the OpenAI generator: this test's Postgres and vector store
+    // directory (DATA_DIR), GENERATOR=openai against the scripted server.
+    let gen: TestApp | undefined;
     try {
-      const generator = new OpenAiGenerator({ baseURL: server.url, apiKey: 'sk-gen', model: 'gpt-test', maxRetries: 0 });
-      const uc = new AnswerQueryUseCase({ repo: rt.repo, store: rt.store, embedder: rt.embedder, generator, tokens: feedbackTokenSettings(rt) });
+      gen = await createTestApp({ queue: false, env: { DATA_DIR: t.dataDir, GENERATOR: 'openai', OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'sk-gen', GENERATOR_MODEL: 'gpt-test' } });
+      const uc = gen.get(AnswerQueryUseCase);
       server.enqueue('Charles Dickens');
       const a = await uc.execute({ collection, query: QUERY, k: 2 });
       expect(a.answer).toBe('Charles Dickens');
@@ -254,23 +251,25 @@ describe('answers, answer log and feedback tokens', () => {
       expect(req1.body.temperature).toBe(0);
       expect(req1.body.model).toBe('gpt-test');
       expect(req1.body.messages).toEqual([{ role: 'user', content: renderRagV1(QUERY, a.contexts.map((c) => c.text)) }]);
-      expect((await rt.prisma.answer.findUnique({ where: { id: a.answerId } }))).toMatchObject({ generatorKind: 'openai', generatorModel: 'gpt-test', promptVersion: 'rag-v1' });
+      expect((await gen.prisma.answer.findUnique({ where: { id: a.answerId } }))).toMatchObject({ generatorKind: 'openai', generatorModel: 'gpt-test', promptVersion: 'rag-v1' });
 
       const proxyId = randomUUID();
-      const [qv] = await rt.embedder.embed([QUERY]);
-      await rt.store.upsert(collection, [{ id: proxyId, vector: qv, text: QUERY, payload: { kind: BTE_PROXY_KIND } }]);
-      const { event } = await rt.repo.createFeedback({ collection, query: QUERY, wrongAnswer: 'Charles Dickens', k: 3 });
-      const enh = await rt.repo.createEnhancement({ collection, feedbackId: event.id, query: QUERY, correctAnswer: 'Herman Melville', benignText: '[LATEST] Herman Melville wrote Moby-Dick. [/LATEST]', proxyId, generatorKind: 'openai', generatorModel: 'gpt-test', promptVersion: 'bte-v1', createdBy: 'test' });
+      const [qv] = await gen.embedder.embed([QUERY]);
+      await gen.store.upsert(collection, [{ id: proxyId, vector: qv, text: QUERY, payload: { kind: BTE_PROXY_KIND } }]);
+      const { event } = await gen.repos.feedback.create({ collection, query: QUERY, wrongAnswer: 'Charles Dickens', k: 3 });
+      const enh = await gen.repos.enhancements.create({ collection, feedbackId: event.id, query: QUERY, correctAnswer: 'Herman Melville', benignText: '[LATEST] Herman Melville wrote Moby-Dick. [/LATEST]', proxyId, generatorKind: 'openai', generatorModel: 'gpt-test', promptVersion: 'bte-v1', createdBy: 'test' });
       try {
         server.enqueue('Entry 1 is wrapped… Herman Melville');
         const b = await uc.execute({ collection, query: QUERY, k: 2 });
         expect(b.generator.promptVersion).toBe('rag-bte-v1');
         expect(server.chatRequests()[1].body.messages![0].content).toBe(renderRagBteV1(QUERY, ['[LATEST] Herman Melville wrote Moby-Dick. [/LATEST]', b.contexts[1].text]));
       } finally {
-        await rt.repo.markEnhancementDeleted(enh.id, 'test');
-        await rt.store.delete(collection, [proxyId]);
+        await gen.repos.enhancements.markDeleted(enh.id, 'test');
+        await gen.store.delete(collection, [proxyId]);
       }
 
+      // The adapter itself, without retries: benign text (bte-v1) and the transient/permanent error split.
+      const generator = new OpenAiGenerator({ baseURL: server.url, apiKey: 'sk-gen', model: 'gpt-test', maxRetries: 0 });
       server.enqueue('[LATEST] Herman Melville wrote the novel Moby-Dick in 1851. [/LATEST]');
       const bt = await generator.benignText({ query: QUERY, correctAnswer: 'Herman Melville' });
       expect(bt).toEqual({ text: 'Herman Melville wrote the novel Moby-Dick in 1851.', promptVersion: 'bte-v1' });
@@ -283,6 +282,7 @@ describe('answers, answer log and feedback tokens', () => {
       server.enqueue({ status: 400 });
       expect((await generator.generate({ query: QUERY, contexts: [], enhanced: false }).catch((e) => e)).transient).toBe(false);
     } finally {
+      await gen?.app.close(); // not gen.close(): the data directory belongs to `t`
       await server.close();
     }
   });
