@@ -8,11 +8,9 @@
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { Runtime } from '@forensics/infra';
-import { createApiApp } from '../apps/api/src/create-api-app';
-import { createTestRuntime, TEST_API_KEY, uniqueName } from './support/test-runtime';
+import { createTestApp, type TestApp } from './support/test-app';
+import { TEST_API_KEY, uniqueName } from './support/test-runtime';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -30,8 +28,7 @@ const DOCS = [
 const QUERY = 'who wrote the novel moby dick';
 
 (HAVE_CHROMIUM ? describe : describe.skip)('feedback widget in a real browser', () => {
-  let rt: Runtime;
-  let app: NestExpressApplication;
+  let t: TestApp;
   let base: string;
   let browser: Browser;
   let page: Page;
@@ -48,10 +45,8 @@ const QUERY = 'who wrote the novel moby dick';
   const status = (p: Page) => p.locator('.rag-feedback__status');
 
   beforeAll(async () => {
-    rt = await createTestRuntime();
-    app = await createApiApp(rt, { logger: false });
-    await app.listen(0, '127.0.0.1');
-    base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    t = await createTestApp({ api: true });
+    base = t.url;
     const ingest = await fetch(`${base}/v1/collections/${collection}/documents`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': TEST_API_KEY }, body: JSON.stringify({ documents: DOCS }) });
     expect(ingest.status).toBe(200);
     // A customer's page on another origin (other port), embedding the snippet.
@@ -74,8 +69,7 @@ const QUERY = 'who wrote the novel moby dick';
   afterAll(async () => {
     await browser?.close();
     await new Promise<void>((resolve) => (thirdParty ? thirdParty.close(() => resolve()) : resolve()));
-    await app?.close();
-    await rt?.close();
+    await t?.close();
   });
 
   it('example page: type the right answer, click → one feedback event in Postgres; click again → the same event', async () => {
@@ -95,14 +89,14 @@ const QUERY = 'who wrote the novel moby dick';
     expect(eventId).toMatch(/^[0-9a-f-]{36}$/);
     expect(await status(page).textContent()).toContain(eventId!);
 
-    const ev = await rt.prisma.feedbackEvent.findUnique({ where: { id: eventId! } });
+    const ev = await t.prisma.feedbackEvent.findUnique({ where: { id: eventId! } });
     expect(ev).toMatchObject({ answerId: a.answerId, collection, query: QUERY, wrongAnswer: a.answer, correctAnswer: 'Herman Melville' });
     expect(ev!.servedIds).toEqual(a.contexts.map((c) => c.id));
 
     await page.getByRole('button', { name: 'Wrong answer' }).click();
     await page.waitForSelector('.rag-feedback__status:has-text("Already reported")');
     expect(await status(page).textContent()).toContain(eventId!);
-    expect(await rt.prisma.feedbackEvent.count({ where: { answerId: a.answerId } })).toBe(1);
+    expect(await t.prisma.feedbackEvent.count({ where: { answerId: a.answerId } })).toBe(1);
     expect(pageErrors).toEqual([]);
     expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
   });
@@ -119,12 +113,12 @@ const QUERY = 'who wrote the novel moby dick';
     await page.locator('#bad .rag-feedback__button').click();
     await page.waitForSelector('#bad .rag-feedback__status[data-outcome="error"]');
     expect(await page.locator('#bad .rag-feedback__status').textContent()).toMatch(/Could not send the report: feedback token has a bad signature/);
-    expect(await rt.prisma.feedbackEvent.count({ where: { answerId: a.answerId } })).toBe(0);
+    expect(await t.prisma.feedbackEvent.count({ where: { answerId: a.answerId } })).toBe(0);
 
     await page.locator('#good .rag-feedback__input').fill('Jane Austen');
     await page.locator('#good .rag-feedback__button').click();
     await page.waitForSelector('#good .rag-feedback__status[data-outcome="ok"]');
-    const ev = await rt.prisma.feedbackEvent.findFirst({ where: { answerId: a.answerId } });
+    const ev = await t.prisma.feedbackEvent.findFirst({ where: { answerId: a.answerId } });
     expect(ev).toMatchObject({ correctAnswer: 'Jane Austen', query: 'who wrote pride and prejudice' });
     expect(await page.locator('#good .rag-feedback__status').textContent()).toContain(ev!.id);
   });
