@@ -3,11 +3,8 @@
  * HTTP server, the real USE-lite encoder and the offline judge:
  * feedback → queue → traceback → quarantine → restore, plus idempotency and input errors.
  */
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { createApiApp } from '../apps/api/src/create-api-app';
-import { startTracebackWorker, type WorkerHandle } from '../apps/worker/src/worker';
-import { createTestRuntime, eventually, TEST_API_KEY, uniqueName } from './support/test-runtime';
-import type { Runtime } from '@forensics/infra';
+import { createTestApp, type TestApp } from './support/test-app';
+import { eventually, TEST_API_KEY, uniqueName } from './support/test-runtime';
 
 const POISONED = [
   'Moby-Dick, the famous whaling novel, was written by Charles Dickens in 1851 during his stay in New England.',
@@ -26,9 +23,7 @@ const CLEAN = [
 ];
 
 describe('feedback → queue → traceback → quarantine → restore', () => {
-  let rt: Runtime;
-  let app: NestExpressApplication;
-  let worker: WorkerHandle;
+  let t: TestApp;
   let base: string;
   const collection = uniqueName('flow');
   const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
@@ -37,11 +32,9 @@ describe('feedback → queue → traceback → quarantine → restore', () => {
   };
 
   beforeAll(async () => {
-    rt = await createTestRuntime({ TRACE_K: '3' });
-    app = await createApiApp(rt, { logger: false });
-    await app.listen(0, '127.0.0.1');
-    base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
-    worker = await startTracebackWorker(rt, { sweepEveryMs: 1000 });
+    // The API and the worker in one process.
+    t = await createTestApp({ api: true, worker: true, env: { TRACE_K: '3', SWEEP_EVERY_MS: '1000' } });
+    base = t.url;
     const r = await api('POST', `/v1/collections/${collection}/documents`, {
       documents: [...POISONED.map((text, i) => ({ id: `p${i}`, text })), ...CLEAN.map((text, i) => ({ id: `c${i}`, text, metadata: { i } }))],
     });
@@ -50,9 +43,7 @@ describe('feedback → queue → traceback → quarantine → restore', () => {
   });
 
   afterAll(async () => {
-    await worker?.close();
-    await app?.close();
-    await rt?.close();
+    await t?.close();
   });
 
   it('rejects requests without a valid API key, but serves /health without one', async () => {
@@ -94,7 +85,7 @@ describe('feedback → queue → traceback → quarantine → restore', () => {
     expect(again.body.duplicate).toBe(true);
     const conflicting = await api('POST', '/v1/feedback', { ...body, wrongAnswer: 'Mark Twain' }, { 'idempotency-key': `${collection}-1` });
     expect(conflicting.status).toBe(409);
-    expect(await rt.prisma.feedbackEvent.count({ where: { collection } })).toBe(1);
+    expect(await t.prisma.feedbackEvent.count({ where: { collection } })).toBe(1);
 
     const id = first.body.id as string;
     const done = await eventually(async () => {
@@ -102,7 +93,7 @@ describe('feedback → queue → traceback → quarantine → restore', () => {
       return ['TRACED', 'BOUNDED', 'FAILED'].includes(r.body.status) ? r.body : null;
     }, 60_000);
     expect(done.status).toBe('TRACED');
-    const poisonedIds = new Set((await rt.prisma.document.findMany({ where: { collection, externalId: { in: ['p0', 'p1', 'p2'] } } })).map((d) => d.id));
+    const poisonedIds = new Set((await t.prisma.document.findMany({ where: { collection, externalId: { in: ['p0', 'p1', 'p2'] } } })).map((d) => d.id));
     const active = done.quarantined.filter((q: any) => q.state === 'QUARANTINED');
     const activeIds = new Set<string>(active.map((q: any) => q.documentId));
     // Every poisoned text is out of serving. The corpus holds two true passages that state
@@ -117,32 +108,32 @@ describe('feedback → queue → traceback → quarantine → restore', () => {
     expect(active[0].evidence.judge.reply).toContain('offline');
 
     // Out of serving: a search for the query no longer returns the quarantined texts.
-    const [qv] = await rt.embedder.embed([body.query]);
-    const served = await rt.store.search(collection, { vector: qv, k: 20 });
+    const [qv] = await t.embedder.embed([body.query]);
+    const served = await t.store.search(collection, { vector: qv, k: 20 });
     expect(served.some((h) => poisonedIds.has(h.id))).toBe(false);
-    expect(await rt.store.count(collection)).toBe(POISONED.length + CLEAN.length);
+    expect(await t.store.count(collection)).toBe(POISONED.length + CLEAN.length);
 
     // Restore one: back in serving with the same text and score, Postgres says ACTIVE, audited.
     const rec = active[0];
-    const before = (await rt.store.fetch(collection, [rec.documentId]))[0];
+    const before = (await t.store.fetch(collection, [rec.documentId]))[0];
     const restored = await api('POST', `/v1/quarantine/${rec.id}/restore`, { note: 'false positive check' });
     expect(restored.status).toBe(200);
     expect(restored.body.state).toBe('RESTORED');
-    const after = (await rt.store.fetch(collection, [rec.documentId]))[0];
+    const after = (await t.store.fetch(collection, [rec.documentId]))[0];
     expect(after.quarantined).toBe(false);
     expect(after.text).toBe(before.text);
     expect(Array.from(after.vector)).toEqual(Array.from(before.vector));
-    const servedAgain = await rt.store.search(collection, { vector: qv, k: 20 });
+    const servedAgain = await t.store.search(collection, { vector: qv, k: 20 });
     expect(servedAgain.map((h) => h.id)).toContain(rec.documentId);
-    expect((await rt.prisma.document.findUnique({ where: { id: rec.documentId } }))!.status).toBe('ACTIVE');
-    const audit = await rt.repo.listAudit('QuarantineRecord', rec.id);
+    expect((await t.prisma.document.findUnique({ where: { id: rec.documentId } }))!.status).toBe('ACTIVE');
+    const audit = await t.repos.audit.listFor('QuarantineRecord', rec.id);
     expect(audit.map((a) => a.action)).toEqual(['quarantine.created', 'quarantine.restored']);
     // Restoring twice is harmless.
     expect((await api('POST', `/v1/quarantine/${rec.id}/restore`, {})).body.state).toBe('RESTORED');
   });
 
   it('keeps the audit log append-only', async () => {
-    await expect(rt.prisma.auditLog.deleteMany({})).rejects.toThrow(/append-only/);
+    await expect(t.prisma.auditLog.deleteMany({})).rejects.toThrow(/append-only/);
   });
 
   it('re-ingesting the same texts is a no-op and [LATEST] markers are stripped', async () => {
@@ -151,7 +142,7 @@ describe('feedback → queue → traceback → quarantine → restore', () => {
     expect(r.body.inserted).toBe(1);
     expect(r.body.skipped).toBe(1);
     expect(r.body.markersStripped).toBe(1);
-    const doc = await rt.prisma.document.findFirst({ where: { collection, text: { contains: 'Herman Melville wrote' } } });
+    const doc = await t.prisma.document.findFirst({ where: { collection, text: { contains: 'Herman Melville wrote' } } });
     expect(doc!.text).not.toMatch(/latest/i);
   });
 });
