@@ -5,10 +5,9 @@
  * the queue, permanent failures → FAILED with the reason.
  */
 import { IngestCorpusUseCase, SubmitFeedbackUseCase } from '@forensics/core';
-import type { Runtime } from '@forensics/infra';
-import { startTracebackWorker, type WorkerHandle } from '../apps/worker/src/worker';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-test-server';
-import { createTestRuntime, eventually, uniqueName } from './support/test-runtime';
+import { createTestApp, type TestApp } from './support/test-app';
+import { eventually, uniqueName } from './support/test-runtime';
 
 const TEXTS = [
   'The capital of Australia is Sydney, the largest city, chosen as capital in 1901.',
@@ -24,25 +23,34 @@ const TEXTS = [
 const contextOf = (prompt: string) => prompt.split('\nContext: ')[1]?.split('\nResponse: ')[0] ?? '';
 
 describe('traceback outcomes with an LLM judge', () => {
-  let rt: Runtime;
+  let t: TestApp;
   let server: OpenAiTestServer;
-  let worker: WorkerHandle;
   const collection = uniqueName('outcomes');
   let submit: SubmitFeedbackUseCase;
-  const waitDone = (id: string) => eventually(async () => {
-    const ev = await rt.repo.getFeedback(id);
-    // Done = traced and verified (the worker verifies right after tracing), or failed.
-    return ev && (ev.status === 'FAILED' || (['TRACED', 'BOUNDED'].includes(ev.status) && ev.verification)) ? ev : null;
-  }, 60_000);
+  const waitDone = async (id: string) => {
+    // Done = a final status: TRACED / BOUNDED are set only once the pipeline (trace → verify →
+    // enhance) is complete, so a traced event is also verified; or FAILED.
+    const ev = await eventually(async () => {
+      const e = await t.repos.feedback.get(id);
+      return e && ['TRACED', 'BOUNDED', 'FAILED'].includes(e.status) ? e : null;
+    }, 60_000);
+    if (ev.status !== 'FAILED') {
+      expect(ev.verification).toBeTruthy();
+      expect(ev.step).toBe('enhanced');
+    }
+    return ev;
+  };
 
   beforeAll(async () => {
     server = await startOpenAiTestServer();
-    rt = await createTestRuntime({ JUDGE: 'openai', OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'k', JUDGE_MODEL: uniqueName('scripted'), TRACE_K: '3', JUDGE_MAX_REASKS: '1', QUEUE_ATTEMPTS: '3', QUEUE_BACKOFF_MS: '100', TRACE_MAX_JUDGE_CALLS: '6' });
-    await new IngestCorpusUseCase({ repo: rt.repo, store: rt.store, embedder: rt.embedder }).execute({ collection, records: TEXTS.map((text, i) => ({ id: `t${i}`, text })) });
-    worker = await startTracebackWorker(rt, { sweepEveryMs: 500 });
-    submit = new SubmitFeedbackUseCase({ repo: rt.repo, queue: rt.queue, defaultK: 3 });
+    t = await createTestApp({
+      worker: true,
+      env: { JUDGE: 'openai', OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'k', JUDGE_MODEL: uniqueName('scripted'), TRACE_K: '3', JUDGE_MAX_REASKS: '1', QUEUE_ATTEMPTS: '3', QUEUE_BACKOFF_MS: '100', TRACE_MAX_JUDGE_CALLS: '6', SWEEP_EVERY_MS: '500' },
+    });
+    await t.get(IngestCorpusUseCase).execute({ collection, records: TEXTS.map((text, i) => ({ id: `t${i}`, text })) });
+    submit = t.get(SubmitFeedbackUseCase);
   });
-  afterAll(async () => { await worker?.close(); await rt?.close(); await server?.close(); });
+  afterAll(async () => { await t?.close(); await server?.close(); });
   beforeEach(() => server.reset());
   const judgeRequests = () => server.chatRequests().filter((r) => r.body.messages![0].content.startsWith('I will provide a question'));
 
@@ -55,19 +63,19 @@ describe('traceback outcomes with an LLM judge', () => {
     const a = await submit.execute({ collection, query: 'what is the capital of australia', wrongAnswer: 'Sydney' });
     const evA = await waitDone(a.event.id);
     expect(evA.status).toBe('TRACED');
-    const vA = await rt.repo.listVerdicts(a.event.id);
+    const vA = await t.repos.verdicts.list(a.event.id);
     expect(new Set(vA.map((v) => v.documentId)).size).toBe(vA.length);
     // Each text was judged once; the only other call is the generator re-running the RAG (verification).
     expect(judgeRequests()).toHaveLength(vA.length);
     expect(new Set(judgeRequests().map((r) => r.body.messages![0].content)).size).toBe(vA.length);
-    expect((await rt.repo.getFeedback(a.event.id))!.verification).toBe('POISONED');
+    expect((await t.repos.feedback.get(a.event.id))!.verification).toBe('POISONED');
     expect(vA.filter((v) => v.label === 'YES')).toHaveLength(2);
 
     // Same q and t again: the quarantined texts are out of serving, the rest come from the cache.
     const before = judgeRequests().length;
     const b = await submit.execute({ collection, query: 'what is the capital of australia', wrongAnswer: 'Sydney' });
     expect((await waitDone(b.event.id)).status).toBe('TRACED');
-    const vB = await rt.repo.listVerdicts(b.event.id);
+    const vB = await t.repos.verdicts.list(b.event.id);
     expect(vB.length).toBeGreaterThan(0);
     expect(vB.every((v) => v.cached)).toBe(true);
     expect(judgeRequests().length).toBe(before);
@@ -77,7 +85,7 @@ describe('traceback outcomes with an LLM judge', () => {
     server.script(() => 'I would rather not say.');
     const r = await submit.execute({ collection, query: 'which city hosts the australian parliament', wrongAnswer: 'Melbourne' });
     const ev = await waitDone(r.event.id);
-    const verdicts = await rt.repo.listVerdicts(r.event.id);
+    const verdicts = await t.repos.verdicts.list(r.event.id);
     expect(verdicts.length).toBeGreaterThan(0);
     expect(verdicts.every((v) => v.label === 'UNDETERMINED')).toBe(true);
     expect(verdicts[0].attempts).toBe(2); // 1 ask + 1 re-ask
@@ -88,10 +96,10 @@ describe('traceback outcomes with an LLM judge', () => {
     expect(ev.status).toBe('BOUNDED');
     expect(trace.boundReason).toBe('maxJudgeCalls');
     // Surfaced for review, but kept in serving: an unlabelled reply is no evidence of poison.
-    const records = await rt.prisma.quarantineRecord.findMany({ where: { feedbackId: r.event.id } });
+    const records = await t.prisma.quarantineRecord.findMany({ where: { feedbackId: r.event.id } });
     expect(records.length).toBe(verdicts.length);
     expect(records.every((q) => q.state === 'NEEDS_REVIEW' && q.servedDuringReview)).toBe(true);
-    const stored = await rt.store.fetch(collection, records.map((q) => q.documentId));
+    const stored = await t.store.fetch(collection, records.map((q) => q.documentId));
     expect(stored.every((x) => !x.quarantined)).toBe(true);
   });
 
@@ -111,7 +119,7 @@ describe('traceback outcomes with an LLM judge', () => {
     expect(ev.status).toBe('FAILED');
     expect(ev.failureReason).toMatch(/401|invalid api key/i);
     expect(ev.attempts).toBe(1);
-    const audit = await rt.repo.listAudit('FeedbackEvent', r.event.id);
+    const audit = await t.repos.audit.listFor('FeedbackEvent', r.event.id);
     expect(audit.map((a) => a.action)).toContain('traceback.failed');
   });
 });
