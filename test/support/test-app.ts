@@ -61,7 +61,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     url = (await http.getUrl()).replace('[::1]', '127.0.0.1');
     app = http;
   } else {
-    app = await NestFactory.createApplicationContext({ module: class TestAppModule {}, imports: [infrastructure, CoreModule, ...extra] }, { logger: false });
+    app = await NestFactory.createApplicationContext({ module: class TestAppModule {}, imports: [infrastructure, CoreModule, ...extra] }, { logger: false, abortOnError: false });
     await app.init();
   }
   const get = <T>(key: Token<T> | Type<T> | (abstract new (...args: never[]) => T)): T => app.get(key as never, { strict: false }) as T;

@@ -26,6 +26,8 @@ export async function createApiApp(config: AppConfig, opts: ApiAppOptions = {}):
   const app = await NestFactory.create<NestExpressApplication>(root, {
     bodyParser: false,
     logger: opts.logger === false ? false : ['error', 'warn', 'log'],
+    // Throw start-up errors to the caller (which reports them) instead of exiting the process.
+    abortOnError: false,
   });
   const ingestJson = express.json({ limit: INGEST_BODY_LIMIT });
   const json = express.json({ limit: config.bodyLimit });

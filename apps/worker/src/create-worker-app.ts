@@ -10,6 +10,8 @@ export async function createWorkerApp(config: AppConfig, opts: { logger?: boolea
   const infrastructure = InfrastructureModule.forRoot(config, { failpoints: opts.failpoints });
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config, infrastructure), {
     logger: opts.logger === false ? false : ['error', 'warn', 'log'],
+    // Throw start-up errors to the caller (which reports them) instead of exiting the process.
+    abortOnError: false,
   });
   return app.init();
 }

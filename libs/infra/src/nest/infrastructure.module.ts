@@ -122,15 +122,19 @@ export class InfrastructureModule {
       InfrastructureShutdown,
     ];
     const exported: (symbol | DynamicModule)[] = [APP_CONFIG, ENDPOINTS, PRISMA, REPOSITORIES, DOCUMENTS, FEEDBACK_EVENTS, VERDICTS, QUARANTINES, ANSWERS, ENHANCEMENTS, AUDIT_LOG, DATABASE_HEALTH,
-      VECTOR_STORE, EMBEDDER, JUDGE, GENERATOR, GRADIENT_PROBE, NEIGHBOUR_LISTS, CLOCK, FAILPOINTS, CORE_SETTINGS, TRACEBACK_QUEUE];
+      VECTOR_STORE, EMBEDDER, JUDGE, GENERATOR, GRADIENT_PROBE, NEIGHBOUR_LISTS, CLOCK, FAILPOINTS, CORE_SETTINGS];
     if (withQueue) {
       providers.push({ provide: REDIS_CONNECTION, useFactory: (e: Endpoints) => createRedisConnection(e.redisUrl!), inject: [ENDPOINTS] });
       exported.push(REDIS_CONNECTION);
-    } else providers.push({ provide: TRACEBACK_QUEUE, useValue: new NoTracebackQueue() });
+    } else {
+      providers.push({ provide: TRACEBACK_QUEUE, useValue: new NoTracebackQueue() });
+      exported.push(TRACEBACK_QUEUE);
+    }
     return {
       module: InfrastructureModule,
       imports: withQueue ? [QueueModule.forRoot(config)] : [],
       providers,
+      // With a queue, TRACEBACK_QUEUE is QueueModule's, re-exported with it.
       exports: withQueue ? [...exported, QueueModule] : exported,
     };
   }
