@@ -1,5 +1,5 @@
 /** In-memory fakes of the ports, shared by unit tests of the use cases and by the evaluation harness. */
-export { InMemoryForensicsRepository } from './in-memory-forensics-repository';
+export { createInMemoryRepositories, type InMemoryState } from './in-memory-repositories';
 export { InMemoryVectorStore } from './in-memory-vector-store';
 export { InMemoryTracebackQueue } from './in-memory-traceback-queue';
 export { HashingEmbedder, ScriptedJudge } from './test-doubles';
