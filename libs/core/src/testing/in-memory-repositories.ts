@@ -27,7 +27,13 @@ export interface InMemoryState {
   audit: AuditRecord[];
 }
 
-const copy = <T>(v: T): T => structuredClone(v);
+/** Deep copy of rows (plain JSON plus Dates), made in the caller's realm (structuredClone is not, under jest). */
+function copy<T>(v: T): T {
+  if (v instanceof Date) return new Date(v.getTime()) as T;
+  if (Array.isArray(v)) return v.map(copy) as T;
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, copy(x)])) as T;
+  return v;
+}
 const ACTIVE: readonly QuarantineState[] = ['QUARANTINED', 'NEEDS_REVIEW'];
 
 class Base {
