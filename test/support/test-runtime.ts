@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+/** Shared helpers of the integration tests; the service itself is composed by ./test-app.ts (createTestApp). */
+import { resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createRuntime, loadConfig, type Runtime } from '@forensics/infra';
 
 export const ROOT = resolve(__dirname, '..', '..');
 export const TEST_API_KEY = 'test-key-0123456789';
@@ -16,19 +14,6 @@ export function requireServices(): { databaseUrl: string; redisUrl: string } {
 
 export function uniqueName(prefix: string): string {
   return `${prefix}_${randomBytes(4).toString('hex')}`;
-}
-
-/** A runtime on the real test Postgres + Redis with a private on-disk vector store dir. */
-export async function createTestRuntime(env: Record<string, string> = {}): Promise<Runtime & { dataDir: string }> {
-  const { databaseUrl, redisUrl } = requireServices();
-  const dataDir = mkdtempSync(join(tmpdir(), 'forensics-rt-'));
-  const config = loadConfig({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DATA_DIR: dataDir, API_KEYS: TEST_API_KEY, QUEUE_BACKOFF_MS: '200', PROBE: 'none', QUEUE_PREFIX: uniqueName('q'), ...env }, ROOT);
-  const rt = await createRuntime(config);
-  const close = rt.close;
-  return Object.assign(rt, {
-    dataDir,
-    close: async () => { await close(); rmSync(dataDir, { recursive: true, force: true }); },
-  });
 }
 
 /** Polls `fn` until it returns a truthy value (or throws after `timeoutMs`). */
