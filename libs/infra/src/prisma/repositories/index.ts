@@ -1,7 +1,8 @@
 import type { Repositories } from '@forensics/core';
 import type { PrismaClient } from '../generated/client';
 import { PrismaAnswerRepository } from './prisma-answer.repository';
-import { PrismaAuditLogRepository, PrismaDatabaseHealth } from './prisma-audit-log.repository';
+import { PrismaAuditLogRepository } from './prisma-audit-log.repository';
+import { PrismaDatabaseHealth } from './prisma-database-health';
 import { PrismaDocumentRepository } from './prisma-document.repository';
 import { PrismaEnhancementRepository } from './prisma-enhancement.repository';
 import { PrismaFeedbackEventRepository } from './prisma-feedback-event.repository';

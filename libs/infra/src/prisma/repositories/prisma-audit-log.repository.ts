@@ -1,4 +1,4 @@
-import type { AuditEntry, AuditLogRepository, AuditRecord, DatabaseHealth, JsonObject } from '@forensics/core';
+import type { AuditEntry, AuditLogRepository, AuditRecord, JsonObject } from '@forensics/core';
 import type { PrismaClient } from '../generated/client';
 import { fromJson, toJson } from './prisma-json';
 
@@ -13,13 +13,5 @@ export class PrismaAuditLogRepository implements AuditLogRepository {
   async listFor(entityType: string, entityId: string): Promise<AuditRecord[]> {
     const rows = await this.db.auditLog.findMany({ where: { entityType, entityId }, orderBy: { id: 'asc' } });
     return rows.map((r) => ({ at: r.at, actor: r.actor, action: r.action, entityType: r.entityType, entityId: r.entityId, details: fromJson<JsonObject>(r.details) ?? undefined }));
-  }
-}
-
-export class PrismaDatabaseHealth implements DatabaseHealth {
-  constructor(private readonly db: PrismaClient) {}
-
-  async ping(): Promise<void> {
-    await this.db.$queryRawUnsafe('SELECT 1');
   }
 }

@@ -1,6 +1,12 @@
-import type { EnhancementFilter, EnhancementRepository, EnhancementRow, NewEnhancement } from '@forensics/core';
-import type { PrismaClient } from '../generated/client';
+import { NotFoundError, type EnhancementFilter, type EnhancementRepository, type EnhancementRow, type NewEnhancement } from '@forensics/core';
+import type { Enhancement, PrismaClient } from '../generated/client';
 import { isUuid } from './prisma-json';
+
+const toRow = (e: Enhancement): EnhancementRow => ({
+  id: e.id, collection: e.collection, feedbackId: e.feedbackId, query: e.query, correctAnswer: e.correctAnswer, benignText: e.benignText, proxyId: e.proxyId,
+  generatorKind: e.generatorKind, generatorModel: e.generatorModel, promptVersion: e.promptVersion, state: e.state, createdBy: e.createdBy,
+  createdAt: e.createdAt, deletedAt: e.deletedAt, deletedBy: e.deletedBy,
+});
 
 export class PrismaEnhancementRepository implements EnhancementRepository {
   constructor(private readonly db: PrismaClient) {}
@@ -9,35 +15,43 @@ export class PrismaEnhancementRepository implements EnhancementRepository {
     return this.db.$transaction(async (tx) => {
       const row = await tx.enhancement.create({ data: e });
       await tx.auditLog.create({ data: { actor: e.createdBy, action: 'enhancement.created', entityType: 'Enhancement', entityId: row.id, details: { feedbackId: e.feedbackId, proxyId: e.proxyId } } });
-      return row;
+      return toRow(row);
     });
   }
 
   async get(id: string): Promise<EnhancementRow | null> {
     if (!isUuid(id)) return null;
-    return this.db.enhancement.findUnique({ where: { id } });
+    const e = await this.db.enhancement.findUnique({ where: { id } });
+    return e ? toRow(e) : null;
   }
 
   async list(filter: EnhancementFilter): Promise<EnhancementRow[]> {
     if (filter.feedbackId && !isUuid(filter.feedbackId)) return [];
-    return this.db.enhancement.findMany({
+    return (await this.db.enhancement.findMany({
       where: { ...(filter.collection ? { collection: filter.collection } : {}), ...(filter.feedbackId ? { feedbackId: filter.feedbackId } : {}), ...(filter.state ? { state: filter.state } : {}) },
-      orderBy: { createdAt: 'asc' },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take: 1000,
-    });
+    })).map(toRow);
   }
 
   async findActiveByProxyIds(proxyIds: readonly string[]): Promise<EnhancementRow[]> {
     const ids = proxyIds.filter(isUuid);
     if (!ids.length) return [];
-    return this.db.enhancement.findMany({ where: { proxyId: { in: ids }, state: 'ACTIVE' } });
+    return (await this.db.enhancement.findMany({ where: { proxyId: { in: ids }, state: 'ACTIVE' }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map(toRow);
   }
 
+  /** ACTIVE → DELETED (conditional UPDATE, so concurrent deletes audit once); an already deleted row is returned as it is. */
   async markDeleted(id: string, actor: string): Promise<EnhancementRow> {
+    if (!isUuid(id)) throw new NotFoundError(`enhancement ${id} does not exist`);
     return this.db.$transaction(async (tx) => {
-      const row = await tx.enhancement.update({ where: { id }, data: { state: 'DELETED', deletedAt: new Date(), deletedBy: actor } });
+      const [row] = await tx.enhancement.updateManyAndReturn({ where: { id, state: 'ACTIVE' }, data: { state: 'DELETED', deletedAt: new Date(), deletedBy: actor } });
+      if (!row) {
+        const current = await tx.enhancement.findUnique({ where: { id } });
+        if (!current) throw new NotFoundError(`enhancement ${id} does not exist`);
+        return toRow(current);
+      }
       await tx.auditLog.create({ data: { actor, action: 'enhancement.deleted', entityType: 'Enhancement', entityId: id, details: { proxyId: row.proxyId } } });
-      return row;
+      return toRow(row);
     });
   }
 }

@@ -56,14 +56,15 @@ export class PrismaFeedbackEventRepository implements FeedbackEventRepository {
   }
 
   async transition(id: string, change: { from: readonly FeedbackStatus[]; to: FeedbackStatus; set?: FeedbackPatch; incrementAttempts?: boolean }): Promise<FeedbackRow | null> {
-    if (!isUuid(id)) return null;
-    // One conditional UPDATE: Postgres serialises concurrent writers on the row, and only one whose
-    // WHERE still holds after the other committed updates it.
-    const { count } = await this.db.feedbackEvent.updateMany({
+    if (!isUuid(id) || !change.from.length) return null;
+    // One conditional UPDATE … RETURNING: Postgres serialises concurrent writers on the row and
+    // re-checks the WHERE after the first one committed, so exactly one of them moves the status;
+    // the row returned is the one this statement wrote (no second read that a later writer could change).
+    const [row] = await this.db.feedbackEvent.updateManyAndReturn({
       where: { id, status: { in: [...change.from] } },
       data: { ...patchData(change.set ?? {}), status: change.to, ...(change.incrementAttempts ? { attempts: { increment: 1 } } : {}) },
     });
-    return count ? this.get(id) : null;
+    return row ? toRow(row) : null;
   }
 
   async update(id: string, patch: FeedbackPatch): Promise<void> {
@@ -72,6 +73,7 @@ export class PrismaFeedbackEventRepository implements FeedbackEventRepository {
   }
 
   async listStale(statuses: readonly FeedbackStatus[], updatedBefore: Date, limit: number): Promise<FeedbackRow[]> {
-    return (await this.db.feedbackEvent.findMany({ where: { status: { in: [...statuses] }, updatedAt: { lt: updatedBefore } }, orderBy: { updatedAt: 'asc' }, take: limit })).map(toRow);
+    if (!statuses.length || limit <= 0) return [];
+    return (await this.db.feedbackEvent.findMany({ where: { status: { in: [...statuses] }, updatedAt: { lt: updatedBefore } }, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }], take: limit })).map(toRow);
   }
 }

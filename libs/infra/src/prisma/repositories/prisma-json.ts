@@ -5,8 +5,12 @@ import { Prisma } from '../generated/client';
  * JSON by construction, null/undefined becomes SQL NULL. Reading: each repository's row mapper
  * asserts the column's type once, here, because Postgres only holds what these repositories wrote.
  */
-export function toJson(v: unknown): Prisma.InputJsonValue | typeof Prisma.DbNull {
-  return v === null || v === undefined ? Prisma.DbNull : (v as Prisma.InputJsonValue);
+export function jsonValue(v: object): Prisma.InputJsonValue {
+  return v as Prisma.InputJsonValue;
+}
+
+export function toJson(v: object | null | undefined): Prisma.InputJsonValue | typeof Prisma.DbNull {
+  return v === null || v === undefined ? Prisma.DbNull : jsonValue(v);
 }
 
 export function fromJson<T>(v: Prisma.JsonValue | null): T | null {

@@ -1,11 +1,11 @@
-import { NotFoundError, type NewQuarantine, type QuarantineEvidence, type QuarantineFilter, type QuarantineRepository, type QuarantineRow } from '@forensics/core';
+import { NotFoundError, type NewQuarantine, type QuarantineEvidence, type QuarantineFilter, type QuarantineRepository, type QuarantineRow, type QuarantineState } from '@forensics/core';
 import type { PrismaClient, QuarantineRecord } from '../generated/client';
-import { isUniqueViolation, isUuid, toJson } from './prisma-json';
+import { fromJson, isUniqueViolation, isUuid, jsonValue } from './prisma-json';
 
 const toRow = (r: QuarantineRecord): QuarantineRow => ({
   id: r.id, documentId: r.documentId, feedbackId: r.feedbackId, collection: r.collection, reason: r.reason,
   // NOT NULL column, always written from a QuarantineEvidence by `create`.
-  evidence: r.evidence as unknown as QuarantineEvidence,
+  evidence: fromJson<QuarantineEvidence>(r.evidence)!,
   policy: r.policy, state: r.state, storeSynced: r.storeSynced, servedDuringReview: r.servedDuringReview, createdBy: r.createdBy,
   createdAt: r.createdAt, resolvedBy: r.resolvedBy, resolvedAt: r.resolvedAt, note: r.note,
 });
@@ -21,14 +21,17 @@ export class PrismaQuarantineRepository implements QuarantineRepository {
   }
 
   async create(q: NewQuarantine): Promise<{ record: QuarantineRow; created: boolean }> {
+    const missing = () => new NotFoundError(`document ${q.documentId} does not exist`);
+    if (!isUuid(q.documentId)) throw missing();
     try {
       return await this.db.$transaction(async (tx) => {
         const existing = await tx.quarantineRecord.findFirst({ where: { documentId: q.documentId, state: { in: [...ACTIVE] } } });
         if (existing) return { record: toRow(existing), created: false };
+        if (!(await tx.document.findUnique({ where: { id: q.documentId }, select: { id: true } }))) throw missing();
         const state = q.state ?? 'QUARANTINED';
         const record = await tx.quarantineRecord.create({
           data: {
-            documentId: q.documentId, feedbackId: q.feedbackId, collection: q.collection, reason: q.reason, evidence: toJson(q.evidence) as object,
+            documentId: q.documentId, feedbackId: q.feedbackId, collection: q.collection, reason: q.reason, evidence: jsonValue(q.evidence),
             policy: q.policy, createdBy: q.createdBy, state, servedDuringReview: state === 'NEEDS_REVIEW' && !!q.servedDuringReview,
           },
         });
@@ -42,7 +45,8 @@ export class PrismaQuarantineRepository implements QuarantineRepository {
         return { record: toRow(record), created: true };
       });
     } catch (e) {
-      // Lost a race on the partial unique index: the other writer's record is the active one.
+      // Lost a race on the partial unique index (one active record per document): the other
+      // writer's record is the active one, and its transaction wrote the status and the audit entry.
       if (isUniqueViolation(e)) {
         const active = await this.active(q.documentId);
         if (active) return { record: active, created: false };
@@ -71,8 +75,8 @@ export class PrismaQuarantineRepository implements QuarantineRepository {
         ...(filter.collection ? { collection: filter.collection } : {}),
         ...(filter.unsynced ? { storeSynced: false } : {}),
       },
-      orderBy: { createdAt: 'asc' },
-      take: filter.limit ?? 500,
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take: Math.max(0, filter.limit ?? 500),
     })).map(toRow);
   }
 
@@ -84,22 +88,28 @@ export class PrismaQuarantineRepository implements QuarantineRepository {
     return this.resolve(id, actor, note, ['NEEDS_REVIEW'], 'QUARANTINED', 'QUARANTINED', 'review.approved');
   }
 
-  /** One reviewer decision in one transaction: record state (unsynced), document status, audit entry. */
+  /**
+   * One reviewer decision in one transaction: record state (unsynced), document status, audit entry.
+   * The state change is a conditional UPDATE, so of two concurrent decisions on one record only one
+   * applies (and is audited); the other sees the decided record, unchanged.
+   */
   private async resolve(
-    id: string, actor: string, note: string | undefined, from: readonly QuarantineRow['state'][], to: 'RESTORED' | 'QUARANTINED',
+    id: string, actor: string, note: string | undefined, from: readonly QuarantineState[], to: 'RESTORED' | 'QUARANTINED',
     documentStatus: 'ACTIVE' | 'QUARANTINED', action: string,
   ): Promise<QuarantineRow> {
     if (!isUuid(id)) throw new NotFoundError(`quarantine record ${id} does not exist`);
     return this.db.$transaction(async (tx) => {
-      const rec = await tx.quarantineRecord.findUnique({ where: { id } });
-      if (!rec) throw new NotFoundError(`quarantine record ${id} does not exist`);
-      if (!from.includes(rec.state)) return toRow(rec);
-      const updated = await tx.quarantineRecord.update({
-        where: { id },
+      const [updated] = await tx.quarantineRecord.updateManyAndReturn({
+        where: { id, state: { in: [...from] } },
         data: { state: to, storeSynced: false, ...(to === 'QUARANTINED' ? { servedDuringReview: false } : {}), resolvedBy: actor, resolvedAt: new Date(), note: note ?? null },
       });
-      await tx.document.update({ where: { id: rec.documentId }, data: { status: documentStatus } });
-      await tx.auditLog.create({ data: { actor, action, entityType: 'QuarantineRecord', entityId: id, details: { documentId: rec.documentId, note: note ?? null } } });
+      if (!updated) {
+        const rec = await tx.quarantineRecord.findUnique({ where: { id } });
+        if (!rec) throw new NotFoundError(`quarantine record ${id} does not exist`);
+        return toRow(rec);
+      }
+      await tx.document.update({ where: { id: updated.documentId }, data: { status: documentStatus } });
+      await tx.auditLog.create({ data: { actor, action, entityType: 'QuarantineRecord', entityId: id, details: { documentId: updated.documentId, note: note ?? null } } });
       return toRow(updated);
     });
   }

@@ -13,11 +13,11 @@ export class PrismaVerdictRepository implements VerdictRepository {
 
   async list(feedbackId: string): Promise<VerdictRow[]> {
     if (!isUuid(feedbackId)) return [];
-    return (await this.db.judgeVerdict.findMany({ where: { feedbackId }, orderBy: [{ round: 'asc' }, { createdAt: 'asc' }] })).map(toRow);
+    return (await this.db.judgeVerdict.findMany({ where: { feedbackId }, orderBy: [{ round: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }] })).map(toRow);
   }
 
   async findByCacheKey(cacheKey: string): Promise<VerdictRow | null> {
-    const v = await this.db.judgeVerdict.findFirst({ where: { cacheKey, cached: false, label: { not: 'UNDETERMINED' } }, orderBy: { createdAt: 'desc' } });
+    const v = await this.db.judgeVerdict.findFirst({ where: { cacheKey, cached: false, label: { not: 'UNDETERMINED' } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
     return v ? toRow(v) : null;
   }
 
