@@ -1,7 +1,7 @@
 import { documentIdFor, textHash } from '../../domain/text-identity';
 import { IngestCorpusUseCase } from '../../use-cases/ingest-corpus/ingest-corpus.use-case';
 import { RunTracebackUseCase } from '../../use-cases/run-traceback/run-traceback.use-case';
-import { HashingEmbedder, InMemoryForensicsRepository, InMemoryVectorStore, ScriptedJudge } from '..';
+import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryTracebackQueue, InMemoryVectorStore, ScriptedJudge } from '..';
 
 const POISON = [
   'The capital of Australia is Sydney, chosen as the capital city in 1901.',
@@ -36,15 +36,28 @@ describe('InMemoryVectorStore', () => {
   });
 });
 
+describe('InMemoryTracebackQueue', () => {
+  it('records enqueued ids once each, in order; ping and close answer', async () => {
+    const q = new InMemoryTracebackQueue();
+    await q.enqueueTraceback('a');
+    await q.enqueueTraceback('b');
+    await q.enqueueTraceback('a');
+    expect(q.enqueued).toEqual(['a', 'b']);
+    await expect(q.ping()).resolves.toBeUndefined();
+    await expect(q.close()).resolves.toBeUndefined();
+  });
+});
+
 describe('RunTracebackUseCase over the in-memory fakes', () => {
   it('traces the texts stating the wrong answer and quarantines them in the store', async () => {
-    const repo = new InMemoryForensicsRepository();
+    const repos = createInMemoryRepositories();
     const store = new InMemoryVectorStore();
     const embedder = new HashingEmbedder(128);
-    await new IngestCorpusUseCase({ repo, store, embedder }).execute({ collection: 'kb', records: [...POISON, ...CLEAN].map((text) => ({ text })) });
     const judge = new ScriptedJudge((r) => (/capital of Australia is Sydney/i.test(r.text) ? 'YES' : 'NO'));
-    const { event } = await repo.createFeedback({ collection: 'kb', query: 'What is the capital of Australia?', wrongAnswer: 'Sydney', k: 3 });
-    const out = await new RunTracebackUseCase({ repo, store, embedder, judge, trace: { maxRounds: 10, maxJudgeCalls: 50, judgeConcurrency: 2 } }).execute({ feedbackId: event.id });
+    const useCases = composeUseCases({ repos, store, embedder, judge, settings: { trace: { maxRounds: 10, maxJudgeCalls: 50, judgeConcurrency: 2 } } });
+    await useCases.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [...POISON, ...CLEAN].map((text) => ({ text })) });
+    const { event } = await repos.feedback.create({ collection: 'kb', query: 'What is the capital of Australia?', wrongAnswer: 'Sydney', k: 3 });
+    const out = await useCases.get(RunTracebackUseCase).execute({ feedbackId: event.id });
 
     const poisonIds = POISON.map((t) => documentIdFor('kb', textHash(t)));
     expect(out.status).toBe('TRACED');
@@ -55,12 +68,16 @@ describe('RunTracebackUseCase over the in-memory fakes', () => {
     expect((await store.fetch('kb', poisonIds)).every((r) => r.quarantined)).toBe(true);
     const [qv] = await embedder.embed(['What is the capital of Australia?']);
     expect((await store.search('kb', { vector: qv, k: 10 })).some((h) => poisonIds.includes(h.id))).toBe(false);
-    expect((await repo.getFeedback(event.id))?.status).toBe('TRACED');
-    expect(await repo.listQuarantines({ feedbackId: event.id })).toHaveLength(2);
+    // The traceback records its outcome on the event; moving the status is the pipeline's job
+    // (ProcessFeedbackEventUseCase), so the event is still where it was.
+    const traced = (await repos.feedback.get(event.id))!;
+    expect(traced.trace?.outcome).toBe('TRACED');
+    expect(traced.status).toBe('RECEIVED');
+    expect(await repos.quarantines.list({ feedbackId: event.id })).toHaveLength(2);
 
     // Same (q, t) again in a new event: every verdict comes from the cross-event cache.
-    const second = await repo.createFeedback({ collection: 'kb', query: 'What is the capital of Australia?', wrongAnswer: 'Sydney', k: 3 });
-    const again = await new RunTracebackUseCase({ repo, store, embedder, judge, trace: { maxRounds: 10, maxJudgeCalls: 50, judgeConcurrency: 2 } }).execute({ feedbackId: second.event.id });
+    const second = await repos.feedback.create({ collection: 'kb', query: 'What is the capital of Australia?', wrongAnswer: 'Sydney', k: 3 });
+    const again = await useCases.get(RunTracebackUseCase).execute({ feedbackId: second.event.id });
     expect(again.judgeCalls).toBe(0);
     expect(again.cachedVerdicts).toBe(3);
   });
