@@ -4,9 +4,9 @@ import {
 } from '@forensics/algorithms';
 import {
   IngestCorpusUseCase, RunTracebackUseCase, SubmitFeedbackUseCase,
-  type Embedder, type ForensicsRepository, type Judge, type RunTracebackDeps, type VectorStore,
+  type CoreSettings, type Embedder, type Judge, type Repositories, type VectorStore,
 } from '@forensics/core';
-import { InMemoryForensicsRepository, InMemoryTracebackQueue, InMemoryVectorStore } from '@forensics/core/testing';
+import { composeUseCases, createInMemoryRepositories, InMemoryVectorStore } from '@forensics/core/testing';
 import { Bm25HandleEmbedder, Bm25RetrievalStore, TextHandles } from './bm25-retrieval';
 import { poisonedTextsOf, type EvalRecord, type PoisonSet } from './eval-data';
 
@@ -20,7 +20,7 @@ export interface EvaluationSetup {
   embedder?: Embedder;
   /** The judges to measure, each through the same traceback; the first is the primary one. */
   judges: readonly { name: string; judge: Judge }[];
-  trace: RunTracebackDeps['trace'];
+  trace: CoreSettings['trace'];
   poisonSet?: PoisonSet;
   poisonCount?: number;
   onProgress?: (done: number, total: number, label: string) => void;
@@ -79,11 +79,13 @@ export interface JudgeSummary {
 /**
  * Runs the traceback of every record with every judge and measures it (metrics of RAGForensics,
  * arXiv 2504.21668, App. 8.2, Eq. 3–5, and ProGRank, arXiv 2603.22934, §4.1, Eq. 17–18). Per record
- * and judge, in isolation: a fresh in-memory repository and store; the knowledge base = clean_texts
- * ∪ poisoned texts, ingested with `IngestCorpusUseCase`; the feedback (question, incorrect_answer)
- * submitted with `SubmitFeedbackUseCase`; then `RunTracebackUseCase.execute` — the worker's code
- * path, unchanged. Poison Hit/Recall@K are measured on the store's top-K for the question before
- * the traceback and after it (quarantined texts are out of serving).
+ * and judge, in isolation: fresh in-memory repositories and store, and the use cases composed over
+ * them from their `static inject` maps (`composeUseCases`, as the worker's CoreModule does); the
+ * knowledge base = clean_texts ∪ poisoned texts, ingested with `IngestCorpusUseCase`; the feedback
+ * (question, incorrect_answer) submitted with `SubmitFeedbackUseCase`; then
+ * `RunTracebackUseCase.execute` — the traceback step of the worker's pipeline, unchanged. Poison
+ * Hit/Recall@K are measured on the store's top-K for the question before the traceback and after
+ * it (quarantined texts are out of serving).
  */
 export async function runEvaluation(setup: EvaluationSetup): Promise<JudgeSummary[]> {
   if (setup.retriever === 'embed' && !setup.embedder) throw new Error("runEvaluation: retriever 'embed' needs an embedder");
@@ -98,7 +100,7 @@ export async function runEvaluation(setup: EvaluationSetup): Promise<JudgeSummar
       const ports = setup.retriever === 'bm25'
         ? { store: new Bm25RetrievalStore(handles) as VectorStore, embedder: new Bm25HandleEmbedder(handles) as Embedder }
         : { store: new InMemoryVectorStore() as VectorStore, embedder: setup.embedder! };
-      questions.push(await evaluateQuestion(record, { ...ports, repo: new InMemoryForensicsRepository(), judge, k: setup.k, trace: setup.trace, poisonSet: setup.poisonSet ?? 'given', poisonCount: setup.poisonCount }));
+      questions.push(await evaluateQuestion(record, { ...ports, repos: createInMemoryRepositories(), judge, k: setup.k, trace: setup.trace, poisonSet: setup.poisonSet ?? 'given', poisonCount: setup.poisonCount }));
       done++;
     }
     summaries.push(summarize(name, judge, questions));
@@ -108,21 +110,27 @@ export async function runEvaluation(setup: EvaluationSetup): Promise<JudgeSummar
 }
 
 interface QuestionDeps {
-  repo: ForensicsRepository;
+  repos: Repositories;
   store: VectorStore;
   embedder: Embedder;
   judge: Judge;
   k: number;
-  trace: RunTracebackDeps['trace'];
+  trace: CoreSettings['trace'];
   poisonSet: PoisonSet;
   poisonCount?: number;
 }
 
 const COLLECTION = 'eval';
+/** Recorded as the actor of the harness's quarantines and audit entries. */
+const ACTOR = 'eval-harness';
 
 async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<QuestionResult> {
   const poisonedTexts = poisonedTextsOf(r, d.poisonSet, d.poisonCount);
-  const ingest = await new IngestCorpusUseCase({ repo: d.repo, store: d.store, embedder: d.embedder, batchSize: 64 }).execute({
+  const useCases = composeUseCases({
+    repos: d.repos, store: d.store, embedder: d.embedder, judge: d.judge,
+    settings: { defaultCollection: COLLECTION, defaultK: d.k, trace: d.trace, workerActor: ACTOR },
+  });
+  const ingest = await useCases.get(IngestCorpusUseCase).execute({
     collection: COLLECTION,
     records: [
       ...r.clean_texts.map((text, i) => ({ id: `clean-${i}`, text, metadata: { kind: 'clean' } })),
@@ -138,15 +146,14 @@ async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<Questio
   const [qvec] = await d.embedder.embed([r.question]);
   const before = await d.store.search(COLLECTION, { vector: qvec, k: d.k });
 
-  const queue = new InMemoryTracebackQueue();
-  const { event } = await new SubmitFeedbackUseCase({ repo: d.repo, queue, defaultK: d.k }).execute({ collection: COLLECTION, query: r.question, wrongAnswer: r.incorrect_answer, reporter: 'eval-harness' });
+  const { event } = await useCases.get(SubmitFeedbackUseCase).execute({ collection: COLLECTION, query: r.question, wrongAnswer: r.incorrect_answer, reporter: ACTOR });
   const t0 = performance.now();
-  const outcome = await new RunTracebackUseCase({ repo: d.repo, store: d.store, embedder: d.embedder, judge: d.judge, trace: d.trace, actor: 'eval-harness' }).execute({ feedbackId: event.id });
+  const outcome = await useCases.get(RunTracebackUseCase).execute({ feedbackId: event.id });
   const ms = performance.now() - t0;
 
   const after = await d.store.search(COLLECTION, { vector: qvec, k: d.k });
-  const verdicts = new Map((await d.repo.listVerdicts(event.id)).map((v) => [v.documentId, v]));
-  const docs = new Map((await d.repo.getDocuments([...outcome.poisoned, ...outcome.benign, ...outcome.undetermined])).map((x) => [x.id, x]));
+  const verdicts = new Map((await d.repos.verdicts.list(event.id)).map((v) => [v.documentId, v]));
+  const docs = new Map((await d.repos.documents.get([...outcome.poisoned, ...outcome.benign, ...outcome.undetermined])).map((x) => [x.id, x]));
   const judged: JudgedTextRow[] = [
     ...outcome.poisoned.map((id) => ({ id, label: 'YES' as const })),
     ...outcome.benign.map((id) => ({ id, label: 'NO' as const })),
