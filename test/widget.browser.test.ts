@@ -117,7 +117,8 @@ const QUERY = 'who wrote the novel moby dick';
 
     await page.locator('#good .rag-feedback__input').fill('Jane Austen');
     await page.locator('#good .rag-feedback__button').click();
-    await page.waitForSelector('#good .rag-feedback__status[data-outcome="ok"]');
+    // data-outcome is already "ok" while "Sending…" is shown: wait for the reply's text.
+    await page.waitForSelector('#good .rag-feedback__status[data-outcome="ok"]:has-text("Thank you")');
     const ev = await t.prisma.feedbackEvent.findFirst({ where: { answerId: a.answerId } });
     expect(ev).toMatchObject({ correctAnswer: 'Jane Austen', query: 'who wrote pride and prejudice' });
     expect(await page.locator('#good .rag-feedback__status').textContent()).toContain(ev!.id);
