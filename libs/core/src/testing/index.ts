@@ -1,5 +1,13 @@
 /** In-memory fakes of the ports, shared by unit tests of the use cases and by the evaluation harness. */
 export { createInMemoryRepositories, type InMemoryState } from './in-memory-repositories';
+export { InMemoryDocumentRepository } from './in-memory-document.repository';
+export { InMemoryFeedbackEventRepository } from './in-memory-feedback-event.repository';
+export { InMemoryVerdictRepository } from './in-memory-verdict.repository';
+export { InMemoryQuarantineRepository } from './in-memory-quarantine.repository';
+export { InMemoryAnswerRepository } from './in-memory-answer.repository';
+export { InMemoryEnhancementRepository } from './in-memory-enhancement.repository';
+export { InMemoryAuditLogRepository } from './in-memory-audit-log.repository';
+export { ConstraintViolation } from './in-memory-state';
 export { InMemoryVectorStore } from './in-memory-vector-store';
 export { InMemoryTracebackQueue } from './in-memory-traceback-queue';
 export { HashingEmbedder, ScriptedJudge } from './test-doubles';

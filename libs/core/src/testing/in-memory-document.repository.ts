@@ -1,0 +1,40 @@
+import type { CollectionRow, DocumentRepository, DocumentRow, NewDocument } from '../ports/repositories';
+import { ConstraintViolation, copy, InMemoryRepository, isUuid, jsonColumn } from './in-memory-state';
+
+/** Collections and documents: unique per id and per (collection, textHash); duplicates are skipped. */
+export class InMemoryDocumentRepository extends InMemoryRepository implements DocumentRepository {
+  async getCollection(name: string): Promise<CollectionRow | null> {
+    const c = this.s.collections.get(name);
+    return c ? copy(c) : null;
+  }
+
+  async ensureCollection(c: CollectionRow): Promise<CollectionRow> {
+    if (!this.s.collections.has(c.name)) this.s.collections.set(c.name, { name: c.name, embedder: c.embedder, dimension: c.dimension });
+    return copy(this.s.collections.get(c.name)!);
+  }
+
+  async findByHashes(collection: string, hashes: readonly string[]): Promise<DocumentRow[]> {
+    const want = new Set(hashes);
+    return [...this.s.documents.values()].filter((d) => d.collection === collection && want.has(d.textHash)).map(copy);
+  }
+
+  async insert(rows: readonly NewDocument[]): Promise<number> {
+    const bad = rows.find((r) => !isUuid(r.id));
+    if (bad) throw new ConstraintViolation(`document id ${bad.id} is not a uuid`);
+    let n = 0;
+    for (const r of rows) {
+      if (this.s.documents.has(r.id) || [...this.s.documents.values()].some((d) => d.collection === r.collection && d.textHash === r.textHash)) continue;
+      this.s.documents.set(r.id, { id: r.id, collection: r.collection, externalId: r.externalId, textHash: r.textHash, text: r.text, metadata: jsonColumn(r.metadata), status: 'ACTIVE' });
+      n++;
+    }
+    return n;
+  }
+
+  async get(ids: readonly string[]): Promise<DocumentRow[]> {
+    return [...new Set(ids)].flatMap((id) => (this.s.documents.has(id) ? [copy(this.s.documents.get(id)!)] : []));
+  }
+
+  async count(collection: string): Promise<number> {
+    return [...this.s.documents.values()].filter((d) => d.collection === collection).length;
+  }
+}
