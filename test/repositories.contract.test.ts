@@ -1,11 +1,15 @@
 /**
  * The repository contract: the same cases run against the Prisma repositories on real Postgres
  * and against the in-memory fakes the use-case tests and the eval harness rely on, so a use case
- * proven on the fakes behaves the same on Postgres.
+ * proven on the fakes behaves the same on Postgres. Tests share one database: every case works in
+ * its own collection / keys, and whole-table queries (listStale) are read through that filter.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { NotFoundError, type NewVerdict, type QuarantineEvidence, type Repositories, type TraceRecord } from '@forensics/core';
+import { combineEvidence } from '@forensics/algorithms';
+import {
+  NotFoundError, type CandidateEvidence, type FeedbackRow, type NewQuarantine, type NewVerdict, type QuarantineEvidence, type Repositories, type TraceRecord,
+} from '@forensics/core';
 import { createInMemoryRepositories } from '@forensics/core/testing';
 import { applyMigrations, createPrismaClient, createPrismaRepositories, type PrismaClient } from '@forensics/infra';
 import { requireServices, ROOT, uniqueName } from './support/test-runtime';
@@ -17,6 +21,7 @@ const implementations: [string, () => Promise<Repositories>][] = [
   ['prisma (real Postgres)', async () => {
     if (!prisma) {
       const { databaseUrl } = requireServices();
+      // The integration globalSetup starts Postgres but applies no migrations (the app does at start).
       await applyMigrations(databaseUrl, join(ROOT, 'prisma', 'migrations'));
       prisma = createPrismaClient(databaseUrl);
     }
@@ -32,7 +37,25 @@ const EVIDENCE: QuarantineEvidence = {
   retrieverEvidence: { error: 'no probe' },
 };
 
+const CANDIDATE_EVIDENCE: CandidateEvidence = {
+  bird: { skipped: 'fewer than 2 neighbours' },
+  grada: { skipped: 'n < 2' },
+  progrank: { skipped: 'no probe in this harness', encoder: 'use-lite', layer: 'L3', score: 0.42, gateWeight: 0.5, defendedScore: 0.21 },
+  combined: combineEvidence({ bird: 0.25, grada: 0.75 }),
+  ms: { bird: 1.5, grada: 0, progrank: 12.25 },
+};
+
+const TRACE: TraceRecord = {
+  state: { status: 'BOUNDED', boundReason: 'maxRounds', rounds: 2, servedRound: true, judgeCalls: 7, poisoned: 2, benign: 3, undetermined: 1, needsReview: true },
+  inProgress: false,
+  rounds: [{ round: 0, retrieved: ['a'], judged: ['a'] }, { round: 1, retrieved: ['b', 'c'], judged: [] }, { round: 2, retrieved: [], judged: [] }],
+  boundReason: null, outcome: 'BOUNDED', judge: { kind: 'k', model: 'm', promptVersion: 'p' }, lastRun: { judgeCalls: 7, cachedVerdicts: 1 }, policy: 'judge-only', evidenceError: null,
+};
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Sorted by time, then id (how every ordered query breaks ties). */
+const isOrdered = <R extends { id: string }>(rows: R[], at: (r: R) => Date) =>
+  rows.every((r, i) => i === 0 || at(rows[i - 1]).getTime() < at(r).getTime() || (at(rows[i - 1]).getTime() === at(r).getTime() && rows[i - 1].id < r.id));
 
 describe.each(implementations)('repository contract: %s', (_name, make) => {
   let repos: Repositories;
@@ -43,43 +66,68 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
   });
 
   const docs = async (n: number) => {
-    const rows = Array.from({ length: n }, (_, i) => ({ id: randomUUID(), collection, externalId: `e${i}`, textHash: `${collection}-h${i}`, text: `text ${i}`, metadata: i ? { i, tags: ['x'] } : null }));
+    const rows = Array.from({ length: n }, (_, i) => ({ id: randomUUID(), collection, externalId: `e${i}`, textHash: `${collection}-h${i}`, text: `text ${i}`, metadata: i ? { i, tags: ['x'], deep: { on: true } } : null }));
     expect(await repos.documents.insert(rows)).toBe(n);
     return rows;
   };
   const event = async (extra: Record<string, unknown> = {}) => (await repos.feedback.create({ collection, query: 'q?', wrongAnswer: 'w', k: 3, ...extra })).event;
+  const answer = () => repos.answers.create({ collection, query: 'q', answer: 'a', servedIds: [], servedScores: [], source: 'external', generatorKind: null, generatorModel: null, promptVersion: null, embedder: null });
   const verdict = (feedbackId: string, documentId: string, over: Partial<NewVerdict> = {}): NewVerdict => ({
     feedbackId, documentId, round: 1, label: 'YES', judgeKind: 'scripted', judgeModel: 'm', promptVersion: 'v1', reply: 'r', attempts: 1, latencyMs: 3,
     cacheKey: `${collection}-key`, cached: false, signals: { s: 1, ok: true }, retrievalRank: 1, retrievalScore: 0.5, evidence: null, ...over,
   });
+  const mine = (rows: FeedbackRow[]) => rows.filter((x) => x.collection === collection).map((x) => x.id);
 
   describe('documents', () => {
     it('collections: ensure keeps the first row; unknown is null', async () => {
       expect(await repos.documents.getCollection(collection)).toBeNull();
       expect(await repos.documents.ensureCollection({ name: collection, embedder: 'e1', dimension: 4 })).toEqual({ name: collection, embedder: 'e1', dimension: 4 });
       expect(await repos.documents.ensureCollection({ name: collection, embedder: 'e2', dimension: 8 })).toEqual({ name: collection, embedder: 'e1', dimension: 4 });
+      expect(await repos.documents.getCollection(collection)).toEqual({ name: collection, embedder: 'e1', dimension: 4 });
     });
 
-    it('insert skips duplicate ids and duplicate (collection, hash); get/findByHashes/count; metadata round-trips', async () => {
+    it('insert skips duplicate ids and duplicate (collection, hash), also within one batch; get/findByHashes/count; metadata round-trips', async () => {
       const [a, b] = await docs(2);
       expect(await repos.documents.insert([{ ...a, textHash: 'other' }, { ...b, id: randomUUID() }])).toBe(0);
-      expect(await repos.documents.count(collection)).toBe(2);
+      const c = { ...a, id: randomUUID(), textHash: `${collection}-c` };
+      expect(await repos.documents.insert([c, { ...c, id: randomUUID() }, { ...c, textHash: `${collection}-d` }])).toBe(1);
+      expect(await repos.documents.count(collection)).toBe(3);
+      expect(await repos.documents.count(`${collection}-none`)).toBe(0);
       const got = await repos.documents.get([b.id, a.id, b.id, 'not-a-uuid', randomUUID()]);
       expect(got.map((d) => d.id).sort()).toEqual([a.id, b.id].sort());
+      expect(got.find((d) => d.id === a.id)).toEqual({ ...a, metadata: null, status: 'ACTIVE' });
       expect(got.find((d) => d.id === b.id)).toEqual({ ...b, status: 'ACTIVE' });
+      // The same hash in another collection is another text.
+      expect(await repos.documents.insert([{ ...a, id: randomUUID(), collection: `${collection}-2` }])).toBe(1);
       expect((await repos.documents.findByHashes(collection, [a.textHash, 'nope'])).map((d) => d.id)).toEqual([a.id]);
       expect(await repos.documents.findByHashes(collection, [])).toEqual([]);
       expect(await repos.documents.get([])).toEqual([]);
+      expect(await repos.documents.insert([])).toBe(0);
+    });
+
+    it('a document id that is not a UUID is refused; rows are copies', async () => {
+      await expect(repos.documents.insert([{ id: 'not-a-uuid', collection, externalId: null, textHash: `${collection}-x`, text: 't', metadata: null }])).rejects.toThrow();
+      const [, b] = await docs(2);
+      const [got] = await repos.documents.get([b.id]);
+      (got.metadata!.tags as string[]).push('mutated');
+      got.status = 'PURGED';
+      expect((await repos.documents.get([b.id]))[0]).toEqual({ ...b, status: 'ACTIVE' });
     });
   });
 
   describe('feedback events', () => {
     it('create: fields, defaults; idempotency key returns the same event; unknown and non-UUID ids are null', async () => {
-      const e = await event({ correctAnswer: 'c', servedIds: ['s1'], reporter: 'r', idempotencyKey: `${collection}-k` });
-      expect(e).toMatchObject({ collection, query: 'q?', wrongAnswer: 'w', correctAnswer: 'c', servedIds: ['s1'], reporter: 'r', status: 'RECEIVED', step: null, attempts: 0, trace: null, verification: null, verificationDetails: null, tracedAt: null });
+      const e = await event({ correctAnswer: 'c', servedIds: ['s1', 's0'], reporter: 'r', idempotencyKey: `${collection}-k` });
+      expect(e).toMatchObject({ collection, query: 'q?', wrongAnswer: 'w', correctAnswer: 'c', servedIds: ['s1', 's0'], reporter: 'r', idempotencyKey: `${collection}-k`, k: 3, status: 'RECEIVED', step: null, attempts: 0, trace: null, failureReason: null, verification: null, verificationDetails: null, tracedAt: null, answerId: null });
+      expect(e.createdAt).toBeInstanceOf(Date);
+      expect(e.updatedAt.getTime()).toBe(e.createdAt.getTime());
+      expect(await repos.feedback.get(e.id)).toEqual(e);
       const again = await repos.feedback.create({ collection, query: 'other', wrongAnswer: 'x', k: 1, idempotencyKey: `${collection}-k` });
-      expect(again.created).toBe(false);
-      expect(again.event.id).toBe(e.id);
+      expect(again).toEqual({ event: e, created: false });
+      const plain = await event();
+      expect(plain).toMatchObject({ correctAnswer: null, servedIds: [], reporter: null, idempotencyKey: null });
+      expect(plain.id).not.toBe(e.id);
+      expect((await repos.feedback.create({ collection, query: 'q?', wrongAnswer: 'w', k: 3 })).event.id).not.toBe(plain.id);
       expect(await repos.feedback.get(randomUUID())).toBeNull();
       expect(await repos.feedback.get('nope')).toBeNull();
     });
@@ -91,51 +139,101 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
       expect(all.filter((r) => r.created)).toHaveLength(1);
     });
 
-    it('one event per answer: findByAnswer; a second create for the answer without the key is refused', async () => {
-      const answer = await repos.answers.create({ collection, query: 'q', answer: 'a', servedIds: [], servedScores: [], source: 'external', generatorKind: null, generatorModel: null, promptVersion: null, embedder: null });
-      const e = await event({ answerId: answer.id, idempotencyKey: `answer:${answer.id}` });
-      expect((await repos.feedback.findByAnswer(answer.id))!.id).toBe(e.id);
+    it('one event per answer: findByAnswer; a second create for the answer without the key is refused; an unknown answer is refused', async () => {
+      const a = await answer();
+      const e = await event({ answerId: a.id, idempotencyKey: `answer:${a.id}` });
+      expect(e.answerId).toBe(a.id);
+      expect((await repos.feedback.findByAnswer(a.id))!.id).toBe(e.id);
       expect(await repos.feedback.findByAnswer(randomUUID())).toBeNull();
-      await expect(repos.feedback.create({ collection, query: 'q', wrongAnswer: 'w', k: 3, answerId: answer.id })).rejects.toThrow();
+      expect(await repos.feedback.findByAnswer('nope')).toBeNull();
+      await expect(repos.feedback.create({ collection, query: 'q', wrongAnswer: 'w', k: 3, answerId: a.id })).rejects.toThrow();
+      await expect(repos.feedback.create({ collection, query: 'q', wrongAnswer: 'w', k: 3, answerId: a.id, idempotencyKey: `${collection}-other` })).rejects.toThrow();
+      await expect(repos.feedback.create({ collection, query: 'q', wrongAnswer: 'w', k: 3, answerId: randomUUID() })).rejects.toThrow();
+      // The key still wins: a repeat with the answer's key returns the event.
+      expect(await repos.feedback.create({ collection, query: 'q', wrongAnswer: 'w', k: 3, answerId: a.id, idempotencyKey: `answer:${a.id}` })).toEqual({ event: e, created: false });
     });
 
-    it('transition is compare-and-set: wrong status → null and nothing written; set and incrementAttempts applied', async () => {
+    it('transition is compare-and-set: wrong status → null and nothing written; set and incrementAttempts applied; updatedAt advances', async () => {
       const e = await event();
-      expect(await repos.feedback.transition(e.id, { from: ['QUEUED'], to: 'TRACING', set: { failureReason: 'x' } })).toBeNull();
-      expect(await repos.feedback.get(e.id)).toMatchObject({ status: 'RECEIVED', failureReason: null, attempts: 0 });
-      const t = await repos.feedback.transition(e.id, { from: ['RECEIVED', 'QUEUED'], to: 'TRACING', incrementAttempts: true, set: { step: 'traced' } });
-      expect(t).toMatchObject({ id: e.id, status: 'TRACING', attempts: 1, step: 'traced' });
-      const at = new Date('2026-01-02T03:04:05.000Z');
-      const done = await repos.feedback.transition(e.id, { from: ['TRACING'], to: 'TRACED', set: { tracedAt: at, failureReason: null } });
-      expect(done).toMatchObject({ status: 'TRACED', tracedAt: at });
+      await sleep(5);
+      expect(await repos.feedback.transition(e.id, { from: ['QUEUED', 'TRACING'], to: 'TRACED', set: { failureReason: 'x', step: 'traced' }, incrementAttempts: true })).toBeNull();
+      expect(await repos.feedback.get(e.id)).toEqual(e);
+      const t = await repos.feedback.transition(e.id, { from: ['RECEIVED', 'QUEUED'], to: 'TRACING', incrementAttempts: true, set: { step: 'traced', trace: TRACE } });
+      expect(t).toMatchObject({ id: e.id, status: 'TRACING', attempts: 1, step: 'traced', failureReason: null });
+      expect(t!.trace).toEqual(TRACE);
+      expect(t!.updatedAt.getTime()).toBeGreaterThan(e.updatedAt.getTime());
+      expect(await repos.feedback.get(e.id)).toEqual(t);
+      const at = new Date('2026-01-02T03:04:05.678Z');
+      const done = await repos.feedback.transition(e.id, { from: ['TRACING'], to: 'TRACED', set: { tracedAt: at, failureReason: null, verification: 'INCONCLUSIVE' } });
+      expect(done).toMatchObject({ status: 'TRACED', tracedAt: at, attempts: 1, step: 'traced', verification: 'INCONCLUSIVE' });
+      expect(done!.trace).toEqual(TRACE);
       expect(await repos.feedback.transition(e.id, { from: ['RECEIVED'], to: 'QUEUED' })).toBeNull();
+      expect(await repos.feedback.transition(e.id, { from: [], to: 'QUEUED' })).toBeNull();
+      expect((await repos.feedback.get(e.id))!.status).toBe('TRACED');
       expect(await repos.feedback.transition('nope', { from: ['RECEIVED'], to: 'QUEUED' })).toBeNull();
+      expect(await repos.feedback.transition(randomUUID(), { from: ['RECEIVED'], to: 'QUEUED' })).toBeNull();
     });
 
-    it('concurrent transitions from one state: exactly one wins', async () => {
+    it('concurrent transitions from one state: exactly one wins, and the stored row is the winner\'s', async () => {
       const e = await event();
-      const results = await Promise.all(Array.from({ length: 8 }, () => repos.feedback.transition(e.id, { from: ['RECEIVED'], to: 'QUEUED', incrementAttempts: true })));
-      expect(results.filter(Boolean)).toHaveLength(1);
-      expect((await repos.feedback.get(e.id))!.attempts).toBe(1);
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => repos.feedback.transition(e.id, {
+        from: ['RECEIVED'], to: i % 2 ? 'QUEUED' : 'FAILED', set: { failureReason: `writer ${i}` }, incrementAttempts: true,
+      })));
+      const winners = results.filter((r): r is FeedbackRow => r !== null);
+      expect(winners).toHaveLength(1);
+      const stored = (await repos.feedback.get(e.id))!;
+      expect(stored).toEqual(winners[0]);
+      expect(stored.attempts).toBe(1);
+      expect(stored.failureReason).toBe(`writer ${results.findIndex((r) => r !== null)}`);
     });
 
-    it('update writes fields, never the status; typed JSON round-trips exactly', async () => {
-      const e = await event();
-      const trace: TraceRecord = {
-        state: { status: 'DONE', rounds: 2, servedRound: true, judgeCalls: 7, poisoned: 2, benign: 3, undetermined: 0, needsReview: false },
-        rounds: [{ round: 0, retrieved: ['a'], judged: ['a'] }, { round: 1, retrieved: ['b', 'c'], judged: ['b'] }],
-        boundReason: null, outcome: 'TRACED', judge: { kind: 'k', model: 'm', promptVersion: 'p' }, lastRun: { judgeCalls: 7, cachedVerdicts: 1 }, policy: 'judge-only', evidenceError: null,
-      };
-      await repos.feedback.update(e.id, { trace, step: 'verified', verification: 'POISONED', verificationDetails: { method: 'residual-support', servedIds: ['x'], stillSupporting: [], quarantinedByTrace: 2 }, correctAnswer: 'c' });
+    it('update writes fields, never the status; undefined members are left alone; updatedAt advances; unknown ids are ignored', async () => {
+      const e = await event({ correctAnswer: 'first' });
+      await sleep(5);
+      const details = { method: 'rerun-rag' as const, servedIds: ['x'], answerAfter: 'Canberra', matchesWrongAnswer: false, promptVersion: 'p' };
+      await repos.feedback.update(e.id, { trace: TRACE, step: 'verified', verification: 'POISONED', verificationDetails: details, failureReason: 'f' });
       const got = (await repos.feedback.get(e.id))!;
       expect(got.status).toBe('RECEIVED');
-      expect(got.trace).toEqual(trace);
-      expect(got.verificationDetails).toEqual({ method: 'residual-support', servedIds: ['x'], stillSupporting: [], quarantinedByTrace: 2 });
-      expect(got).toMatchObject({ step: 'verified', verification: 'POISONED', correctAnswer: 'c' });
-      expect(got.updatedAt.getTime()).toBeGreaterThanOrEqual(e.updatedAt.getTime());
+      expect(got.attempts).toBe(0);
+      expect(got.trace).toEqual(TRACE);
+      expect(got.verificationDetails).toEqual(details);
+      expect(got).toMatchObject({ step: 'verified', verification: 'POISONED', correctAnswer: 'first', failureReason: 'f' });
+      expect(got.updatedAt.getTime()).toBeGreaterThan(e.updatedAt.getTime());
+      await repos.feedback.update(e.id, { correctAnswer: undefined, trace: undefined, step: 'enhanced', failureReason: null, tracedAt: new Date('2026-03-04T05:06:07.000Z') });
+      expect(await repos.feedback.get(e.id)).toMatchObject({ correctAnswer: 'first', trace: TRACE, step: 'enhanced', failureReason: null, tracedAt: new Date('2026-03-04T05:06:07.000Z') });
+      await repos.feedback.update(e.id, { trace: null, verificationDetails: null, verification: null, step: null });
+      expect(await repos.feedback.get(e.id)).toMatchObject({ trace: null, verificationDetails: null, verification: null, step: null, correctAnswer: 'first' });
+      await expect(repos.feedback.update(randomUUID(), { step: 'traced' })).resolves.toBeUndefined();
+      await expect(repos.feedback.update('nope', { step: 'traced' })).resolves.toBeUndefined();
     });
 
-    it('listStale: by status and last update, oldest first, limited', async () => {
+    it('JSON columns hold JSON: what is read back is what Postgres stores, and a copy', async () => {
+      const e = await event();
+      const written = { ...TRACE, inProgress: undefined, evidenceError: undefined, rounds: TRACE.rounds!.map((r) => ({ ...r, retrieved: [...r.retrieved], judged: [...r.judged] })) };
+      await repos.feedback.update(e.id, { trace: written, verificationDetails: { method: 'residual-support', stillSupporting: [], undetermined: ['u'], quarantinedByTrace: 0, error: undefined } });
+      // The caller's objects are not the stored ones.
+      written.rounds[0].judged.push('mutated');
+      const got = (await repos.feedback.get(e.id))!;
+      expect(Object.keys(got.trace!)).not.toContain('inProgress');
+      expect(Object.keys(got.trace!)).not.toContain('evidenceError');
+      expect(got.verificationDetails).toStrictEqual({ method: 'residual-support', stillSupporting: [], undetermined: ['u'], quarantinedByTrace: 0 });
+      expect(got.trace!.rounds![0].judged).toEqual(['a']);
+      // Neither are the returned ones.
+      got.trace!.rounds![1].retrieved.push('mutated');
+      got.servedIds.push('mutated');
+      const again = (await repos.feedback.get(e.id))!;
+      expect(again.trace!.rounds![1].retrieved).toEqual(['b', 'c']);
+      expect(again.servedIds).toEqual([]);
+    });
+
+    it('JSON columns hold JSON: non-finite numbers are stored as null', async () => {
+      const [d] = await docs(1);
+      const e = await event();
+      await repos.verdicts.save(verdict(e.id, d.id, { signals: { inf: Number.POSITIVE_INFINITY, nan: Number.NaN, ok: 1 } }));
+      expect((await repos.verdicts.list(e.id))[0].signals).toStrictEqual({ inf: null, nan: null, ok: 1 });
+    });
+
+    it('listStale: in the statuses, last updated before the time, oldest update first, limited', async () => {
       const a = await event();
       await sleep(5);
       const b = await event();
@@ -143,25 +241,53 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
       const c = await event();
       await repos.feedback.transition(c.id, { from: ['RECEIVED'], to: 'QUEUED' });
       const cut = new Date(Date.now() + 1000);
-      const stale = (await repos.feedback.listStale(['RECEIVED'], cut, 1000)).filter((x) => x.collection === collection);
-      expect(stale.map((x) => x.id)).toEqual([a.id, b.id]);
-      expect((await repos.feedback.listStale(['RECEIVED', 'QUEUED'], cut, 1000)).filter((x) => x.collection === collection).map((x) => x.id)).toEqual([a.id, b.id, c.id]);
-      expect((await repos.feedback.listStale(['RECEIVED'], new Date(a.createdAt.getTime() - 1000), 1000)).filter((x) => x.collection === collection)).toEqual([]);
-      expect((await repos.feedback.listStale(['RECEIVED'], cut, 1)).length).toBe(1);
+      expect(mine(await repos.feedback.listStale(['RECEIVED'], cut, 10_000))).toEqual([a.id, b.id]);
+      expect(mine(await repos.feedback.listStale(['RECEIVED', 'QUEUED'], cut, 10_000))).toEqual([a.id, b.id, c.id]);
+      expect(mine(await repos.feedback.listStale(['TRACING'], cut, 10_000))).toEqual([]);
+      expect(mine(await repos.feedback.listStale(['RECEIVED'], a.createdAt, 10_000))).toEqual([]);
+      expect(mine(await repos.feedback.listStale(['RECEIVED'], new Date(b.updatedAt.getTime()), 10_000))).toEqual([a.id]);
+      // The last update counts, not the creation: touching `a` moves it behind `b` (and out of an earlier cut).
+      await sleep(5);
+      await repos.feedback.update(a.id, { failureReason: 'touched' });
+      expect(mine(await repos.feedback.listStale(['RECEIVED'], cut, 10_000))).toEqual([b.id, a.id]);
+      expect(mine(await repos.feedback.listStale(['RECEIVED'], new Date(c.updatedAt.getTime() + 1), 10_000))).toEqual([b.id]);
+      // Oldest first over the whole table, and the limit takes a prefix of that order.
+      const all = await repos.feedback.listStale(['RECEIVED', 'QUEUED'], cut, 10_000);
+      expect(isOrdered(all, (r) => r.updatedAt)).toBe(true);
+      expect(all.every((r) => (r.status === 'RECEIVED' || r.status === 'QUEUED') && r.updatedAt < cut)).toBe(true);
+      expect((await repos.feedback.listStale(['RECEIVED', 'QUEUED'], cut, 2)).map((r) => r.id)).toEqual(all.slice(0, 2).map((r) => r.id));
+      expect(await repos.feedback.listStale(['RECEIVED'], cut, 0)).toEqual([]);
     });
   });
 
   describe('verdicts', () => {
-    it('save upserts on (event, document), never duplicates; list orders by round; JSON round-trips', async () => {
-      const [d1, d2] = await docs(2);
+    it('save upserts on (event, document): overwrites, keeps id and createdAt, never duplicates; list orders by round; JSON round-trips', async () => {
+      const [d1, d2, d3] = await docs(3);
       const e = await event();
       await repos.verdicts.save(verdict(e.id, d1.id, { round: 2 }));
-      await repos.verdicts.save(verdict(e.id, d2.id, { round: 1, evidence: { error: 'boom' } }));
-      await repos.verdicts.save(verdict(e.id, d1.id, { round: 2, label: 'NO', reply: 'again' }));
+      await sleep(5);
+      await repos.verdicts.save(verdict(e.id, d2.id, { round: 1, evidence: CANDIDATE_EVIDENCE, signals: { p: 0.25, tokens: [1, 2, 3], note: null } }));
+      await sleep(5);
+      await repos.verdicts.save(verdict(e.id, d3.id, { round: 2, evidence: { error: 'boom' } }));
+      const [first] = (await repos.verdicts.list(e.id)).filter((v) => v.documentId === d1.id);
+      await sleep(5);
+      await repos.verdicts.save(verdict(e.id, d1.id, { round: 2, label: 'NO', reply: 'again', attempts: 2, cached: true, signals: null, retrievalRank: null, retrievalScore: null }));
       const list = await repos.verdicts.list(e.id);
-      expect(list.map((v) => [v.documentId, v.label])).toEqual([[d2.id, 'YES'], [d1.id, 'NO']]);
-      expect(list[0]).toMatchObject({ signals: { s: 1, ok: true }, evidence: { error: 'boom' }, retrievalRank: 1, retrievalScore: 0.5 });
+      expect(list.map((v) => [v.documentId, v.label])).toEqual([[d2.id, 'YES'], [d1.id, 'NO'], [d3.id, 'YES']]);
+      expect(list[1]).toEqual({ ...verdict(e.id, d1.id, { round: 2, label: 'NO', reply: 'again', attempts: 2, cached: true, signals: null, retrievalRank: null, retrievalScore: null }), id: first.id, createdAt: first.createdAt });
+      expect(list[0]).toMatchObject({ signals: { p: 0.25, tokens: [1, 2, 3], note: null }, retrievalRank: 1, retrievalScore: 0.5 });
+      expect(list[0].evidence).toEqual(CANDIDATE_EVIDENCE);
+      expect(list[2].evidence).toEqual({ error: 'boom' });
+      expect(await repos.verdicts.list(randomUUID())).toEqual([]);
       expect(await repos.verdicts.list('nope')).toEqual([]);
+    });
+
+    it('save refuses a verdict on an unknown event or document', async () => {
+      const [d] = await docs(1);
+      const e = await event();
+      await expect(repos.verdicts.save(verdict(randomUUID(), d.id))).rejects.toThrow();
+      await expect(repos.verdicts.save(verdict(e.id, randomUUID()))).rejects.toThrow();
+      expect(await repos.verdicts.list(e.id)).toEqual([]);
     });
 
     it('findByCacheKey: the most recent labelled, non-cached verdict from any event', async () => {
@@ -170,57 +296,89 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
       const e2 = await event();
       const key = `${collection}-cache`;
       expect(await repos.verdicts.findByCacheKey(key)).toBeNull();
-      await repos.verdicts.save(verdict(e1.id, d1.id, { cacheKey: key, label: 'NO', reply: 'first' }));
-      await sleep(5);
-      await repos.verdicts.save(verdict(e2.id, d1.id, { cacheKey: key, label: 'YES', reply: 'second' }));
-      await sleep(5);
       await repos.verdicts.save(verdict(e2.id, d2.id, { cacheKey: key, label: 'UNDETERMINED', reply: 'undetermined' }));
       await repos.verdicts.save(verdict(e1.id, d3.id, { cacheKey: key, label: 'NO', cached: true, reply: 'cached copy' }));
-      expect((await repos.verdicts.findByCacheKey(key))!.reply).toBe('second');
+      expect(await repos.verdicts.findByCacheKey(key)).toBeNull();
+      await sleep(5);
+      await repos.verdicts.save(verdict(e1.id, d1.id, { cacheKey: key, label: 'NO', reply: 'first' }));
+      expect((await repos.verdicts.findByCacheKey(key))!.reply).toBe('first');
+      await sleep(5);
+      await repos.verdicts.save(verdict(e2.id, d1.id, { cacheKey: key, label: 'YES', reply: 'second', signals: { s: 2 } }));
+      await sleep(5);
+      await repos.verdicts.save(verdict(e2.id, d3.id, { cacheKey: key, label: 'NO', cached: true, reply: 'later cached copy' }));
+      const hit = (await repos.verdicts.findByCacheKey(key))!;
+      expect(hit).toMatchObject({ feedbackId: e2.id, documentId: d1.id, label: 'YES', reply: 'second', signals: { s: 2 }, cached: false });
+      expect(await repos.verdicts.findByCacheKey(`${key}-other`)).toBeNull();
     });
   });
 
   describe('quarantines', () => {
-    const newQ = (documentId: string, feedbackId: string | null, over: Record<string, unknown> = {}) => ({
+    const newQ = (documentId: string, feedbackId: string | null, over: Partial<NewQuarantine> = {}): NewQuarantine => ({
       documentId, feedbackId, collection, reason: 'judge said yes', evidence: EVIDENCE, policy: 'judge-only', createdBy: 'worker', ...over,
     });
 
     it('create: one active record per document, document status, audit entry, evidence round-trips', async () => {
-      const [d] = await docs(1);
+      const [d, other] = await docs(2);
       const e = await event();
       const first = await repos.quarantines.create(newQ(d.id, e.id));
       expect(first.created).toBe(true);
-      expect(first.record).toMatchObject({ state: 'QUARANTINED', storeSynced: false, servedDuringReview: false, createdBy: 'worker', feedbackId: e.id, resolvedBy: null });
+      expect(first.record).toMatchObject({ documentId: d.id, collection, reason: 'judge said yes', policy: 'judge-only', state: 'QUARANTINED', storeSynced: false, servedDuringReview: false, createdBy: 'worker', feedbackId: e.id, resolvedBy: null, resolvedAt: null, note: null });
       expect(first.record.evidence).toEqual(EVIDENCE);
+      expect(await repos.quarantines.get(first.record.id)).toEqual(first.record);
       const second = await repos.quarantines.create(newQ(d.id, null, { state: 'NEEDS_REVIEW' }));
       expect(second).toEqual({ record: first.record, created: false });
       expect((await repos.documents.get([d.id]))[0].status).toBe('QUARANTINED');
-      expect((await repos.audit.listFor('QuarantineRecord', first.record.id)).map((a) => [a.action, a.actor])).toEqual([['quarantine.created', 'worker']]);
+      expect((await repos.documents.get([other.id]))[0].status).toBe('ACTIVE');
+      const audit = await repos.audit.listFor('QuarantineRecord', first.record.id);
+      expect(audit.map((a) => [a.action, a.actor, a.details])).toEqual([['quarantine.created', 'worker', { documentId: d.id, feedbackId: e.id, policy: 'judge-only', servedDuringReview: false }]]);
     });
 
-    it('concurrent creates for one document make one record', async () => {
+    it('create refuses an unknown document (NotFoundError, nothing written) and an unknown event', async () => {
       const [d] = await docs(1);
-      const all = await Promise.all(Array.from({ length: 6 }, () => repos.quarantines.create(newQ(d.id, null))));
+      await expect(repos.quarantines.create(newQ(randomUUID(), null))).rejects.toBeInstanceOf(NotFoundError);
+      await expect(repos.quarantines.create(newQ('not-a-uuid', null))).rejects.toBeInstanceOf(NotFoundError);
+      await expect(repos.quarantines.create(newQ(d.id, randomUUID()))).rejects.toThrow();
+      expect(await repos.quarantines.list({ collection })).toEqual([]);
+      expect((await repos.documents.get([d.id]))[0].status).toBe('ACTIVE');
+    });
+
+    it('concurrent creates for one document make one record and one audit entry', async () => {
+      const [d] = await docs(1);
+      const all = await Promise.all(Array.from({ length: 10 }, () => repos.quarantines.create(newQ(d.id, null))));
       expect(new Set(all.map((r) => r.record.id)).size).toBe(1);
       expect(all.filter((r) => r.created)).toHaveLength(1);
+      expect(await repos.quarantines.list({ collection })).toHaveLength(1);
+      expect(await repos.audit.listFor('QuarantineRecord', all[0].record.id)).toHaveLength(1);
     });
 
-    it('NEEDS_REVIEW served during review leaves the document ACTIVE; approve → QUARANTINED once', async () => {
-      const [d] = await docs(1);
+    it('NEEDS_REVIEW: served during review leaves the document ACTIVE, otherwise withheld; approve → QUARANTINED once', async () => {
+      const [d, withheld, q] = await docs(3);
       const { record } = await repos.quarantines.create(newQ(d.id, null, { state: 'NEEDS_REVIEW', servedDuringReview: true }));
       expect(record).toMatchObject({ state: 'NEEDS_REVIEW', servedDuringReview: true });
       expect((await repos.documents.get([d.id]))[0].status).toBe('ACTIVE');
+      const w = (await repos.quarantines.create(newQ(withheld.id, null, { state: 'NEEDS_REVIEW' }))).record;
+      expect(w).toMatchObject({ state: 'NEEDS_REVIEW', servedDuringReview: false });
+      expect((await repos.documents.get([withheld.id]))[0].status).toBe('QUARANTINED');
+      // servedDuringReview means nothing for a QUARANTINED record.
+      expect((await repos.quarantines.create(newQ(q.id, null, { servedDuringReview: true }))).record.servedDuringReview).toBe(false);
+
       await repos.quarantines.markSynced(record.id);
       const approved = await repos.quarantines.approve(record.id, 'alice', 'looks poisoned');
       expect(approved).toMatchObject({ state: 'QUARANTINED', storeSynced: false, servedDuringReview: false, resolvedBy: 'alice', note: 'looks poisoned' });
+      expect(approved.resolvedAt).toBeInstanceOf(Date);
+      expect(await repos.quarantines.get(record.id)).toEqual(approved);
       expect((await repos.documents.get([d.id]))[0].status).toBe('QUARANTINED');
-      const again = await repos.quarantines.approve(record.id, 'bob');
-      expect(again.resolvedBy).toBe('alice');
-      expect((await repos.audit.listFor('QuarantineRecord', record.id)).map((a) => a.action)).toEqual(['review.requested', 'review.approved']);
+      expect(await repos.quarantines.approve(record.id, 'bob')).toEqual(approved);
+      expect((await repos.audit.listFor('QuarantineRecord', record.id)).map((a) => [a.action, a.actor, a.details])).toEqual([
+        ['review.requested', 'worker', { documentId: d.id, feedbackId: null, policy: 'judge-only', servedDuringReview: true }],
+        ['review.approved', 'alice', { documentId: d.id, note: 'looks poisoned' }],
+      ]);
+      await expect(repos.quarantines.approve(randomUUID(), 'x')).rejects.toBeInstanceOf(NotFoundError);
+      await expect(repos.quarantines.approve('nope', 'x')).rejects.toBeInstanceOf(NotFoundError);
     });
 
-    it('restore: RESTORED unsynced, document ACTIVE, audited; a second restore is a no-op; unknown → NotFoundError', async () => {
-      const [d] = await docs(1);
+    it('restore: RESTORED unsynced, document ACTIVE, audited; from NEEDS_REVIEW too; a second restore is a no-op; unknown → NotFoundError', async () => {
+      const [d, r] = await docs(2);
       const { record } = await repos.quarantines.create(newQ(d.id, null));
       await repos.quarantines.markSynced(record.id);
       expect((await repos.quarantines.get(record.id))!.storeSynced).toBe(true);
@@ -228,26 +386,56 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
       expect(restored).toMatchObject({ state: 'RESTORED', storeSynced: false, resolvedBy: 'bob', note: 'false positive' });
       expect(restored.resolvedAt).toBeInstanceOf(Date);
       expect((await repos.documents.get([d.id]))[0].status).toBe('ACTIVE');
-      expect((await repos.quarantines.restore(record.id, 'carol')).resolvedBy).toBe('bob');
-      expect(await repos.quarantines.approve(record.id, 'carol')).toMatchObject({ state: 'RESTORED' });
+      expect(await repos.quarantines.restore(record.id, 'carol')).toEqual(restored);
+      expect(await repos.quarantines.approve(record.id, 'carol')).toEqual(restored);
+      expect((await repos.audit.listFor('QuarantineRecord', record.id)).map((a) => [a.action, a.actor, a.details])).toEqual([
+        ['quarantine.created', 'worker', { documentId: d.id, feedbackId: null, policy: 'judge-only', servedDuringReview: false }],
+        ['quarantine.restored', 'bob', { documentId: d.id, note: 'false positive' }],
+      ]);
       await expect(repos.quarantines.restore(randomUUID(), 'x')).rejects.toBeInstanceOf(NotFoundError);
+      await expect(repos.quarantines.restore('nope', 'x')).rejects.toBeInstanceOf(NotFoundError);
       // A restored text may be quarantined again (it is no longer active).
       expect((await repos.quarantines.create(newQ(d.id, null))).created).toBe(true);
+      expect((await repos.documents.get([d.id]))[0].status).toBe('QUARANTINED');
+
+      const review = (await repos.quarantines.create(newQ(r.id, null, { state: 'NEEDS_REVIEW' }))).record;
+      expect(await repos.quarantines.restore(review.id, 'dave')).toMatchObject({ state: 'RESTORED', resolvedBy: 'dave', note: null });
+      expect((await repos.documents.get([r.id]))[0].status).toBe('ACTIVE');
     });
 
-    it('list filters by event, state, collection, unsynced; limit; get of unknown is null', async () => {
+    it('concurrent restores of one record: one applies and is audited', async () => {
+      const [d] = await docs(1);
+      const { record } = await repos.quarantines.create(newQ(d.id, null));
+      const all = await Promise.all(Array.from({ length: 6 }, (_, i) => repos.quarantines.restore(record.id, `reviewer ${i}`)));
+      expect(all.every((r) => r.state === 'RESTORED')).toBe(true);
+      const audit = await repos.audit.listFor('QuarantineRecord', record.id);
+      expect(audit.map((a) => a.action)).toEqual(['quarantine.created', 'quarantine.restored']);
+      expect((await repos.quarantines.get(record.id))!.resolvedBy).toBe(audit[1].actor);
+    });
+
+    it('markSynced; list filters by event, state, collection, unsynced; oldest first; limit; unknown ids', async () => {
       const [d1, d2, d3] = await docs(3);
       const e = await event();
       const a = (await repos.quarantines.create(newQ(d1.id, e.id))).record;
+      await sleep(5);
       const b = (await repos.quarantines.create(newQ(d2.id, e.id, { state: 'NEEDS_REVIEW' }))).record;
+      await sleep(5);
       const c = (await repos.quarantines.create(newQ(d3.id, null))).record;
       await repos.quarantines.markSynced(a.id);
-      const ids = async (f: Parameters<Repositories['quarantines']['list']>[0]) => (await repos.quarantines.list({ collection, ...f })).map((r) => r.id).sort();
-      expect(await ids({ feedbackId: e.id })).toEqual([a.id, b.id].sort());
+      expect((await repos.quarantines.get(a.id))!.storeSynced).toBe(true);
+      expect((await repos.quarantines.get(b.id))!.storeSynced).toBe(false);
+      await expect(repos.quarantines.markSynced(randomUUID())).resolves.toBeUndefined();
+      await expect(repos.quarantines.markSynced('nope')).resolves.toBeUndefined();
+      const ids = async (f: Parameters<Repositories['quarantines']['list']>[0]) => (await repos.quarantines.list({ collection, ...f })).map((r) => r.id);
+      expect(await ids({})).toEqual([a.id, b.id, c.id]);
+      expect(await ids({ feedbackId: e.id })).toEqual([a.id, b.id]);
       expect(await ids({ state: 'NEEDS_REVIEW' })).toEqual([b.id]);
-      expect(await ids({ unsynced: true })).toEqual([b.id, c.id].sort());
-      expect(await ids({})).toEqual([a.id, b.id, c.id].sort());
-      expect(await ids({ limit: 1 })).toHaveLength(1);
+      expect(await ids({ state: 'QUARANTINED', unsynced: true })).toEqual([c.id]);
+      expect(await ids({ unsynced: true })).toEqual([b.id, c.id]);
+      expect(await ids({ limit: 2 })).toEqual([a.id, b.id]);
+      expect(await ids({ collection: `${collection}-none` })).toEqual([]);
+      expect((await repos.quarantines.list({ feedbackId: e.id })).map((r) => r.id)).toEqual([a.id, b.id]);
+      expect(await repos.quarantines.list({ feedbackId: randomUUID() })).toEqual([]);
       expect(await repos.quarantines.list({ feedbackId: 'nope' })).toEqual([]);
       expect(await repos.quarantines.get(randomUUID())).toBeNull();
       expect(await repos.quarantines.get('nope')).toBeNull();
@@ -255,39 +443,77 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
   });
 
   describe('answers, enhancements, audit log, health', () => {
-    it('answers round-trip', async () => {
-      const a = await repos.answers.create({ collection, query: 'q', answer: 'a', servedIds: ['x', 'y'], servedScores: [0.9, 0.8], source: 'builtin', generatorKind: 'offline', generatorModel: 'm', promptVersion: 'p', embedder: 'e' });
-      expect(await repos.answers.get(a.id)).toEqual(a);
+    it('answers round-trip (served ids and scores in order); unknown ids are null; rows are copies', async () => {
+      const a = await repos.answers.create({ collection, query: 'q', answer: 'a', servedIds: ['y', 'x'], servedScores: [0.9, 0.8], source: 'builtin', generatorKind: 'offline', generatorModel: 'm', promptVersion: 'p', embedder: 'e' });
+      expect(a).toMatchObject({ collection, query: 'q', answer: 'a', servedIds: ['y', 'x'], servedScores: [0.9, 0.8], source: 'builtin', generatorKind: 'offline', generatorModel: 'm', promptVersion: 'p', embedder: 'e' });
+      expect(a.createdAt).toBeInstanceOf(Date);
+      const got = (await repos.answers.get(a.id))!;
+      expect(got).toEqual(a);
+      got.servedIds.push('mutated');
+      expect((await repos.answers.get(a.id))!.servedIds).toEqual(['y', 'x']);
+      expect(await answer()).toMatchObject({ source: 'external', generatorKind: null, servedIds: [] });
+      expect(await repos.answers.get(randomUUID())).toBeNull();
       expect(await repos.answers.get('nope')).toBeNull();
     });
 
-    it('enhancements: create audited, list filters, active by proxy, markDeleted audited', async () => {
+    it('enhancements: create audited, list filters in creation order, active by proxy, markDeleted audited once', async () => {
       const e = await event();
-      const proxyA = randomUUID();
-      const proxyB = randomUUID();
+      const e2 = await event();
+      const [proxyA, proxyB, proxyC] = [randomUUID(), randomUUID(), randomUUID()];
       const base = { collection, feedbackId: e.id, query: 'q', correctAnswer: 'c', benignText: '[LATEST] c [/LATEST]', generatorKind: 'offline', generatorModel: 'm', promptVersion: 'p', createdBy: 'w' };
       const a = await repos.enhancements.create({ ...base, proxyId: proxyA });
+      await sleep(5);
       const b = await repos.enhancements.create({ ...base, proxyId: proxyB });
-      expect(a).toMatchObject({ state: 'ACTIVE', deletedAt: null, deletedBy: null });
+      await sleep(5);
+      const c = await repos.enhancements.create({ ...base, feedbackId: e2.id, proxyId: proxyC });
+      expect(a).toMatchObject({ ...base, proxyId: proxyA, state: 'ACTIVE', deletedAt: null, deletedBy: null });
       expect(await repos.enhancements.get(a.id)).toEqual(a);
       expect((await repos.enhancements.list({ feedbackId: e.id })).map((x) => x.id)).toEqual([a.id, b.id]);
+      expect((await repos.enhancements.list({ collection })).map((x) => x.id)).toEqual([a.id, b.id, c.id]);
       const deleted = await repos.enhancements.markDeleted(b.id, 'admin');
-      expect(deleted).toMatchObject({ state: 'DELETED', deletedBy: 'admin' });
-      expect((await repos.enhancements.list({ collection, state: 'ACTIVE' })).map((x) => x.id)).toEqual([a.id]);
+      expect(deleted).toMatchObject({ ...base, id: b.id, state: 'DELETED', deletedBy: 'admin' });
+      expect(deleted.deletedAt).toBeInstanceOf(Date);
+      expect(await repos.enhancements.get(b.id)).toEqual(deleted);
+      expect(await repos.enhancements.markDeleted(b.id, 'someone else')).toEqual(deleted);
+      expect((await repos.enhancements.list({ collection, state: 'ACTIVE' })).map((x) => x.id)).toEqual([a.id, c.id]);
+      expect((await repos.enhancements.list({ collection, state: 'DELETED' })).map((x) => x.id)).toEqual([b.id]);
+      expect((await repos.enhancements.list({ feedbackId: e.id, state: 'ACTIVE' })).map((x) => x.id)).toEqual([a.id]);
+      expect(await repos.enhancements.list({ feedbackId: 'nope' })).toEqual([]);
       expect((await repos.enhancements.findActiveByProxyIds([proxyA, proxyB, 'nope'])).map((x) => x.id)).toEqual([a.id]);
-      expect((await repos.audit.listFor('Enhancement', b.id)).map((x) => [x.action, x.actor])).toEqual([['enhancement.created', 'w'], ['enhancement.deleted', 'admin']]);
+      expect(await repos.enhancements.findActiveByProxyIds([])).toEqual([]);
+      expect((await repos.audit.listFor('Enhancement', b.id)).map((x) => [x.action, x.actor, x.details])).toEqual([
+        ['enhancement.created', 'w', { feedbackId: e.id, proxyId: proxyB }], ['enhancement.deleted', 'admin', { proxyId: proxyB }],
+      ]);
+      expect(await repos.enhancements.get(randomUUID())).toBeNull();
       expect(await repos.enhancements.get('nope')).toBeNull();
-      await expect(repos.enhancements.create({ ...base, proxyId: proxyA })).rejects.toThrow();
+      await expect(repos.enhancements.markDeleted(randomUUID(), 'admin')).rejects.toBeInstanceOf(NotFoundError);
+      await expect(repos.enhancements.markDeleted('nope', 'admin')).rejects.toBeInstanceOf(NotFoundError);
+    });
+
+    it('enhancements: the proxy id is unique and the event must exist', async () => {
+      const e = await event();
+      const proxyId = randomUUID();
+      const base = { collection, feedbackId: e.id, query: 'q', correctAnswer: 'c', benignText: 'b', generatorKind: 'offline', generatorModel: 'm', promptVersion: 'p', createdBy: 'w' };
+      await repos.enhancements.create({ ...base, proxyId });
+      await expect(repos.enhancements.create({ ...base, proxyId })).rejects.toThrow();
+      await expect(repos.enhancements.create({ ...base, feedbackId: randomUUID(), proxyId: randomUUID() })).rejects.toThrow();
+      expect(await repos.enhancements.list({ collection })).toHaveLength(1);
     });
 
     it('audit log: append and list per entity in order, details round-trip', async () => {
       const id = uniqueName('entity');
-      await repos.audit.append({ actor: 'a', action: 'one', entityType: 'Thing', entityId: id, details: { n: 1, list: ['x'] } });
+      await repos.audit.append({ actor: 'a', action: 'one', entityType: 'Thing', entityId: id, details: { n: 1, list: ['x'], deep: { y: [null, true] } } });
       await repos.audit.append({ actor: 'b', action: 'two', entityType: 'Thing', entityId: id });
       await repos.audit.append({ actor: 'c', action: 'other', entityType: 'Thing', entityId: `${id}-x` });
+      await repos.audit.append({ actor: 'd', action: 'other type', entityType: 'Other', entityId: id });
+      await repos.audit.append({ actor: 'e', action: 'three', entityType: 'Thing', entityId: id, details: {} });
       const rows = await repos.audit.listFor('Thing', id);
-      expect(rows.map((r) => [r.actor, r.action, r.details])).toEqual([['a', 'one', { n: 1, list: ['x'] }], ['b', 'two', undefined]]);
-      expect(rows[0].at).toBeInstanceOf(Date);
+      expect(rows.map((r) => [r.actor, r.action, r.entityType, r.entityId, r.details])).toEqual([
+        ['a', 'one', 'Thing', id, { n: 1, list: ['x'], deep: { y: [null, true] } }], ['b', 'two', 'Thing', id, undefined], ['e', 'three', 'Thing', id, {}],
+      ]);
+      expect(rows.every((r) => r.at instanceof Date)).toBe(true);
+      expect(rows[0].at.getTime()).toBeLessThanOrEqual(rows[2].at.getTime());
+      expect(await repos.audit.listFor('Thing', uniqueName('none'))).toEqual([]);
     });
 
     it('health ping answers', async () => {
