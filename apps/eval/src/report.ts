@@ -14,8 +14,8 @@ export interface QuotedRow { source: string; method: string; setting: string; da
  */
 export function quotedReferences(data: string): QuotedRow[] {
   const t1 = (setting: string, rf: [number, number, number], tkm: [number, number, number]): QuotedRow[] => [
-    { source: 'ragforensics.md Table 1', method: 'RAGForensics (GPT-4o-mini)', setting, dacc: rf[0] / 100, fpr: rf[1] / 100, fnr: rf[2] / 100 },
-    { source: 'ragforensics.md Table 1', method: 'TKM baseline', setting, dacc: tkm[0] / 100, fpr: tkm[1] / 100, fnr: tkm[2] / 100 },
+    { source: 'RAGForensics (arXiv 2504.21668) Table 1', method: 'RAGForensics (GPT-4o-mini)', setting, dacc: rf[0] / 100, fpr: rf[1] / 100, fnr: rf[2] / 100 },
+    { source: 'RAGForensics (arXiv 2504.21668) Table 1', method: 'TKM baseline', setting, dacc: tkm[0] / 100, fpr: tkm[1] / 100, fnr: tkm[2] / 100 },
   ];
   const readme = (setting: string, dacc: number, fpr: number | null, fnr: number | null): QuotedRow => ({ source: 'shared/data/README.md', method: 'trivial judge, BM25, K=5', setting, dacc, fpr, fnr });
   if (data === 'poisonedrag_nq') return [...t1('NQ, PoisonedRAG-B', [99.6, 0.8, 0.0], [81.0, 34.1, 3.9]), readme('NQ', 0.94, 0.08, 0.03)];
@@ -115,7 +115,7 @@ export function writeReport(dir: string, meta: ReportMeta, summaries: JudgeSumma
   md.push(`# Traceback evaluation — ${meta.data}`, '');
   md.push(`Data \`${meta.file}\` (${primary.events} questions${meta.skippedRecords ? `, ${meta.skippedRecords} records without an incorrect answer skipped` : ''}; poison set \`${meta.poisonSet}\`${meta.poisonCount !== null ? `, first ${meta.poisonCount}` : ''}), retriever \`${meta.retriever}\` (${meta.embedder}), K = ${meta.k}, bounds ${meta.trace.maxRounds} rounds / ${meta.trace.maxJudgeCalls} judge calls, run ${meta.startedAt}, wall time ${meta.wallSeconds.toFixed(1)} s.`);
   md.push('Per question the knowledge base is clean_texts ∪ poisoned texts; the feedback is (question, incorrect_answer); the traceback is `RunTracebackUseCase` over in-memory ports (the worker\'s code path).');
-  md.push('Metrics over the texts the traceback judged (ragforensics.md App. 8.2): pooled = counts summed over questions; macro = per-question rates averaged where defined. UNDETERMINED counts as not flagged. Poison Hit Rate@K / Recall@K (progrank.md Eq. 17–18) on the store\'s top-K for the question before and after the traced texts are quarantined.', '');
+  md.push('Metrics over the texts the traceback judged (RAGForensics, arXiv 2504.21668, App. 8.2): pooled = counts summed over questions; macro = per-question rates averaged where defined. UNDETERMINED counts as not flagged. Poison Hit Rate@K / Recall@K (ProGRank, arXiv 2603.22934, Eq. 17–18) on the store\'s top-K for the question before and after the traced texts are quarantined.', '');
   md.push('| judge | pooled DACC | pooled FPR | pooled FNR | macro DACC | macro FPR | macro FNR | TP/FP/TN/FN | Hit@K before → after | Recall@K before → after | judge calls/event | ms/event | UNDETERMINED | BOUNDED |');
   md.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const s of summaries) {
