@@ -25,9 +25,13 @@ export interface EnhanceAnswerDeps { feedback: FeedbackEventRepository; enhancem
  * the embedding of q and whose payload marks it as a proxy; the answer path replaces it by the
  * benign text.
  *
- * Order: vector store first, then Postgres (+ audit). A crash in between leaves a proxy with no
- * enhancement row, which the answer path ignores; the retry reuses the same proxy id (derived
- * from the feedback id), so nothing is duplicated.
+ * Order: vector store first, then the enhancement row; when the row write fails the proxy vector is
+ * deleted again before the error propagates. Why not the row first: an ACTIVE row is what the answer
+ * path and `GET /v1/enhancements` trust, and an existing ACTIVE row short-circuits a retry, so a row
+ * whose vector never arrived would be an enhancement that silently never serves. A proxy with no
+ * row is never served: `substituteProxies` drops proxies that have no ACTIVE enhancement, so the
+ * only trace a crash between the two writes (or a failed rollback) can leave is an unserved proxy,
+ * which the retry overwrites (same proxy id, derived from the feedback id and answer) and completes.
  */
 export class EnhanceAnswerUseCase {
   static readonly inject: InjectMap<EnhanceAnswerDeps> = { feedback: FEEDBACK_EVENTS, enhancements: ENHANCEMENTS, store: VECTOR_STORE, embedder: EMBEDDER, generator: GENERATOR };
@@ -64,8 +68,10 @@ export class EnhanceAnswerUseCase {
       generatorKind: generator.kind, generatorModel: generator.model, promptVersion: benign.promptVersion, createdBy: cmd.actor,
     }).catch(async (e) => {
       // A concurrent run created it with the same proxy id: return that one.
-      const row = (await enhancements.list({ feedbackId: ev.id, state: 'ACTIVE' })).find((x) => x.proxyId === proxyId);
+      const row = await enhancements.list({ feedbackId: ev.id, state: 'ACTIVE' }).then((rows) => rows.find((x) => x.proxyId === proxyId), () => undefined);
       if (row) return row;
+      // No row: take the proxy out of the store again (best effort — an unserved proxy is harmless).
+      await store.delete(ev.collection, [proxyId]).catch(() => {});
       throw e;
     });
     return { enhancement, created: true };

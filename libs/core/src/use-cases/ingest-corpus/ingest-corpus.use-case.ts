@@ -12,7 +12,11 @@ export interface IngestRecord { id?: string; text: string; metadata?: Record<str
 
 export interface IngestProgress { done: number; total: number; inserted: number; skipped: number }
 
-export interface IngestResult { collection: string; received: number; inserted: number; skipped: number; ids: string[]; markersStripped: number }
+export interface IngestResult {
+  collection: string; received: number; inserted: number; skipped: number; ids: string[]; markersStripped: number;
+  /** Already registered texts whose vector was missing from the store (an earlier run failed between the two writes), upserted now. */
+  repaired: number;
+}
 
 export { INGEST_TEXT_LIMIT };
 
@@ -29,9 +33,11 @@ export function parseIngestRecord(raw: unknown, where: string): IngestRecord {
 
 /**
  * Imports texts into a collection: reserved `[LATEST]` markers stripped, identity by text hash
- * (re-ingesting is a no-op), batched embedding with progress, vector store upsert, then Postgres
- * registration. Store first, Postgres second: a crash in between leaves texts unregistered, which
- * the next run embeds and upserts again (same ids) — never a registered text missing from the store.
+ * (re-ingesting is a no-op), batched embedding with progress, Postgres registration, then vector
+ * store upsert. Postgres first, store second: a failure or crash in between leaves registered texts
+ * with no vector (never served, never retrieved), and the next run of the same texts finds them
+ * missing from the store (`store.fetch` over the batch's ids) and upserts them — never a vector
+ * with no document (a "ghost": served by the RAG but impossible to trace or quarantine).
  */
 export interface IngestCorpusDeps { documents: DocumentRepository; audit: AuditLogRepository; store: VectorStore; embedder: Embedder }
 
@@ -64,20 +70,35 @@ export class IngestCorpusUseCase {
       if (!seen.has(hash)) seen.set(hash, { id, hash, text, externalId: r.id ?? null, metadata: r.metadata ?? null });
     }
     const unique = [...seen.values()];
-    const existing = new Set((await documents.findByHashes(cmd.collection, unique.map((u) => u.hash))).map((d) => d.textHash));
-    const todo = unique.filter((u) => !existing.has(u.hash));
-    const skipped = cmd.records.length - todo.length;
+    const registered = new Map((await documents.findByHashes(cmd.collection, unique.map((u) => u.hash))).map((d) => [d.textHash, d]));
+    const fresh = unique.filter((u) => !registered.has(u.hash));
+    const known = unique.filter((u) => registered.has(u.hash)).map((u) => ({ ...u, id: registered.get(u.hash)!.id }));
+    const skipped = cmd.records.length - fresh.length;
     const batch = INGEST_BATCH;
     let inserted = 0;
-    cmd.onProgress?.({ done: 0, total: todo.length, inserted, skipped });
-    for (let i = 0; i < todo.length; i += batch) {
-      const part = todo.slice(i, i + batch);
-      const vecs = await embedder.embed(part.map((p) => p.text));
-      await store.upsert(cmd.collection, part.map((p, j) => ({ id: p.id, vector: vecs[j], text: p.text, payload: { externalId: p.externalId, metadata: p.metadata } })));
-      inserted += await documents.insert(part.map((p): NewDocument => ({ id: p.id, collection: cmd.collection, externalId: p.externalId, textHash: p.hash, text: p.text, metadata: p.metadata })));
-      cmd.onProgress?.({ done: Math.min(i + batch, todo.length), total: todo.length, inserted, skipped });
+    let repaired = 0;
+    cmd.onProgress?.({ done: 0, total: fresh.length, inserted, skipped });
+    // Texts registered by an earlier run whose vector never reached the store (a failure between
+    // the two writes): upserted now; their quarantine flag follows the document's status.
+    for (let i = 0; i < known.length; i += batch) {
+      const part = known.slice(i, i + batch);
+      const stored = new Set((await store.fetch(cmd.collection, part.map((p) => p.id))).map((r) => r.id));
+      const missing = part.filter((p) => !stored.has(p.id));
+      if (!missing.length) continue;
+      const vecs = await embedder.embed(missing.map((p) => p.text));
+      await store.upsert(cmd.collection, missing.map((p, j) => ({ id: p.id, vector: vecs[j], text: p.text, payload: { externalId: p.externalId, metadata: p.metadata } })));
+      const flagged = missing.filter((p) => registered.get(p.hash)!.status !== 'ACTIVE').map((p) => p.id);
+      if (flagged.length) await store.setQuarantined(cmd.collection, flagged, true);
+      repaired += missing.length;
     }
-    if (inserted) await this.deps.audit.append({ actor: 'ingest', action: 'corpus.ingested', entityType: 'Collection', entityId: cmd.collection, details: { inserted, skipped, markersStripped } });
-    return { collection: cmd.collection, received: cmd.records.length, inserted, skipped, ids, markersStripped };
+    for (let i = 0; i < fresh.length; i += batch) {
+      const part = fresh.slice(i, i + batch);
+      const vecs = await embedder.embed(part.map((p) => p.text));
+      inserted += await documents.insert(part.map((p): NewDocument => ({ id: p.id, collection: cmd.collection, externalId: p.externalId, textHash: p.hash, text: p.text, metadata: p.metadata })));
+      await store.upsert(cmd.collection, part.map((p, j) => ({ id: p.id, vector: vecs[j], text: p.text, payload: { externalId: p.externalId, metadata: p.metadata } })));
+      cmd.onProgress?.({ done: Math.min(i + batch, fresh.length), total: fresh.length, inserted, skipped });
+    }
+    if (inserted || repaired) await this.deps.audit.append({ actor: 'ingest', action: 'corpus.ingested', entityType: 'Collection', entityId: cmd.collection, details: { inserted, skipped, markersStripped, ...(repaired ? { repaired } : {}) } });
+    return { collection: cmd.collection, received: cmd.records.length, inserted, skipped, ids, markersStripped, repaired };
   }
 }
