@@ -10,6 +10,7 @@ import { QuarantineController } from './controllers/quarantine.controller';
 import { WidgetController } from './controllers/widget.controller';
 import { ApiKeyGuard } from './http/api-key.guard';
 import { ErrorsFilter } from './http/errors.filter';
+import { MetricsController } from './metrics/metrics.controller';
 
 /**
  * HTTP app: thin controllers, each endpoint calling one use case. `infrastructure` is the
@@ -22,7 +23,7 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [infrastructure, CoreModule],
-      controllers: [FeedbackController, AnswersController, EnhancementsController, QuarantineController, CollectionsController, HealthController, WidgetController],
+      controllers: [FeedbackController, AnswersController, EnhancementsController, QuarantineController, CollectionsController, HealthController, WidgetController, MetricsController],
       providers: [
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_FILTER, useClass: ErrorsFilter },

@@ -4,8 +4,9 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { InfrastructureModule, type AppConfig } from '@forensics/infra';
+import { InfrastructureModule, METRICS, type AppConfig, type ForensicsMetrics } from '@forensics/infra';
 import { ApiModule } from './api.module';
+import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
 
 /** Ingestion carries corpora; everything else is small. */
 const INGEST_BODY_LIMIT = '20mb';
@@ -29,6 +30,7 @@ export async function createApiApp(config: AppConfig, opts: ApiAppOptions = {}):
     // Throw start-up errors to the caller (which reports them) instead of exiting the process.
     abortOnError: false,
   });
+  app.use(httpMetricsMiddleware(app.get<ForensicsMetrics>(METRICS)));
   const ingestJson = express.json({ limit: INGEST_BODY_LIMIT });
   const json = express.json({ limit: config.bodyLimit });
   app.use((req: Request, res: Response, next: NextFunction) => (/^\/v1\/collections\/[^/]+\/documents/.test(req.path) ? ingestJson : json)(req, res, next));

@@ -9,3 +9,4 @@ export * from './runtime/embedded-services';
 export * from './runtime/free-port';
 export * from './nest';
 export * from './generators';
+export * from './metrics';

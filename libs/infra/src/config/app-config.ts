@@ -46,7 +46,7 @@ export interface AppConfig {
   readonly judge: Readonly<{ kind: 'offline' | 'openai'; model: string; timeoutMs: number; maxReasks: number }>;
   readonly openai: Readonly<{ baseURL?: string; apiKey?: string }>;
   readonly trace: Readonly<{ k: number; maxRounds: number; maxJudgeCalls: number; judgeConcurrency: number }>;
-  readonly queue: Readonly<{ attempts: number; backoffMs: number; workerConcurrency: number; prefix: string; lockMs: number; sweepEveryMs: number }>;
+  readonly queue: Readonly<{ attempts: number; backoffMs: number; workerConcurrency: number; prefix: string; lockMs: number; sweepEveryMs: number; enqueueTimeoutMs: number }>;
   readonly defaultCollection: string;
   /** Retriever-side evidence and the quarantine decision policy (BiRD arXiv 2605.20123 §4; GRADA arXiv 2505.07546 §3; ProGRank arXiv 2603.22934 §3). */
   readonly evidence: Readonly<{ enabled: boolean; birdK: number; progrankRuns: number; progrankTokenDropout: number }>;
@@ -61,6 +61,12 @@ export interface AppConfig {
    */
   readonly feedbackTokenSecret?: string;
   readonly feedbackTokenTtlSec: number;
+  /** NODE_ENV=production: refuses weak secrets at start-up and /metrics without METRICS_TOKEN. */
+  readonly production: boolean;
+  /** Bearer token of GET /metrics; unset = open (refused in production). */
+  readonly metricsToken?: string;
+  /** 'json' (pino, one JSON object per line) or 'pretty' (Nest's console logger). */
+  readonly logFormat: 'json' | 'pretty';
 }
 
 export const DEV_API_KEY = 'dev-local-key';
@@ -172,7 +178,8 @@ export const ENV_SCHEMA = z.object({
   QUEUE_BACKOFF_MS: intVar(0, 3_600_000, 2000, 'first retry delay of a failed job (ms)'),
   WORKER_CONCURRENCY: intVar(1, 64, 2, 'jobs per worker process'),
   WORKER_LOCK_MS: intVar(1000, 600_000, 30_000, 'job lock of a worker; a job whose worker died is taken over after about this long'),
-  SWEEP_EVERY_MS: intVar(100, 3_600_000, 30_000, 'how often the worker dispatches feedback persisted while the queue was unreachable'),
+  SWEEP_EVERY_MS: intVar(100, 3_600_000, 30_000, 'how often the worker reconciles: re-enqueues pending feedback that has no live job (persisted while the queue was unreachable, or failed during an outage)'),
+  QUEUE_ENQUEUE_TIMEOUT_MS: intVar(50, 60_000, 500, 'bound on enqueueing a traceback at intake (ms): past it the request answers 202 with queued:false and the reconciler enqueues later'),
   QUEUE_PREFIX: textWithDefault('forensics', 'Redis key prefix of the queues (services sharing a Redis keep their jobs apart)'),
   DEFAULT_COLLECTION: textWithDefault('default', 'collection used when a request names none'),
   EVIDENCE: enumVar(['on', 'off'], 'on', 'BiRD / GRADA / ProGRank on every judged candidate'),
@@ -195,6 +202,9 @@ export const ENV_SCHEMA = z.object({
     doc: 'HMAC secret of feedback tokens; unset = a local secret resolved by the composition root',
     secret: true,
   }),
+  NODE_ENV: textWithDefault('development', "'production' = production mode: weak API keys / token secrets refused at start-up, /metrics needs METRICS_TOKEN, JSON logs"),
+  METRICS_TOKEN: text('bearer token of GET /metrics (Authorization: Bearer <token>); unset = no auth (refused in production)', true),
+  LOG_FORMAT: derivedEnumVar(['json', 'pretty'], "log output; unset = 'json' in production, else 'pretty'"),
   FEEDBACK_TOKEN_TTL_SEC: intVar(60, 365 * DAY_SEC, 7 * DAY_SEC, 'lifetime of feedback tokens (s)'),
 });
 
@@ -278,6 +288,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
       validateDecisionPolicy({ name: v.DECISION_POLICY, reviewServing: v.REVIEW_SERVING }));
   }
 
+  const production = v.NODE_ENV === 'production';
+
   if (problems.length) throw new ConfigError(problems);
   const e = v as ConfigEnv;
 
@@ -297,7 +309,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     judge: { kind: judgeKind, model: e.JUDGE_MODEL, timeoutMs: e.JUDGE_TIMEOUT_MS, maxReasks: e.JUDGE_MAX_REASKS },
     openai: { baseURL: openaiBase, apiKey: e.OPENAI_API_KEY ?? (openaiBase ? 'not-needed' : undefined) },
     trace: { k: e.TRACE_K, maxRounds: e.TRACE_MAX_ROUNDS, maxJudgeCalls: e.TRACE_MAX_JUDGE_CALLS, judgeConcurrency: e.JUDGE_CONCURRENCY },
-    queue: { attempts: e.QUEUE_ATTEMPTS, backoffMs: e.QUEUE_BACKOFF_MS, workerConcurrency: e.WORKER_CONCURRENCY, prefix: e.QUEUE_PREFIX, lockMs: e.WORKER_LOCK_MS, sweepEveryMs: e.SWEEP_EVERY_MS },
+    queue: { attempts: e.QUEUE_ATTEMPTS, backoffMs: e.QUEUE_BACKOFF_MS, workerConcurrency: e.WORKER_CONCURRENCY, prefix: e.QUEUE_PREFIX, lockMs: e.WORKER_LOCK_MS, sweepEveryMs: e.SWEEP_EVERY_MS, enqueueTimeoutMs: e.QUEUE_ENQUEUE_TIMEOUT_MS },
     defaultCollection: e.DEFAULT_COLLECTION,
     evidence: { enabled: e.EVIDENCE === 'on', birdK: e.BIRD_K, progrankRuns: e.PROGRANK_RUNS, progrankTokenDropout: e.PROGRANK_TOKEN_DROPOUT },
     probe: { kind: e.PROBE, modelDir: e.PROBE_MODEL_DIR },
@@ -305,6 +317,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     generator: { kind: generatorKind, model: e.GENERATOR_MODEL ?? e.JUDGE_MODEL },
     feedbackTokenSecret: e.FEEDBACK_TOKEN_SECRET,
     feedbackTokenTtlSec: e.FEEDBACK_TOKEN_TTL_SEC,
+    production,
+    metricsToken: e.METRICS_TOKEN,
+    logFormat: e.LOG_FORMAT ?? (production ? 'json' : 'pretty'),
   };
   return deepFreeze(config);
 }

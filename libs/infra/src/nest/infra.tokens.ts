@@ -1,6 +1,7 @@
 import type { Repositories, Token } from '@forensics/core';
 import type { AppConfig } from '../config/app-config';
 import type { PrismaClient } from '../prisma/prisma-client';
+import type { ForensicsMetrics } from '../metrics/metrics';
 import type { EmbeddedService } from '../runtime/embedded-services';
 
 /** Where this process's Postgres and Redis are, and the embedded services it started itself. */
@@ -12,3 +13,5 @@ export const ENDPOINTS: Token<Endpoints> = Symbol('Endpoints');
 export const PRISMA: Token<PrismaClient> = Symbol('PrismaClient');
 export const REPOSITORIES: Token<Repositories> = Symbol('Repositories');
 export const REDIS_CONNECTION = Symbol('RedisConnection');
+/** The process's Prometheus registry and series (ForensicsMetrics). */
+export const METRICS: Token<ForensicsMetrics> = Symbol('Metrics');

@@ -16,7 +16,11 @@ import { createVectorStore } from '../vector-store';
 import { coreSettingsFor, embedderFor, feedbackTokenSecret, judgeFor, probeFor } from './adapters';
 import { QueueModule } from './queue.module';
 import { createRedisConnection } from '../queue/bullmq-traceback-queue';
-import { APP_CONFIG, ENDPOINTS, PRISMA, REDIS_CONNECTION, REPOSITORIES, type Endpoints } from './infra.tokens';
+import { APP_CONFIG, ENDPOINTS, METRICS, PRISMA, REDIS_CONNECTION, REPOSITORIES, type Endpoints } from './infra.tokens';
+import { ForensicsMetrics, MeteredJudge, registerQuarantineCollectors, registerQueueCollectors } from '../metrics';
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
+import { TRACEBACK_QUEUE_NAME } from '../queue/queue.constants';
 
 export interface InfrastructureOptions {
   /** Connect the BullMQ traceback queue (default true). The CLI's ingest and the eval harness run without one. */
@@ -24,6 +28,9 @@ export interface InfrastructureOptions {
   /** Crash-safety tests: kill points; a no-op by default. */
   failpoints?: Failpoints;
 }
+
+const QUARANTINE_METRICS = Symbol('QuarantineMetrics');
+const QUEUE_METRICS = Symbol('QueueMetrics');
 
 const NO_FAILPOINTS: Failpoints = { hit: () => {} };
 const SYSTEM_CLOCK: Clock = { now: () => new Date() };
@@ -110,7 +117,10 @@ export class InfrastructureModule {
       fromRepositories(AUDIT_LOG, 'audit'), fromRepositories(DATABASE_HEALTH, 'health'),
       { provide: VECTOR_STORE, useFactory: () => createVectorStore({ qdrantUrl: config.qdrantUrl, qdrantApiKey: config.qdrantApiKey, dir: join(config.dataDir, 'vectors') }) },
       { provide: EMBEDDER, useFactory: () => embedderFor(config) },
-      { provide: JUDGE, useFactory: () => judgeFor(config) },
+      { provide: METRICS, useFactory: () => new ForensicsMetrics() },
+      // Every judge call counted and timed (forensics_judge_calls_total), whichever adapter is configured.
+      { provide: JUDGE, useFactory: (m: ForensicsMetrics) => new MeteredJudge(judgeFor(config), m), inject: [METRICS] },
+      { provide: QUARANTINE_METRICS, useFactory: (m: ForensicsMetrics, prisma: PrismaClient) => { registerQuarantineCollectors(m, prisma); return true; }, inject: [METRICS, PRISMA] },
       { provide: GENERATOR, useFactory: () => createGenerator(config) },
       { provide: GRADIENT_PROBE, useFactory: (e: Embedder) => probeFor(config, e.id), inject: [EMBEDDER] },
       // BiRD neighbour lists, cached per store revision (process-wide).
@@ -122,9 +132,10 @@ export class InfrastructureModule {
       InfrastructureShutdown,
     ];
     const exported: (symbol | DynamicModule)[] = [APP_CONFIG, ENDPOINTS, PRISMA, REPOSITORIES, DOCUMENTS, FEEDBACK_EVENTS, VERDICTS, QUARANTINES, ANSWERS, ENHANCEMENTS, AUDIT_LOG, DATABASE_HEALTH,
-      VECTOR_STORE, EMBEDDER, JUDGE, GENERATOR, GRADIENT_PROBE, NEIGHBOUR_LISTS, CLOCK, FAILPOINTS, CORE_SETTINGS];
+      VECTOR_STORE, EMBEDDER, JUDGE, METRICS, GENERATOR, GRADIENT_PROBE, NEIGHBOUR_LISTS, CLOCK, FAILPOINTS, CORE_SETTINGS];
     if (withQueue) {
       providers.push({ provide: REDIS_CONNECTION, useFactory: (e: Endpoints) => createRedisConnection(e.redisUrl!), inject: [ENDPOINTS] });
+      providers.push({ provide: QUEUE_METRICS, useFactory: (m: ForensicsMetrics, q: Queue) => { registerQueueCollectors(m, [q]); return true; }, inject: [METRICS, getQueueToken(TRACEBACK_QUEUE_NAME)] });
       exported.push(REDIS_CONNECTION);
     } else {
       providers.push({ provide: TRACEBACK_QUEUE, useValue: new NoTracebackQueue() });

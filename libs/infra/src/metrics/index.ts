@@ -1,0 +1,3 @@
+export * from './metrics';
+export * from './metered-judge';
+export * from './collectors';
