@@ -4,7 +4,9 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { InfrastructureModule, METRICS, type AppConfig, type ForensicsMetrics } from '@forensics/infra';
+import { createJsonLogger, InfrastructureModule, JsonLoggingModule, METRICS, type AppConfig, type ForensicsMetrics } from '@forensics/infra';
+import { Logger as PinoNestLogger } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
 import { ApiModule } from './api.module';
 import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
 
@@ -17,23 +19,30 @@ export interface ApiAppOptions {
   infrastructure?: DynamicModule;
   /** More modules in the same process (the worker, for `npm start` and in-process tests). */
   with?: DynamicModule[];
+  /** JSON logs (LOG_FORMAT=json) go here instead of stdout (tests). */
+  logDestination?: DestinationStream;
 }
 
 /** Builds the Nest HTTP app (used by main.ts, the CLI's serve and the tests, which listen on port 0). */
 export async function createApiApp(config: AppConfig, opts: ApiAppOptions = {}): Promise<NestExpressApplication> {
   const infrastructure = opts.infrastructure ?? InfrastructureModule.forRoot(config);
   const api = ApiModule.forRoot(infrastructure);
-  const root: DynamicModule = { ...api, imports: [...(api.imports ?? []), ...(opts.with ?? [])] };
+  // LOG_FORMAT=json: pino through nestjs-pino (request id on every line of a request), else Nest's console logger.
+  const json = opts.logger !== false && config.logFormat === 'json';
+  const logging = json ? [JsonLoggingModule.forRoot(createJsonLogger({ name: 'api', destination: opts.logDestination }))] : [];
+  const root: DynamicModule = { ...api, imports: [...(api.imports ?? []), ...(opts.with ?? []), ...logging] };
   const app = await NestFactory.create<NestExpressApplication>(root, {
     bodyParser: false,
     logger: opts.logger === false ? false : ['error', 'warn', 'log'],
+    bufferLogs: json,
     // Throw start-up errors to the caller (which reports them) instead of exiting the process.
     abortOnError: false,
   });
+  if (json) app.useLogger(app.get(PinoNestLogger));
   app.use(httpMetricsMiddleware(app.get<ForensicsMetrics>(METRICS)));
   const ingestJson = express.json({ limit: INGEST_BODY_LIMIT });
-  const json = express.json({ limit: config.bodyLimit });
-  app.use((req: Request, res: Response, next: NextFunction) => (/^\/v1\/collections\/[^/]+\/documents/.test(req.path) ? ingestJson : json)(req, res, next));
+  const jsonBody = express.json({ limit: config.bodyLimit });
+  app.use((req: Request, res: Response, next: NextFunction) => (/^\/v1\/collections\/[^/]+\/documents/.test(req.path) ? ingestJson : jsonBody)(req, res, next));
   // body-parser errors → clear JSON (413 over the limit, 400 for malformed JSON).
   app.use((err: { type?: string; status?: number; message?: string; limit?: number }, _req: Request, res: Response, next: NextFunction) => {
     if (!err) return next();

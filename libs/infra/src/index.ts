@@ -10,3 +10,4 @@ export * from './runtime/free-port';
 export * from './nest';
 export * from './generators';
 export * from './metrics';
+export * from './logging';

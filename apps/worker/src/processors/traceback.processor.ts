@@ -3,7 +3,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { z } from 'zod';
 import { GeneratorError, JudgeError, MarkFeedbackFailedUseCase, PermanentError, ProcessFeedbackEventUseCase } from '@forensics/core';
-import type { TracebackJobData } from '@forensics/infra';
+import { withLogContext, type TracebackJobData } from '@forensics/infra';
+import { isTransientFailure } from '@forensics/infra';
 
 /** The job payload: the feedback id only (the row holds everything else, including the step). */
 const TracebackJobPayload = z.object({ feedbackId: z.uuid() });
@@ -15,7 +16,11 @@ function isPermanent(e: unknown): boolean {
 
 /**
  * Thin processor: validates the job, runs the pipeline use case, maps permanent failures to
- * UnrecoverableError (no retry) and, after the last failed attempt, marks the event FAILED.
+ * UnrecoverableError (no retry) and, after the last failed attempt, marks the event FAILED — unless
+ * that attempt failed because a dependency was unreachable (`isTransientFailure`: Postgres, Redis,
+ * an LLM endpoint down): then the event stays pending, its job in the failed set, and the
+ * reconciler re-drives it (fresh attempts) once the dependency is back. Only permanent failures
+ * (and failures of unknown cause that outlast every attempt) end in FAILED.
  * Its queue and worker options are attached in WorkerModule.forRoot (they come from configuration).
  */
 @Injectable()
@@ -29,7 +34,12 @@ export class TracebackProcessor extends WorkerHost {
     super();
   }
 
+  /** Every log line of the job, however deep, carries its job id and feedback event id. */
   async process(job: Job<TracebackJobData>): Promise<unknown> {
+    return withLogContext({ jobId: job.id, feedbackId: typeof job.data?.feedbackId === 'string' ? job.data.feedbackId.slice(0, 64) : undefined }, () => this.run(job));
+  }
+
+  private async run(job: Job<TracebackJobData>): Promise<unknown> {
     const payload = TracebackJobPayload.safeParse(job.data);
     if (!payload.success) throw new UnrecoverableError(`invalid payload: feedbackId must be a UUID, got ${JSON.stringify(job.data).slice(0, 200)}`);
     const id = payload.data.feedbackId;
@@ -55,10 +65,19 @@ export class TracebackProcessor extends WorkerHost {
   @OnWorkerEvent('failed')
   async onFailed(job: Job<TracebackJobData> | undefined, err: Error): Promise<void> {
     if (!job) return;
+    return withLogContext({ jobId: job.id, feedbackId: typeof job.data?.feedbackId === 'string' ? job.data.feedbackId.slice(0, 64) : undefined }, () => this.failed(job, err));
+  }
+
+  private async failed(job: Job<TracebackJobData>, err: Error): Promise<void> {
     const final = err instanceof UnrecoverableError || err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
     const id = job.data?.feedbackId;
     this.log.warn(`${id}: attempt ${job.attemptsMade} failed: ${err.message}${final ? ' (final)' : ' (will retry)'}`);
     if (!final || !TracebackJobPayload.safeParse(job.data).success) return;
+    const unrecoverable = err instanceof UnrecoverableError || err.name === 'UnrecoverableError';
+    if (!unrecoverable && isTransientFailure(err)) {
+      this.log.warn(`${id}: a dependency is unreachable; left pending for the reconciler`);
+      return;
+    }
     await this.markFailed.execute({ feedbackId: id, reason: err.message, attempts: job.attemptsMade })
       .catch((e) => this.log.error(`${id}: could not mark FAILED: ${(e as Error).message}`));
   }
