@@ -1,42 +1,52 @@
+import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { EMBEDDER, SweepUnqueuedFeedbackUseCase, SyncQuarantinesUseCase, type Embedder } from '@forensics/core';
-import { APP_CONFIG, type AppConfig } from '@forensics/infra';
+import type { Queue } from 'bullmq';
+import type IORedis from 'ioredis';
+import { EMBEDDER, SyncQuarantinesUseCase, type Embedder } from '@forensics/core';
+import { APP_CONFIG, MAINTENANCE_QUEUE_NAME, RECONCILE_JOB, RECONCILE_SCHEDULER_ID, REDIS_CONNECTION, type AppConfig } from '@forensics/infra';
 
 /**
  * Worker start and housekeeping: completes quarantines left half-done by a crash, loads the
- * encoder before the first job, and periodically dispatches feedback that was persisted while the
- * queue was unreachable.
+ * encoder before the first job, and registers the reconciler's job scheduler on the maintenance
+ * queue (MaintenanceProcessor runs it every SWEEP_EVERY_MS). One scheduler id: a restart or a
+ * second worker updates the same scheduler. It is registered again whenever the Redis connection
+ * becomes ready, so a Redis that came back empty (no persistence) gets it back.
  */
 @Injectable()
 export class FeedbackSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly log = new Logger('worker');
-  private timer: NodeJS.Timeout | null = null;
+  private readonly onReady = () => void this.register();
+  private closed = false;
 
   constructor(
-    @Inject(SweepUnqueuedFeedbackUseCase) private readonly sweep: SweepUnqueuedFeedbackUseCase,
     @Inject(SyncQuarantinesUseCase) private readonly syncQuarantines: SyncQuarantinesUseCase,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectQueue(MAINTENANCE_QUEUE_NAME) private readonly maintenance: Queue,
+    @Inject(REDIS_CONNECTION) private readonly redis: IORedis,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const synced = await this.syncQuarantines.execute();
     if (synced) this.log.log(`reconciled ${synced} quarantine record(s) with the vector store`);
     await this.embedder.init();
-    await this.runSweep();
-    this.timer = setInterval(() => void this.runSweep(), this.config.queue.sweepEveryMs);
-    this.timer.unref();
+    await this.register();
+    this.redis.on('ready', this.onReady);
   }
 
   onModuleDestroy(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.closed = true;
+    this.redis.off('ready', this.onReady);
   }
 
-  private async runSweep(): Promise<void> {
+  private async register(): Promise<void> {
+    if (this.closed) return;
     try {
-      for (const id of await this.sweep.execute()) this.log.log(`enqueued feedback ${id} that was persisted but not queued`);
+      await this.maintenance.upsertJobScheduler(RECONCILE_SCHEDULER_ID, { every: this.config.queue.sweepEveryMs }, {
+        name: RECONCILE_JOB, data: {}, opts: { removeOnComplete: { count: 10 }, removeOnFail: { count: 50 } },
+      });
     } catch (e) {
-      this.log.warn(`sweep: ${(e as Error).message}`);
+      this.log.warn(`could not register the reconciler's scheduler (registered again when Redis is ready): ${(e as Error).message}`);
     }
   }
 }

@@ -1,12 +1,14 @@
 import { Processor } from '@nestjs/bullmq';
 import { Module, type DynamicModule } from '@nestjs/common';
-import { CoreModule, TRACEBACK_QUEUE_NAME, type AppConfig } from '@forensics/infra';
+import { CoreModule, MAINTENANCE_QUEUE_NAME, TRACEBACK_QUEUE_NAME, type AppConfig } from '@forensics/infra';
 import { FeedbackSweeper } from './feedback-sweeper';
+import { MaintenanceProcessor } from './processors/maintenance.processor';
 import { TracebackProcessor } from './processors/traceback.processor';
 
 /**
- * The worker: @nestjs/bullmq runs TracebackProcessor on the traceback queue; FeedbackSweeper does
- * the housekeeping. `infrastructure` is the process's one InfrastructureModule.forRoot(config).
+ * The worker: @nestjs/bullmq runs TracebackProcessor on the traceback queue and MaintenanceProcessor
+ * (the reconciler, fired by a job scheduler) on the maintenance queue; FeedbackSweeper does the
+ * start-up housekeeping and registers that scheduler. `infrastructure` is the process's one InfrastructureModule.forRoot(config).
  */
 @Module({})
 export class WorkerModule {
@@ -21,10 +23,12 @@ export class WorkerModule {
       stalledInterval: Math.max(1000, Math.floor(lockDuration / 2)),
       maxStalledCount: 3,
     })(ConfiguredTracebackProcessor);
+    class ConfiguredMaintenanceProcessor extends MaintenanceProcessor {}
+    Processor(MAINTENANCE_QUEUE_NAME, { concurrency: 1 })(ConfiguredMaintenanceProcessor);
     return {
       module: WorkerModule,
       imports: [infrastructure, CoreModule],
-      providers: [ConfiguredTracebackProcessor, FeedbackSweeper],
+      providers: [ConfiguredTracebackProcessor, ConfiguredMaintenanceProcessor, FeedbackSweeper],
     };
   }
 }

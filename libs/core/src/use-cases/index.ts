@@ -5,6 +5,7 @@ import { DeleteEnhancementUseCase } from './delete-enhancement/delete-enhancemen
 import { DescribeCollectionUseCase } from './describe-collection/describe-collection.use-case';
 import { DispatchTracebackUseCase } from './dispatch-traceback/dispatch-traceback.use-case';
 import { SweepUnqueuedFeedbackUseCase } from './dispatch-traceback/sweep-unqueued-feedback.use-case';
+import { ReconcilePendingFeedbackUseCase } from './dispatch-traceback/reconcile-pending-feedback.use-case';
 import { EnhanceAnswerUseCase } from './enhance-answer/enhance-answer.use-case';
 import { GetFeedbackUseCase } from './get-feedback/get-feedback.use-case';
 import { IngestCorpusUseCase } from './ingest-corpus/ingest-corpus.use-case';
@@ -28,6 +29,7 @@ export * from './delete-enhancement/delete-enhancement.use-case';
 export * from './describe-collection/describe-collection.use-case';
 export * from './dispatch-traceback/dispatch-traceback.use-case';
 export * from './dispatch-traceback/sweep-unqueued-feedback.use-case';
+export * from './dispatch-traceback/reconcile-pending-feedback.use-case';
 export * from './enhance-answer/enhance-answer.use-case';
 export * from './get-feedback/get-feedback.use-case';
 export * from './ingest-corpus/ingest-corpus.use-case';
@@ -50,6 +52,6 @@ export * from './verify-traceback/verify-traceback.use-case';
 export const USE_CASES = [
   AnswerFeedbackUseCase, AnswerQueryUseCase, ApproveQuarantineUseCase, CheckHealthUseCase, DeleteEnhancementUseCase, DescribeCollectionUseCase,
   DispatchTracebackUseCase, EnhanceAnswerUseCase, GetFeedbackUseCase, IngestCorpusUseCase, ListEnhancementsUseCase, ListQuarantinesUseCase,
-  LogAnswerUseCase, MarkFeedbackFailedUseCase, ProcessFeedbackEventUseCase, QuarantineTextUseCase, RestoreQuarantineUseCase, RunTracebackUseCase,
+  LogAnswerUseCase, MarkFeedbackFailedUseCase, ProcessFeedbackEventUseCase, QuarantineTextUseCase, ReconcilePendingFeedbackUseCase, RestoreQuarantineUseCase, RunTracebackUseCase,
   SubmitFeedbackUseCase, SweepUnqueuedFeedbackUseCase, SyncQuarantinesUseCase, VerifyTracebackUseCase,
 ] as const;

@@ -5,13 +5,14 @@ import type IORedis from 'ioredis';
 import { TRACEBACK_QUEUE } from '@forensics/core';
 import type { AppConfig } from '../config/app-config';
 import { BullMqTracebackQueue } from '../queue/bullmq-traceback-queue';
-import { TRACEBACK_QUEUE_NAME } from '../queue/queue.constants';
+import { MAINTENANCE_QUEUE_NAME, TRACEBACK_QUEUE_NAME } from '../queue/queue.constants';
 import { REDIS_CONNECTION } from './infra.tokens';
 
 /**
  * BullMQ through @nestjs/bullmq: one Redis connection (REDIS_CONNECTION, from the global
- * infrastructure module) with the deployment's key prefix, the traceback queue registered, and
- * the TRACEBACK_QUEUE port bound to its producer. Workers (apps/worker) attach to the same queue.
+ * infrastructure module) with the deployment's key prefix, the traceback and maintenance queues
+ * registered, and the TRACEBACK_QUEUE port bound to its producer. Workers (apps/worker) attach to
+ * the same queues (the maintenance queue carries the reconciler's job scheduler).
  */
 @Module({})
 export class QueueModule {
@@ -20,12 +21,12 @@ export class QueueModule {
       module: QueueModule,
       imports: [
         BullModule.forRootAsync({ useFactory: (connection: IORedis) => ({ connection, prefix: config.queue.prefix }), inject: [REDIS_CONNECTION] }),
-        BullModule.registerQueue({ name: TRACEBACK_QUEUE_NAME }),
+        BullModule.registerQueue({ name: TRACEBACK_QUEUE_NAME }, { name: MAINTENANCE_QUEUE_NAME }),
       ],
       providers: [
         {
           provide: TRACEBACK_QUEUE,
-          useFactory: (queue: Queue, connection: IORedis) => new BullMqTracebackQueue(queue, connection, { attempts: config.queue.attempts, backoffMs: config.queue.backoffMs }),
+          useFactory: (queue: Queue, connection: IORedis) => new BullMqTracebackQueue(queue, connection, { attempts: config.queue.attempts, backoffMs: config.queue.backoffMs, enqueueTimeoutMs: config.queue.enqueueTimeoutMs }),
           inject: [getQueueToken(TRACEBACK_QUEUE_NAME), REDIS_CONNECTION],
         },
       ],

@@ -1,2 +1,3 @@
 export * from './queue.constants';
 export * from './bullmq-traceback-queue';
+export * from './transient-failure';

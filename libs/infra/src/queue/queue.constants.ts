@@ -22,3 +22,11 @@ export function tracebackJobOptions(attempts: number, backoffMs: number): JobsOp
     removeOnFail: { age: 30 * 24 * 3600 },
   };
 }
+
+/**
+ * The maintenance queue: one job scheduler (one id, so registering it again — a restart, a second
+ * worker — updates it instead of adding another) that runs the reconciler every SWEEP_EVERY_MS.
+ */
+export const MAINTENANCE_QUEUE_NAME = 'maintenance';
+export const RECONCILE_JOB = 'ReconcilePendingFeedback';
+export const RECONCILE_SCHEDULER_ID = 'reconcile-pending-feedback';

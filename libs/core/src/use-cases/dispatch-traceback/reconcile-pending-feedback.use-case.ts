@@ -1,0 +1,56 @@
+import type { Clock } from '../../ports/runtime.port';
+import type { FeedbackEventRepository } from '../../ports/repositories';
+import { CLOCK, FEEDBACK_EVENTS, TRACEBACK_QUEUE } from '../../ports/tokens';
+import type { RedriveOutcome, TracebackQueue } from '../../ports/traceback-queue.port';
+import type { InjectMap } from '../../use-case';
+import { DispatchTracebackUseCase } from './dispatch-traceback.use-case';
+
+export interface ReconcilePendingFeedbackDeps { feedback: FeedbackEventRepository; dispatch: DispatchTracebackUseCase; queue: TracebackQueue; clock: Clock }
+
+export interface ReconcileResult {
+  /** RECEIVED events handed to the queue (persisted while it was unreachable). */
+  dispatched: string[];
+  /** QUEUED / TRACING events whose job was missing, failed or finished: given a live job again. */
+  redriven: { feedbackId: string; outcome: Exclude<RedriveOutcome, 'live'> }[];
+  /** Events the queue could not take this time (left for the next run). */
+  errors: number;
+}
+
+/**
+ * The periodic reconciler (run by the worker's job scheduler): the event's row, not the queue, says
+ * whether work is pending. Every pending event not updated for `graceMs` (so a request still
+ * enqueueing is left alone) gets a live job: RECEIVED → dispatched (enqueue + RECEIVED → QUEUED);
+ * QUEUED or TRACING → `redriveTraceback` (job missing → added, in the failed set after a dependency
+ * outage → retried with fresh attempts, completed without a terminal status → replaced; waiting,
+ * delayed or active → left alone — an active job whose worker died is taken over by BullMQ's stalled
+ * check). Idempotent: the job id is deterministic and transitions are compare-and-set.
+ */
+export class ReconcilePendingFeedbackUseCase {
+  static readonly inject: InjectMap<ReconcilePendingFeedbackDeps> = { feedback: FEEDBACK_EVENTS, dispatch: DispatchTracebackUseCase, queue: TRACEBACK_QUEUE, clock: CLOCK };
+  constructor(private readonly deps: ReconcilePendingFeedbackDeps) {}
+
+  async execute(cmd: { graceMs?: number; limit?: number } = {}): Promise<ReconcileResult> {
+    const { feedback, dispatch, queue } = this.deps;
+    const before = new Date(this.deps.clock.now().getTime() - (cmd.graceMs ?? 5_000));
+    const stale = await feedback.listStale(['RECEIVED', 'QUEUED', 'TRACING'], before, cmd.limit ?? 1000);
+    const out: ReconcileResult = { dispatched: [], redriven: [], errors: 0 };
+    for (const event of stale) {
+      try {
+        if (event.status === 'RECEIVED') {
+          if ((await dispatch.execute({ event })).queued) out.dispatched.push(event.id);
+          else out.errors++;
+          continue;
+        }
+        if (!queue.redriveTraceback) {
+          await queue.enqueueTraceback(event.id);
+          continue;
+        }
+        const outcome = await queue.redriveTraceback(event.id);
+        if (outcome !== 'live') out.redriven.push({ feedbackId: event.id, outcome });
+      } catch {
+        out.errors++;
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * Whether a failed traceback attempt was caused by a dependency being unreachable (Postgres, Redis,
+ * the vector store or an LLM endpoint down, refusing or timing out) rather than by the event itself.
+ * Such a failure must not consume the event as FAILED: the job is left in the failed set and the
+ * reconciler re-drives it once the dependency is back. Classified by cause, through `cause` chains:
+ * Prisma's connection error codes and classes, Node socket errors, ioredis connection errors, and
+ * errors that declare themselves transient (`transient: true`, as JudgeError / GeneratorError do).
+ */
+const PRISMA_CONNECTION_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037']);
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED', '57P01', '57P03', '08000', '08001', '08003', '08006']);
+const TRANSIENT_NAMES = new Set(['PrismaClientInitializationError', 'MaxRetriesPerRequestError']);
+const TRANSIENT_MESSAGE = /can't reach database server|server has closed the connection|timed out fetching a new connection|connection terminated|connection is closed|econnrefused|econnreset|etimedout|queue unreachable|terminating connection due to administrator command|the database system is (starting up|shutting down)/i;
+
+export function isTransientFailure(e: unknown, depth = 0): boolean {
+  if (!e || typeof e !== 'object' || depth > 5) return false;
+  const err = e as { name?: unknown; code?: unknown; errorCode?: unknown; message?: unknown; transient?: unknown; cause?: unknown; errors?: unknown };
+  if (err.transient === true) return true;
+  if (typeof err.name === 'string' && TRANSIENT_NAMES.has(err.name)) return true;
+  for (const c of [err.code, err.errorCode]) if (typeof c === 'string' && (PRISMA_CONNECTION_CODES.has(c) || SOCKET_CODES.has(c))) return true;
+  if (typeof err.message === 'string' && TRANSIENT_MESSAGE.test(err.message)) return true;
+  if (Array.isArray(err.errors) && err.errors.some((x) => isTransientFailure(x, depth + 1))) return true;
+  return isTransientFailure(err.cause, depth + 1);
+}
