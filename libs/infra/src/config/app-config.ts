@@ -232,6 +232,42 @@ function libraryCheck(problems: string[], env: NodeJS.ProcessEnv, names: readonl
   }
 }
 
+/** Keys and secrets that are public (shipped in examples and docs) and so never acceptable in production. */
+export const KNOWN_WEAK_SECRETS: readonly string[] = [DEV_API_KEY, 'change-me', 'changeme', 'secret', 'password', 'test', 'example'];
+/** Minimum lengths of production secrets. */
+export const MIN_PRODUCTION_API_KEY_LENGTH = 24;
+export const MIN_PRODUCTION_SECRET_LENGTH = 32;
+
+function weakness(value: string, min: number): string | null {
+  if (KNOWN_WEAK_SECRETS.includes(value.toLowerCase()) || /^change[-_]?me/i.test(value)) return 'a known placeholder';
+  if (value.length < min) return `shorter than ${min} characters`;
+  return null;
+}
+
+/**
+ * NODE_ENV=production: the deployment's secrets must be set and strong (values are never printed,
+ * only which variable and why).
+ */
+function productionProblems(problems: string[], v: Partial<ConfigEnv>): void {
+  const where = '(NODE_ENV=production)';
+  if ('API_KEYS' in v) {
+    if (v.API_KEYS === undefined) problems.push(`API_KEYS must be set in production ${where}: the development key '${DEV_API_KEY}' is refused; use keys of at least ${MIN_PRODUCTION_API_KEY_LENGTH} random characters (e.g. openssl rand -hex 24)`);
+    else v.API_KEYS.forEach((key, i) => {
+      const why = weakness(key, MIN_PRODUCTION_API_KEY_LENGTH);
+      if (why) problems.push(`API_KEYS key #${i + 1} is ${why} ${where}: use keys of at least ${MIN_PRODUCTION_API_KEY_LENGTH} random characters (e.g. openssl rand -hex 24)`);
+    });
+  }
+  if ('FEEDBACK_TOKEN_SECRET' in v) {
+    const secret = v.FEEDBACK_TOKEN_SECRET;
+    const why = secret === undefined ? 'not set' : weakness(secret, MIN_PRODUCTION_SECRET_LENGTH);
+    if (why) problems.push(`FEEDBACK_TOKEN_SECRET is ${why} ${where}: set at least ${MIN_PRODUCTION_SECRET_LENGTH} random characters (e.g. openssl rand -hex 32), the same on every API process`);
+  }
+  if ('METRICS_TOKEN' in v && v.METRICS_TOKEN !== undefined) {
+    const why = weakness(v.METRICS_TOKEN, MIN_PRODUCTION_API_KEY_LENGTH);
+    if (why) problems.push(`METRICS_TOKEN is ${why} ${where}: use at least ${MIN_PRODUCTION_API_KEY_LENGTH} random characters`);
+  }
+}
+
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
@@ -289,6 +325,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
   }
 
   const production = v.NODE_ENV === 'production';
+  if (production) productionProblems(problems, v);
 
   if (problems.length) throw new ConfigError(problems);
   const e = v as ConfigEnv;
