@@ -1,0 +1,73 @@
+import type { RedriveOutcome, TracebackQueue } from '../../../ports/traceback-queue.port';
+import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore, ScriptedJudge } from '../../../testing';
+import { ReconcilePendingFeedbackUseCase } from '../reconcile-pending-feedback.use-case';
+
+/** A queue that knows the state of each event's job, as BullMQ does. */
+class StatefulQueue implements TracebackQueue {
+  down = false;
+  readonly jobs = new Map<string, 'waiting' | 'active' | 'failed' | 'completed'>();
+  readonly calls: string[] = [];
+  async enqueueTraceback(id: string) {
+    if (this.down) throw new Error('queue unreachable');
+    if (!this.jobs.has(id)) this.jobs.set(id, 'waiting');
+  }
+  async redriveTraceback(id: string): Promise<RedriveOutcome> {
+    if (this.down) throw new Error('queue unreachable');
+    this.calls.push(id);
+    const s = this.jobs.get(id);
+    if (!s) { this.jobs.set(id, 'waiting'); return 'added'; }
+    if (s === 'failed') { this.jobs.set(id, 'waiting'); return 'retried'; }
+    if (s === 'completed') { this.jobs.set(id, 'waiting'); return 'replaced'; }
+    return 'live';
+  }
+  async ping() {}
+  async close() {}
+}
+
+async function setup() {
+  let now = new Date('2026-01-01T00:00:00Z');
+  const repos = createInMemoryRepositories(() => now);
+  const queue = new StatefulQueue();
+  const useCases = composeUseCases({ repos, queue, store: new InMemoryVectorStore(), embedder: new HashingEmbedder(16), judge: new ScriptedJudge(() => 'NO'), clock: { now: () => now } });
+  const make = async (q: string) => (await repos.feedback.create({ collection: 'kb', query: q, wrongAnswer: 'w', k: 3 })).event;
+  return { repos, queue, reconcile: useCases.get(ReconcilePendingFeedbackUseCase), make, advance: (ms: number) => { now = new Date(now.getTime() + ms); } };
+}
+
+describe('ReconcilePendingFeedbackUseCase', () => {
+  it('gives every pending event past the grace period a live job, and leaves fresh or terminal ones alone', async () => {
+    const { repos, queue, reconcile, make, advance } = await setup();
+    const received = await make('a');
+    const queuedFailed = await make('b');
+    await repos.feedback.transition(queuedFailed.id, { from: ['RECEIVED'], to: 'QUEUED' });
+    queue.jobs.set(queuedFailed.id, 'failed');
+    const tracingLost = await make('c');
+    await repos.feedback.transition(tracingLost.id, { from: ['RECEIVED'], to: 'TRACING' });
+    const live = await make('d');
+    await repos.feedback.transition(live.id, { from: ['RECEIVED'], to: 'QUEUED' });
+    queue.jobs.set(live.id, 'active');
+    const done = await make('e');
+    await repos.feedback.transition(done.id, { from: ['RECEIVED'], to: 'TRACED' });
+    advance(10_000);
+    const fresh = await make('f');
+
+    const out = await reconcile.execute({ graceMs: 5_000 });
+    expect(out.dispatched).toEqual([received.id]);
+    expect((await repos.feedback.get(received.id))!.status).toBe('QUEUED');
+    expect(out.redriven).toEqual(expect.arrayContaining([{ feedbackId: queuedFailed.id, outcome: 'retried' }, { feedbackId: tracingLost.id, outcome: 'added' }]));
+    expect(out.redriven).toHaveLength(2);
+    expect(queue.calls).not.toContain(done.id);
+    expect(queue.jobs.has(fresh.id)).toBe(false);
+    expect(out.errors).toBe(0);
+  });
+
+  it('counts what the queue could not take and leaves it pending for the next run', async () => {
+    const { repos, queue, reconcile, make, advance } = await setup();
+    const ev = await make('a');
+    advance(10_000);
+    queue.down = true;
+    expect(await reconcile.execute({ graceMs: 5_000 })).toEqual({ dispatched: [], redriven: [], errors: 1 });
+    expect((await repos.feedback.get(ev.id))!.status).toBe('RECEIVED');
+    queue.down = false;
+    expect((await reconcile.execute({ graceMs: 5_000 })).dispatched).toEqual([ev.id]);
+  });
+});
