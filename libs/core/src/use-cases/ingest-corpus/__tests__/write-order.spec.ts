@@ -2,6 +2,7 @@ import type { Generator } from '../../../ports/generator.port';
 import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore, ScriptedJudge } from '../../../testing';
 import { EnhanceAnswerUseCase } from '../../enhance-answer/enhance-answer.use-case';
 import { IngestCorpusUseCase } from '../ingest-corpus.use-case';
+import { RestoreQuarantineUseCase } from '../../restore-quarantine/restore-quarantine.use-case';
 
 /**
  * Write order (issue 10, "no ghosts"): a vector never exists without its Postgres row. A repository
@@ -91,5 +92,20 @@ describe('EnhanceAnswerUseCase write order', () => {
     expect(created).toBe(true);
     expect(await store.count(C)).toBe(TEXTS.length + 1);
     expect((await store.fetch(C, [enhancement.proxyId]))).toHaveLength(1);
+  });
+});
+
+describe('RestoreQuarantineUseCase write order', () => {
+  it('keeps the text out of serving when the Postgres restore fails (Postgres first, then the store)', async () => {
+    const { repos, store, useCases } = setup();
+    const { ids } = await useCases.get(IngestCorpusUseCase).execute({ collection: C, records: TEXTS.map((text) => ({ text })) });
+    const { record } = await repos.quarantines.create({ documentId: ids[0], feedbackId: null, collection: C, reason: 'test', evidence: {} as never, policy: 'test', createdBy: 'test' });
+    await store.setQuarantined(C, [ids[0]], true);
+    const restore = jest.spyOn(repos.quarantines, 'restore').mockRejectedValueOnce(new Error('connection refused'));
+    await expect(useCases.get(RestoreQuarantineUseCase).execute({ quarantineId: record.id, actor: 'test' })).rejects.toThrow('connection refused');
+    expect((await store.fetch(C, [ids[0]]))[0].quarantined).toBe(true);
+    restore.mockRestore();
+    await useCases.get(RestoreQuarantineUseCase).execute({ quarantineId: record.id, actor: 'test' });
+    expect((await store.fetch(C, [ids[0]]))[0].quarantined).toBe(false);
   });
 });
