@@ -3,7 +3,7 @@
  * Re-exported by the core barrel. The limits moved into the schema files (ANSWER_LIMITS,
  * FEEDBACK_LIMITS, INGEST_TEXT_LIMIT) stay exported by their use-case modules, not from here.
  */
-export { MAX_LISTED_PROBLEMS, SERVED_ID_MAX_LENGTH, parseRequest, requestProblems } from './domain/request-schema';
+export { MAX_LISTED_PROBLEMS, SERVED_ID_MAX_LENGTH, assertStorable, parseRequest, requestProblems, unstorableProblems, unstorableReason } from './domain/request-schema';
 export { AnswerQueryRequest, type AnswerQueryRequestBody } from './use-cases/answer-query/answer-query.schema';
 export { CorrectAnswerRequest, type CorrectAnswerRequestBody } from './use-cases/enhance-answer/correct-answer.schema';
 export { INGEST_MAX_RECORDS, IngestDocumentsRequest, IngestRecordSchema, type IngestDocumentsRequestBody, type IngestRecordInput } from './use-cases/ingest-corpus/ingest-corpus.schema';

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { DescribeCollectionUseCase, IngestCorpusUseCase, IngestDocumentsRequest, parseRequest } from '@forensics/core';
+import { assertStorable, DescribeCollectionUseCase, IngestCorpusUseCase, IngestDocumentsRequest, parseRequest } from '@forensics/core';
 import { ZodBody } from '../http/zod-request';
 
 @ApiTags('collections')
@@ -17,6 +17,7 @@ export class CollectionsController {
   @ApiOperation({ summary: 'Ingest texts {id?, text, metadata?} into a collection (idempotent by text hash; [LATEST] markers stripped)' })
   @ZodBody(IngestDocumentsRequest)
   async add(@Param('name') name: string, @Body() body: unknown) {
+    assertStorable('collection', name);
     const { documents: records } = parseRequest(IngestDocumentsRequest, body);
     return this.ingest.execute({ collection: name, records });
   }
@@ -24,6 +25,7 @@ export class CollectionsController {
   @Get(':name')
   @ApiOperation({ summary: 'Collection info: embedder, dimension, document counts' })
   async info(@Param('name') name: string) {
+    assertStorable('collection', name);
     return this.describe.execute({ collection: name });
   }
 }

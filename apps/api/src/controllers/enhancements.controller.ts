@@ -1,7 +1,7 @@
 import { BadRequestException, Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { CorrectAnswerRequest, DeleteEnhancementUseCase, EnhanceAnswerUseCase, ListEnhancementsQuery, ListEnhancementsUseCase, parseRequest } from '@forensics/core';
+import { assertStorable, CorrectAnswerRequest, DeleteEnhancementUseCase, EnhanceAnswerUseCase, ListEnhancementsQuery, ListEnhancementsUseCase, parseRequest } from '@forensics/core';
 import { actorOf } from '../http/api-key.guard';
 import { ZodBody, ZodQuery } from '../http/zod-request';
 
@@ -21,6 +21,7 @@ export class EnhancementsController {
   @ApiOperation({ summary: 'Set the correct answer of a feedback event and create its benign-text enhancement' })
   @ZodBody(CorrectAnswerRequest)
   async setCorrectAnswer(@Param('id') id: string, @Body() body: unknown, @Req() req: Request) {
+    assertStorable('id', id);
     const { correctAnswer: c } = parseRequest(CorrectAnswerRequest, body ?? {});
     const actor = actorOf(req);
     const { enhancement, created } = await this.enhance.execute({ feedbackId: id, correctAnswer: c, actor });
@@ -38,6 +39,7 @@ export class EnhancementsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Delete an enhancement: its retrieval proxy leaves the vector store (the record stays, audited)' })
   async delete(@Param('id') id: string, @Req() req: Request) {
+    assertStorable('id', id);
     const actor = actorOf(req);
     const row = await this.remove.execute({ enhancementId: id, actor });
     return { id: row.id, state: row.state, deletedAt: row.deletedAt, deletedBy: row.deletedBy };

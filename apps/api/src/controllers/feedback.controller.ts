@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Options, Param, Post, Req, UnauthorizedException } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
-import { AnswerFeedbackRequest, AnswerFeedbackUseCase, CORE_SETTINGS, SubmitFeedbackRequest, GetFeedbackUseCase, SubmitFeedbackUseCase, validateAnswerFeedback, validateFeedback, type CoreSettings } from '@forensics/core';
+import { AnswerFeedbackRequest, AnswerFeedbackUseCase, assertStorable, CORE_SETTINGS, SubmitFeedbackRequest, GetFeedbackUseCase, SubmitFeedbackUseCase, validateAnswerFeedback, validateFeedback, type CoreSettings } from '@forensics/core';
 import { AllowFeedbackToken, Public, type AuthenticatedRequest } from '../http/api-key.guard';
 import { ZodBody } from '../http/zod-request';
 
@@ -30,6 +30,7 @@ export class FeedbackController {
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Client-chosen key (API-key requests); a retry with the same key returns the original event' })
   @ZodBody(z.union([SubmitFeedbackRequest, AnswerFeedbackRequest]))
   async create(@Body() body: unknown, @Headers('idempotency-key') key: string | undefined, @Req() req: AuthenticatedRequest) {
+    assertStorable('Idempotency-Key', key);
     if (req.feedbackToken) return this.createWithToken(body, req.feedbackToken.answerId);
     const cmd = validateFeedback(body, this.settings.defaultCollection);
     const reporter = cmd.reporter ?? req.principal ?? null;
@@ -47,6 +48,7 @@ export class FeedbackController {
   @Get(':id')
   @ApiOperation({ summary: 'Status of a feedback event, judge verdicts with replies, quarantined texts' })
   async findOne(@Param('id') id: string) {
+    assertStorable('id', id);
     return this.get.execute({ feedbackId: id });
   }
 

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import {
-  ApproveQuarantineUseCase, ListQuarantinesQuery, ListQuarantinesUseCase, parseRequest, RestoreQuarantineUseCase, ReviewNoteRequest, type QuarantineRow,
+  ApproveQuarantineUseCase, assertStorable, ListQuarantinesQuery, ListQuarantinesUseCase, parseRequest, RestoreQuarantineUseCase, ReviewNoteRequest, type QuarantineRow,
 } from '@forensics/core';
 import { actorOf } from '../http/api-key.guard';
 import { ZodBody, ZodQuery } from '../http/zod-request';
@@ -24,6 +24,7 @@ export class QuarantineController {
   @ApiOperation({ summary: 'Confirm a NEEDS_REVIEW record: the text is quarantined (out of serving)' })
   @ZodBody(ReviewNoteRequest, { required: false })
   async approveOne(@Param('id') id: string, @Body() body: unknown, @Req() req: Request) {
+    assertStorable('id', id);
     const { note } = parseRequest(ReviewNoteRequest, body ?? {});
     return view(await this.approve.execute({ quarantineId: id, actor: actorOf(req), note }));
   }
@@ -40,6 +41,7 @@ export class QuarantineController {
   @ApiOperation({ summary: 'Put a quarantined text back into serving, exactly as it was' })
   @ZodBody(ReviewNoteRequest, { required: false })
   async restoreOne(@Param('id') id: string, @Body() body: unknown, @Req() req: Request) {
+    assertStorable('id', id);
     const { note } = parseRequest(ReviewNoteRequest, body ?? {});
     return view(await this.restore.execute({ quarantineId: id, actor: actorOf(req), note }));
   }

@@ -25,10 +25,61 @@ export const MAX_LISTED_PROBLEMS = 100;
  * (`message` = problems joined by '; ', `details` = the problems), which the API answers as one 400.
  */
 export function parseRequest<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  // Unstorable strings first, wherever they are (any field, any depth, object keys too): a request
+  // carrying one is refused whole, before any use case writes anything (issue 10, item 3).
+  const unstorable = unstorableProblems(input);
   const r = schema.safeParse(input, { error: fallbackMessage });
-  if (r.success) return r.data;
-  const problems = requestProblems(r.error);
+  if (r.success && !unstorable.length) return r.data;
+  const problems = r.success ? capProblems(unstorable) : capProblems([...new Set([...unstorable, ...allRequestProblems(r.error)])]);
   throw new ValidationError(problems.join('; '), problems);
+}
+
+// ── unstorable input (issue 10) ───────────────────────────────────────────────────────────────
+
+/**
+ * Why `s` cannot be stored, or undefined. Postgres refuses U+0000 in `text` and `jsonb` (22021),
+ * and a lone UTF-16 surrogate has no UTF-8 encoding (it would be stored as U+FFFD, or refused):
+ * either would fail half-way through a write, so the API refuses them up front with a 400.
+ */
+export function unstorableReason(s: string): string | undefined {
+  if (s.includes('\u0000')) return 'contains a NUL character (U+0000), which cannot be stored';
+  if (LONE_SURROGATE.test(s)) return 'contains a lone UTF-16 surrogate (invalid Unicode), which cannot be stored';
+  return undefined;
+}
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * One problem per unstorable string in `input` (strings, array entries, object values and keys, at
+ * any depth), named by its path: "documents[0].text contains a NUL character (U+0000), which cannot
+ * be stored". A key is never echoed (it is the unstorable part): "a key in documents[0].metadata …".
+ */
+export function unstorableProblems(input: unknown, path: PropertyKey[] = []): string[] {
+  const out: string[] = [];
+  const seen = new Set<object>();
+  const walk = (v: unknown, at: PropertyKey[]): void => {
+    if (typeof v === 'string') {
+      const why = unstorableReason(v);
+      if (why) out.push(`${formatPath(at) || 'body'} ${why}`);
+      return;
+    }
+    if (typeof v !== 'object' || v === null || seen.has(v)) return;
+    seen.add(v);
+    if (Array.isArray(v)) { v.forEach((x, i) => walk(x, [...at, i])); return; }
+    for (const [k, x] of Object.entries(v)) {
+      const why = unstorableReason(k);
+      if (why) { out.push(`a key in ${formatPath(at) || 'body'} ${why}`); continue; }
+      walk(x, [...at, k]);
+    }
+  };
+  walk(input, path);
+  return out;
+}
+
+/** Throws a 400 {@link ValidationError} naming `field` when `value` (a path parameter, a header) cannot be stored. */
+export function assertStorable(field: string, value: string | undefined | null): void {
+  if (typeof value !== 'string') return;
+  const why = unstorableReason(value);
+  if (why) throw new ValidationError(`${field} ${why}`);
 }
 
 /**
@@ -37,6 +88,10 @@ export function parseRequest<S extends z.ZodType>(schema: S, input: unknown): z.
  * empty" for `query: []`), then unknown fields; no message twice.
  */
 export function requestProblems(error: z.ZodError): string[] {
+  return capProblems(allRequestProblems(error));
+}
+
+function allRequestProblems(error: z.ZodError): string[] {
   const fields: string[] = [];
   const unknown: string[] = [];
   const seenPaths = new Set<string>();
@@ -51,7 +106,10 @@ export function requestProblems(error: z.ZodError): string[] {
     seenPaths.add(path);
     fields.push(iss.message);
   }
-  const all = [...new Set([...fields, ...unknown])];
+  return [...new Set([...fields, ...unknown])];
+}
+
+function capProblems(all: string[]): string[] {
   if (all.length <= MAX_LISTED_PROBLEMS) return all;
   const rest = all.length - (MAX_LISTED_PROBLEMS - 1);
   return [...all.slice(0, MAX_LISTED_PROBLEMS - 1), `… and ${rest} more problems`];

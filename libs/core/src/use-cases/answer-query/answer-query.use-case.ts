@@ -1,6 +1,6 @@
 import { substituteProxies, type ServedContext } from '../serving/serving-view';
 export { BTE_PROXY_KIND, isRetrievalProxy, type ServedContext } from '../serving/serving-view';
-import { NotFoundError, PermanentError, ValidationError } from '../../domain/errors';
+import { echoInput, NotFoundError, PermanentError, ValidationError } from '../../domain/errors';
 import { signFeedbackToken } from '../../domain/feedback-token';
 import { parseRequest } from '../../domain/request-schema';
 import { stripReservedMarkers } from '../../domain/text-identity';
@@ -64,7 +64,7 @@ export class AnswerQueryUseCase {
     const query = stripReservedMarkers(cmd.query).trim();
     if (!query) throw new ValidationError('query must not be empty');
     const coll = await documents.getCollection(cmd.collection);
-    if (!coll) throw new NotFoundError(`collection '${cmd.collection}' is unknown: ingest texts into it first`);
+    if (!coll) throw new NotFoundError(`collection '${echoInput(cmd.collection)}' is unknown: ingest texts into it first`);
     await embedder.init();
     if (coll.embedder !== embedder.id) {
       throw new PermanentError(`collection '${cmd.collection}' was embedded with '${coll.embedder}' but this service embeds with '${embedder.id}'`);

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '../../domain/errors';
+import { ConflictError, echoInput, NotFoundError } from '../../domain/errors';
 import type { QuarantineRepository, QuarantineRow } from '../../ports/repositories';
 import { QUARANTINES, VECTOR_STORE } from '../../ports/tokens';
 import type { VectorStore } from '../../ports/vector-store.port';
@@ -18,7 +18,7 @@ export class ApproveQuarantineUseCase {
 
   async execute(cmd: { quarantineId: string; actor: string; note?: string }): Promise<QuarantineRow> {
     const rec = await this.deps.quarantines.get(cmd.quarantineId);
-    if (!rec) throw new NotFoundError(`quarantine record ${cmd.quarantineId} does not exist`);
+    if (!rec) throw new NotFoundError(`quarantine record ${echoInput(cmd.quarantineId)} does not exist`);
     if (rec.state !== 'NEEDS_REVIEW' && rec.state !== 'QUARANTINED') {
       throw new ConflictError(`quarantine record ${rec.id} is ${rec.state}; only NEEDS_REVIEW records can be approved`);
     }

@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../domain/errors';
+import { echoInput, NotFoundError } from '../../domain/errors';
 import type { EnhancementRepository, EnhancementRow } from '../../ports/repositories';
 import { ENHANCEMENTS, VECTOR_STORE } from '../../ports/tokens';
 import type { VectorStore } from '../../ports/vector-store.port';
@@ -13,7 +13,7 @@ export class DeleteEnhancementUseCase {
 
   async execute(cmd: { enhancementId: string; actor: string }): Promise<EnhancementRow> {
     const e = await this.deps.enhancements.get(cmd.enhancementId);
-    if (!e) throw new NotFoundError(`enhancement ${cmd.enhancementId} does not exist`);
+    if (!e) throw new NotFoundError(`enhancement ${echoInput(cmd.enhancementId)} does not exist`);
     const row = e.state === 'DELETED' ? e : await this.deps.enhancements.markDeleted(e.id, cmd.actor);
     await this.deps.store.delete(e.collection, [e.proxyId]);
     return row;

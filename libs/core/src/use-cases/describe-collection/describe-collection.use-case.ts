@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../domain/errors';
+import { echoInput, NotFoundError } from '../../domain/errors';
 import type { DocumentRepository } from '../../ports/repositories';
 import { DOCUMENTS, VECTOR_STORE } from '../../ports/tokens';
 import type { VectorStore } from '../../ports/vector-store.port';
@@ -13,7 +13,7 @@ export class DescribeCollectionUseCase {
 
   async execute(cmd: { collection: string }) {
     const c = await this.deps.documents.getCollection(cmd.collection);
-    if (!c) throw new NotFoundError(`collection '${cmd.collection}' is unknown`);
+    if (!c) throw new NotFoundError(`collection '${echoInput(cmd.collection)}' is unknown`);
     return { ...c, documents: await this.deps.documents.count(cmd.collection), vectors: await this.deps.store.count(cmd.collection) };
   }
 }

@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../domain/errors';
+import { echoInput, NotFoundError } from '../../domain/errors';
 import type { DocumentRepository, EnhancementRepository, FeedbackEventRepository, QuarantineRepository, VerdictRepository } from '../../ports/repositories';
 import { DOCUMENTS, ENHANCEMENTS, FEEDBACK_EVENTS, QUARANTINES, VERDICTS } from '../../ports/tokens';
 import type { InjectMap } from '../../use-case';
@@ -15,7 +15,7 @@ export class GetFeedbackUseCase {
   async execute(cmd: { feedbackId: string }) {
     const id = cmd.feedbackId;
     const ev = await this.deps.feedback.get(id);
-    if (!ev) throw new NotFoundError(`feedback event ${id} does not exist`);
+    if (!ev) throw new NotFoundError(`feedback event ${echoInput(id)} does not exist`);
     const verdicts = await this.deps.verdicts.list(id);
     const quarantines = await this.deps.quarantines.list({ feedbackId: id });
     const docs = new Map((await this.deps.documents.get([...new Set([...verdicts.map((v) => v.documentId), ...quarantines.map((q) => q.documentId)])])).map((d) => [d.id, d]));

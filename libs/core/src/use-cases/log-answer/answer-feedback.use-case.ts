@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '../../domain/errors';
+import { ConflictError, echoInput, NotFoundError } from '../../domain/errors';
 import { parseRequest } from '../../domain/request-schema';
 import { stripReservedMarkers } from '../../domain/text-identity';
 import type { AnswerRepository, AuditLogRepository, DocumentRepository, FeedbackEventRepository, FeedbackRow } from '../../ports/repositories';
@@ -57,7 +57,7 @@ export class AnswerFeedbackUseCase {
   async execute(cmd: AnswerFeedbackCommand): Promise<AnswerFeedbackResult> {
     const { answers, documents, feedback } = this.deps;
     const answer = await answers.get(cmd.answerId);
-    if (!answer) throw new NotFoundError(`answer ${cmd.answerId} does not exist`);
+    if (!answer) throw new NotFoundError(`answer ${echoInput(cmd.answerId)} does not exist`);
     const existing = await feedback.findByAnswer(answer.id);
     if (existing) return { event: existing, created: false, queued: existing.status !== 'RECEIVED', droppedServedIds: dropped(answer.servedIds, existing.servedIds) };
 

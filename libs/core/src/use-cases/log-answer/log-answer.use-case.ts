@@ -1,4 +1,4 @@
-import { NotFoundError, ValidationError } from '../../domain/errors';
+import { echoInput, NotFoundError, ValidationError } from '../../domain/errors';
 import { signFeedbackToken } from '../../domain/feedback-token';
 import { parseRequest } from '../../domain/request-schema';
 import { stripReservedMarkers } from '../../domain/text-identity';
@@ -39,7 +39,7 @@ export class LogAnswerUseCase {
 
   async execute(cmd: LogAnswerCommand): Promise<{ answerId: string; feedbackToken: string; feedbackTokenExpiresAt: Date }> {
     const { documents, enhancements, answers } = this.deps;
-    if (!(await documents.getCollection(cmd.collection))) throw new NotFoundError(`collection '${cmd.collection}' is unknown: ingest texts into it first`);
+    if (!(await documents.getCollection(cmd.collection))) throw new NotFoundError(`collection '${echoInput(cmd.collection)}' is unknown: ingest texts into it first`);
     const known = new Set((await documents.get(cmd.servedIds)).filter((d) => d.collection === cmd.collection).map((d) => d.id));
     const rest = cmd.servedIds.filter((id) => !known.has(id));
     if (rest.length) {
@@ -47,7 +47,7 @@ export class LogAnswerUseCase {
     }
     const unknown = cmd.servedIds.filter((id) => !known.has(id));
     if (unknown.length) {
-      throw new ValidationError(`servedIds not found in collection '${cmd.collection}': ${unknown.join(', ')}`, unknown.map((id) => `unknown served id '${id}'`));
+      throw new ValidationError(`servedIds not found in collection '${echoInput(cmd.collection)}': ${unknown.map((id) => echoInput(id)).join(', ')}`, unknown.map((id) => `unknown served id '${echoInput(id)}'`));
     }
     const row = await answers.create({
       collection: cmd.collection,

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors';
+import { ConflictError, echoInput, NotFoundError, ValidationError } from '../../domain/errors';
 import { parseRequest } from '../../domain/request-schema';
 import { stripReservedMarkers } from '../../domain/text-identity';
 import type { AuditLogRepository, DocumentRepository, FeedbackEventRepository, FeedbackRow, NewFeedback } from '../../ports/repositories';
@@ -34,7 +34,7 @@ export class SubmitFeedbackUseCase {
 
   async execute(cmd: SubmitFeedbackCommand): Promise<{ event: FeedbackRow; created: boolean; queued: boolean }> {
     const { documents, feedback } = this.deps;
-    if (!(await documents.getCollection(cmd.collection))) throw new NotFoundError(`collection '${cmd.collection}' is unknown: ingest texts into it first`);
+    if (!(await documents.getCollection(cmd.collection))) throw new NotFoundError(`collection '${echoInput(cmd.collection)}' is unknown: ingest texts into it first`);
     if (cmd.idempotencyKey !== undefined && cmd.idempotencyKey !== null && (cmd.idempotencyKey.length > FEEDBACK_LIMITS.idempotencyKey || !cmd.idempotencyKey.trim())) {
       throw new ValidationError(`Idempotency-Key must be 1..${FEEDBACK_LIMITS.idempotencyKey} characters`);
     }

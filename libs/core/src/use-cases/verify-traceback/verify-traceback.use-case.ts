@@ -1,5 +1,5 @@
 import { answerMatches } from '@forensics/algorithms';
-import { NotFoundError } from '../../domain/errors';
+import { echoInput, NotFoundError } from '../../domain/errors';
 import { verdictCacheKey } from '../../domain/text-identity';
 import type { Embedder } from '../../ports/embedder.port';
 import type { Generator } from '../../ports/generator.port';
@@ -53,7 +53,7 @@ export class VerifyTracebackUseCase {
   async execute(cmd: { feedbackId: string }): Promise<VerificationResult> {
     const { feedback, verdicts, generator } = this.deps;
     const ev = await feedback.get(cmd.feedbackId);
-    if (!ev) throw new NotFoundError(`feedback event ${cmd.feedbackId} does not exist`);
+    if (!ev) throw new NotFoundError(`feedback event ${echoInput(cmd.feedbackId)} does not exist`);
     const quarantinedCount = (await this.deps.quarantines.list({ feedbackId: ev.id, state: 'QUARANTINED' })).length;
     let result: VerificationResult;
     try {
