@@ -98,6 +98,22 @@ describe('hostile input', () => {
     expect400(await call('DELETE', `/v1/enhancements/a%00`), `id ${NUL}`);
   });
 
+  it('GET /v1/feedback/:id shows a short, sanitised failure reason; the full one stays stored', async () => {
+    const full = [
+      "TypeError: Cannot read properties of undefined (reading 'label') at /srv/app/libs/core/src/use-cases/run-traceback/run-traceback.use-case.ts:120:17",
+      '    at RunTracebackUseCase.execute (/srv/app/libs/core/src/use-cases/run-traceback/run-traceback.use-case.ts:120:17)',
+      "  120 |   const secret = verdict.label;",
+    ].join('\n');
+    const { event: e } = await t.repos.feedback.create({ collection, query: 'q', wrongAnswer: 'w', k: 3 });
+    await t.repos.feedback.update(e.id, { failureReason: full });
+    const r = await call('GET', `/v1/feedback/${e.id}`);
+    expect(r.status).toBe(200);
+    expect(r.body.failureReason).toBe("TypeError: Cannot read properties of undefined (reading 'label') at <path>");
+    expect(r.body.failureDetailsWithheld).toBe(true);
+    expect(r.text).not.toMatch(/\/srv\/app|\.ts:\d+|secret/);
+    expect((await t.repos.feedback.get(e.id))!.failureReason).toBe(full);
+  });
+
   it('a 5,000-character collection name is not echoed back', async () => {
     const long = 'c'.repeat(5000);
     for (const r of [

@@ -52,7 +52,17 @@ describe('feedback → queue → traceback → quarantine → restore', () => {
     const h = await fetch(`${base}/health`);
     expect(h.status).toBe(200);
     const body = await h.json();
-    expect(body.postgres.ok && body.redis.ok && body.vectorStore.ok).toBe(true);
+    // public: up/down per dependency only (no error text, no models, no host:port)
+    expect(body).toEqual({ status: 'ok', postgres: { ok: true }, redis: { ok: true }, vectorStore: { ok: true } });
+    // the full report needs the API key
+    expect((await fetch(`${base}/health/details`)).status).toBe(401);
+    const d = await api('GET', '/health/details');
+    expect(d.status).toBe(200);
+    expect(d.body.status).toBe('ok');
+    expect(d.body.postgres.ok && d.body.redis.ok && d.body.vectorStore.ok).toBe(true);
+    expect(typeof d.body.vectorStore.kind).toBe('string');
+    expect(typeof d.body.embedder).toBe('string');
+    expect(d.body.judge.kind).toBeDefined();
   });
 
   it('answers clear 400s, a 413 over the body limit, and 404 for unknown ids', async () => {

@@ -73,7 +73,7 @@ async function main(): Promise<void> {
       if (res.status >= 400) throw new Error(`${method} ${path} → ${res.status}: ${JSON.stringify(json)}`);
       return json as Record<string, unknown>;
     };
-    const health = await http('GET', '/health');
+    const health = await http('GET', '/health/details');
     say(`API up at ${base} — judge ${JSON.stringify(health.judge)}, embedder ${String(health.embedder)}, store ${(health.vectorStore as { kind: string }).kind}`);
 
     // Ingest through the HTTP API, in batches, with progress. The shipped poisoned texts are

@@ -1,9 +1,14 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CheckHealthUseCase } from '@forensics/core';
 import { Public } from '../http/api-key.guard';
 
+/**
+ * Health. The public part says up/down per dependency and nothing else (issue 10: no error text,
+ * host:port, model or adapter names to anonymous callers); the full report (errors, latencies,
+ * judge, embedder, vector store kind) is behind the API key.
+ */
 @ApiTags('health')
 @Controller('health')
 export class HealthController {
@@ -11,8 +16,16 @@ export class HealthController {
 
   @Get()
   @Public()
-  @ApiOperation({ summary: 'Postgres, Redis and vector store reachability (no API key needed)' })
+  @ApiOperation({ summary: 'Up/down of Postgres, Redis and the vector store (no API key needed): {status, postgres:{ok}, redis:{ok}, vectorStore:{ok}}' })
   async health(@Res() res: Response) {
+    const r = await this.check.execute();
+    res.status(r.ok ? 200 : 503).json({ status: r.ok ? 'ok' : 'degraded', postgres: { ok: r.postgres.ok }, redis: { ok: r.redis.ok }, vectorStore: { ok: r.vectorStore.ok } });
+  }
+
+  @Get('details')
+  @ApiSecurity('api-key')
+  @ApiOperation({ summary: 'Full health report (API key): per-dependency errors and latencies, vector store kind, judge and embedder' })
+  async details(@Res() res: Response) {
     const { ok, ...report } = await this.check.execute();
     res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'degraded', ...report });
   }

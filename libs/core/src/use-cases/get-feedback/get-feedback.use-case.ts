@@ -2,6 +2,7 @@ import { echoInput, NotFoundError } from '../../domain/errors';
 import type { DocumentRepository, EnhancementRepository, FeedbackEventRepository, QuarantineRepository, VerdictRepository } from '../../ports/repositories';
 import { DOCUMENTS, ENHANCEMENTS, FEEDBACK_EVENTS, QUARANTINES, VERDICTS } from '../../ports/tokens';
 import type { InjectMap } from '../../use-case';
+import { publicFailureReason } from './public-failure-reason';
 
 export interface GetFeedbackDeps {
   feedback: FeedbackEventRepository; verdicts: VerdictRepository; quarantines: QuarantineRepository; documents: DocumentRepository; enhancements: EnhancementRepository;
@@ -18,6 +19,9 @@ export class GetFeedbackUseCase {
     if (!ev) throw new NotFoundError(`feedback event ${echoInput(id)} does not exist`);
     const verdicts = await this.deps.verdicts.list(id);
     const quarantines = await this.deps.quarantines.list({ feedbackId: id });
+    // Clients get a short, sanitised reason; the full text (stack, paths) stays stored. Roles
+    // arrive with the review console issue: admins will get the full text then.
+    const failure = publicFailureReason(ev.failureReason);
     const docs = new Map((await this.deps.documents.get([...new Set([...verdicts.map((v) => v.documentId), ...quarantines.map((q) => q.documentId)])])).map((d) => [d.id, d]));
     return {
       id: ev.id,
@@ -31,7 +35,9 @@ export class GetFeedbackUseCase {
       reporter: ev.reporter,
       k: ev.k,
       attempts: ev.attempts,
-      failureReason: ev.failureReason,
+      failureReason: failure.reason,
+      /** True when the stored reason has more than `failureReason` shows (stack, paths, a longer message). */
+      failureDetailsWithheld: failure.detailsWithheld,
       createdAt: ev.createdAt,
       tracedAt: ev.tracedAt,
       answerId: ev.answerId,
