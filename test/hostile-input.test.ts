@@ -123,6 +123,8 @@ describe('hostile input', () => {
       await call('POST', '/v1/feedback', { collection: long, query: 'q', wrongAnswer: 'w' }),
       await call('GET', `/v1/feedback/${long}`),
       await call('GET', `/v1/enhancements?collection=${long}`),
+      await call('GET', `/v1/no-such-route/${long}`),
+      await call('POST', '/v1/feedback', { query: 'q', wrongAnswer: 'w', [long]: 1 }),
     ]) {
       expect(r.status).toBeGreaterThanOrEqual(200);
       expect(r.text).not.toContain('c'.repeat(200));

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { ConflictError, NotFoundError, PermanentError, ValidationError } from '@forensics/core';
+import { ConflictError, echoInput, NotFoundError, PermanentError, ValidationError } from '@forensics/core';
 
 /** Domain errors → HTTP statuses with a JSON body `{statusCode, error, message, details?}`. */
 @Catch()
@@ -19,7 +19,8 @@ export class ErrorsFilter implements ExceptionFilter {
     if (err instanceof HttpException) {
       const body = err.getResponse();
       const message = typeof body === 'string' ? body : String((body as { message?: unknown }).message ?? err.message);
-      return send(err.getStatus(), err.name.replace(/Exception$/, ''), message);
+      // Bounded: Nest's own messages can repeat the request ("Cannot GET /<a 5,000-character path>").
+      return send(err.getStatus(), err.name.replace(/Exception$/, ''), message.length > 300 ? echoInput(message, 150) : message);
     }
     this.log.error(err instanceof Error ? err.stack ?? err.message : String(err));
     return send(500, 'Internal Server Error', 'internal error');

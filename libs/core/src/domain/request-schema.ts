@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ValidationError } from './errors';
+import { echoInput, ValidationError } from './errors';
 import { COLLECTION_NAME, stripReservedMarkers } from './text-identity';
 
 /**
@@ -98,7 +98,7 @@ function allRequestProblems(error: z.ZodError): string[] {
   for (const iss of error.issues) {
     if (iss.code === 'unrecognized_keys') {
       const at = elementLocation(iss.path);
-      for (const key of iss.keys) unknown.push(`${at}unknown field '${key}'`);
+      for (const key of iss.keys) unknown.push(`${at}unknown field '${echoInput(key)}'`);
       continue;
     }
     const path = JSON.stringify(iss.path);
@@ -147,9 +147,14 @@ export function elementLocation(path: readonly PropertyKey[] | undefined): strin
 
 // ── building blocks shared by the request schemas ─────────────────────────────────────────────
 
+/** What every request body's OpenAPI description says about unstorable strings (enforced by {@link parseRequest}). */
+export const UNSTORABLE_INPUT_NOTE =
+  'No string anywhere in the request (values at any depth, object keys, path parameters, Idempotency-Key) may contain ' +
+  'U+0000 (NUL) or a lone UTF-16 surrogate: such a request is refused whole with a 400 naming the field, and nothing is written.';
+
 /** A request body: a JSON object whose unknown keys are problems ("unknown field 'x'"). */
 export function strictBody<T extends z.core.$ZodLooseShape>(shape: T, notAnObject = 'body must be a JSON object') {
-  return z.strictObject(shape, { error: (iss) => (iss.code === 'invalid_type' ? notAnObject : undefined) });
+  return z.strictObject(shape, { error: (iss) => (iss.code === 'invalid_type' ? notAnObject : undefined) }).meta({ description: UNSTORABLE_INPUT_NOTE });
 }
 
 export interface TextFieldOptions {
