@@ -142,7 +142,14 @@ describe('crash safety: kill the worker mid-traceback', () => {
     // One verdict per (event, text): the unique key makes a retried judgement overwrite, never duplicate.
     const verdicts = await t.prisma.judgeVerdict.findMany({ where: { feedbackId: event.id } });
     expect(new Set(verdicts.map((v) => v.documentId)).size).toBe(verdicts.length);
-    expect(verdicts.filter((v) => v.label === 'YES').map((v) => v.documentId).sort()).toEqual([...poisonedIds].sort());
+    // Which event judges which poisoned text depends on the order the two jobs run after the restart
+    // (a text the other event quarantined first is out of retrieval): every YES is a poisoned text,
+    // and together the two events found all three.
+    const yesFirst = verdicts.filter((v) => v.label === 'YES').map((v) => v.documentId);
+    expect(yesFirst.length).toBeGreaterThanOrEqual(1);
+    for (const id of yesFirst) expect(poisonedIds.has(id)).toBe(true);
+    const yesAll = (await t.prisma.judgeVerdict.findMany({ where: { feedbackId: { in: [event.id, second.event.id] }, label: 'YES' } })).map((v) => v.documentId);
+    expect([...new Set(yesAll)].sort()).toEqual([...poisonedIds].sort());
     // The second event reused the first event's verdicts for the same texts only when q and t matched: here q differs, so it judged afresh.
     expect(await t.prisma.feedbackEvent.count({ where: { collection } })).toBe(2);
   }, 240_000);
