@@ -52,8 +52,13 @@ describe('intake while Redis is down', () => {
   });
 
   afterAll(async () => {
-    if (redis && redis.exitCode === null && redis.signalCode === null) redis.kill('SIGKILL');
+    // Close with Redis up (BullMQ's close waits for its connections), then stop it.
+    if (redis && (redis.exitCode !== null || redis.signalCode !== null)) {
+      redis = startRedis(port);
+      await waitForPort(port, 10_000).catch(() => {});
+    }
     await t?.close();
+    if (redis && redis.exitCode === null && redis.signalCode === null) redis.kill('SIGKILL');
   });
 
   it('answers 202 within its bound with the event persisted, and traces it once Redis is back', async () => {

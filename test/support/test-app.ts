@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { Client as PgClient } from 'pg';
 import { EMBEDDER, VECTOR_STORE, type Embedder, type Failpoints, type Repositories, type Token, type VectorStore } from '@forensics/core';
 import { CoreModule, InfrastructureModule, loadConfig, PRISMA, REPOSITORIES, type AppConfig, type PrismaClient } from '@forensics/infra';
 import { createApiApp } from '../../apps/api/src/create-api-app';
@@ -49,8 +50,37 @@ export function testConfig(env: Record<string, string> = {}, dataDir = mkdtempSy
   }, ROOT);
 }
 
+/**
+ * When this test file started: jest evaluates this module once per test file, and the integration
+ * project runs its files one at a time (--runInBand).
+ */
+const FILE_STARTED = new Date();
+
+/**
+ * Feedback left pending by earlier test files (their apps and queues are gone, their collections
+ * unknown to this app's vector store) is marked FAILED, so this app's reconciler — which re-drives
+ * every pending event of the shared test database — does not pick it up and disturb this file.
+ */
+async function failOrphanedFeedback(databaseUrl: string): Promise<void> {
+  const db = new PgClient({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    await db.query(
+      `UPDATE "FeedbackEvent" SET "status" = 'FAILED', "failureReason" = 'orphaned: left pending by an earlier test file', "updatedAt" = (now() AT TIME ZONE 'UTC')
+       WHERE "status" IN ('RECEIVED', 'QUEUED', 'TRACING') AND "createdAt" < ($1::timestamptz AT TIME ZONE 'UTC')`,
+      [FILE_STARTED.toISOString()],
+    );
+  } catch (e) {
+    // A fresh database has no table yet (the app's start-up migrates it): nothing is orphaned then.
+    if ((e as { code?: string }).code !== '42P01') throw e;
+  } finally {
+    await db.end();
+  }
+}
+
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(opts.env);
+  await failOrphanedFeedback(config.databaseUrl!);
   const infrastructure = InfrastructureModule.forRoot(config, { queue: opts.queue !== false || !!opts.worker, failpoints: opts.failpoints });
   const extra: DynamicModule[] = opts.worker ? [WorkerModule.forRoot(config, infrastructure)] : [];
   let app: INestApplicationContext;
