@@ -8,8 +8,9 @@ export interface DispatchTracebackDeps { feedback: FeedbackEventRepository; queu
 /**
  * The one place that hands a persisted event to the queue: enqueue (deterministic job id, so twice
  * is once), then RECEIVED → QUEUED as a compare-and-set — if a worker already moved the event on,
- * it stays where it is. When the queue cannot be reached the event stays RECEIVED and the
- * sweeper dispatches it later: an acknowledged report is never lost.
+ * it stays where it is. When the queue cannot be reached (the adapter bounds the enqueue in time)
+ * the event stays RECEIVED and the reconciler (ReconcilePendingFeedbackUseCase, run by the worker's
+ * job scheduler) dispatches it later: an acknowledged report is never lost.
  */
 export class DispatchTracebackUseCase {
   static readonly inject: InjectMap<DispatchTracebackDeps> = { feedback: FEEDBACK_EVENTS, queue: TRACEBACK_QUEUE };

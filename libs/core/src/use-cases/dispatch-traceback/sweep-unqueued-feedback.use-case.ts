@@ -6,7 +6,11 @@ import { DispatchTracebackUseCase } from './dispatch-traceback.use-case';
 
 export interface SweepUnqueuedFeedbackDeps { feedback: FeedbackEventRepository; dispatch: DispatchTracebackUseCase; clock: Clock }
 
-/** Dispatches events persisted but never enqueued (the queue was down when they arrived). */
+/**
+ * Dispatches events persisted but never enqueued (the queue was down when they arrived). The worker
+ * now runs ReconcilePendingFeedbackUseCase instead, which also re-drives QUEUED / TRACING events
+ * without a live job; this narrower sweep is kept for callers that only want RECEIVED handled.
+ */
 export class SweepUnqueuedFeedbackUseCase {
   static readonly inject: InjectMap<SweepUnqueuedFeedbackDeps> = { feedback: FEEDBACK_EVENTS, dispatch: DispatchTracebackUseCase, clock: CLOCK };
   constructor(private readonly deps: SweepUnqueuedFeedbackDeps) {}
