@@ -122,6 +122,7 @@ describe('hostile input', () => {
       await call('POST', '/v1/rag/answer', { collection: long, query: 'q' }),
       await call('POST', '/v1/feedback', { collection: long, query: 'q', wrongAnswer: 'w' }),
       await call('GET', `/v1/feedback/${long}`),
+      await call('POST', `/v1/feedback/${long}/correct-answer`, { correctAnswer: 'x' }),
       await call('GET', `/v1/enhancements?collection=${long}`),
       await call('GET', `/v1/no-such-route/${long}`),
       await call('POST', '/v1/feedback', { query: 'q', wrongAnswer: 'w', [long]: 1 }),

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors';
+import { ConflictError, echoInput, NotFoundError, ValidationError } from '../../domain/errors';
 import { documentIdFor, stripReservedMarkers, textHash } from '../../domain/text-identity';
 import type { Embedder } from '../../ports/embedder.port';
 import type { Generator } from '../../ports/generator.port';
@@ -40,7 +40,7 @@ export class EnhanceAnswerUseCase {
   async execute(cmd: EnhanceAnswerCommand): Promise<{ enhancement: EnhancementRow; created: boolean }> {
     const { feedback, enhancements, store, embedder, generator } = this.deps;
     const ev = await feedback.get(cmd.feedbackId);
-    if (!ev) throw new NotFoundError(`feedback event ${cmd.feedbackId} does not exist`);
+    if (!ev) throw new NotFoundError(`feedback event ${echoInput(cmd.feedbackId)} does not exist`);
     let correct = ev.correctAnswer;
     if (cmd.correctAnswer !== undefined) {
       const c = stripReservedMarkers(cmd.correctAnswer).trim();
