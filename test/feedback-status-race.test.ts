@@ -4,7 +4,7 @@
  * sweeper and late "enqueue and mark QUEUED" writers (as a slow API request would be) race it.
  * A poller records every status each event shows; each sequence must only move forward.
  */
-import { DispatchTracebackUseCase, IngestCorpusUseCase, SweepUnqueuedFeedbackUseCase, type FeedbackRow, type FeedbackStatus } from '@forensics/core';
+import { DispatchTracebackUseCase, IngestCorpusUseCase, ReconcilePendingFeedbackUseCase, type FeedbackRow, type FeedbackStatus } from '@forensics/core';
 import { createTestApp, type TestApp } from './support/test-app';
 import { eventually, uniqueName } from './support/test-runtime';
 
@@ -21,7 +21,7 @@ const TEXTS = [
   'The Atacama desert in Chile is one of the driest places on Earth.',
 ];
 
-describe('feedback status: the sweeper races a running worker', () => {
+describe('feedback status: the reconciler races a running worker', () => {
   let t: TestApp;
   const collection = uniqueName('race');
 
@@ -31,7 +31,7 @@ describe('feedback status: the sweeper races a running worker', () => {
   });
   afterAll(async () => { await t?.close(); });
 
-  it('never moves an event backwards (no QUEUED after TRACING) while sweeps and late dispatches race the worker', async () => {
+  it('never moves an event backwards (no QUEUED after TRACING) while reconciler runs and late dispatches race the worker', async () => {
     // Events persisted but never enqueued (as when Redis was down at intake): RECEIVED.
     const stale: FeedbackRow[] = [];
     for (let i = 0; i < 12; i++) {
@@ -51,11 +51,11 @@ describe('feedback status: the sweeper races a running worker', () => {
       }
     })();
 
-    const sweep = t.get(SweepUnqueuedFeedbackUseCase);
+    const reconcile = t.get(ReconcilePendingFeedbackUseCase);
     const dispatch = t.get(DispatchTracebackUseCase);
-    // Racing writers: repeated sweeps, and late dispatches holding the stale RECEIVED snapshot.
+    // Racing writers: repeated reconciler runs, and late dispatches holding the stale RECEIVED snapshot.
     const racers = Promise.all([
-      (async () => { for (let r = 0; r < 30; r++) { await sweep.execute({ graceMs: 0 }); await new Promise((res) => setTimeout(res, 20)); } })(),
+      (async () => { for (let r = 0; r < 30; r++) { await reconcile.execute({ graceMs: 0 }); await new Promise((res) => setTimeout(res, 20)); } })(),
       (async () => { for (let r = 0; r < 10; r++) { for (const ev of stale) await dispatch.execute({ event: ev }); await new Promise((res) => setTimeout(res, 30)); } })(),
     ]);
     await racers;

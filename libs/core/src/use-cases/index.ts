@@ -4,7 +4,6 @@ import { CheckHealthUseCase } from './check-health/check-health.use-case';
 import { DeleteEnhancementUseCase } from './delete-enhancement/delete-enhancement.use-case';
 import { DescribeCollectionUseCase } from './describe-collection/describe-collection.use-case';
 import { DispatchTracebackUseCase } from './dispatch-traceback/dispatch-traceback.use-case';
-import { SweepUnqueuedFeedbackUseCase } from './dispatch-traceback/sweep-unqueued-feedback.use-case';
 import { ReconcilePendingFeedbackUseCase } from './dispatch-traceback/reconcile-pending-feedback.use-case';
 import { EnhanceAnswerUseCase } from './enhance-answer/enhance-answer.use-case';
 import { GetFeedbackUseCase } from './get-feedback/get-feedback.use-case';
@@ -28,7 +27,6 @@ export * from './check-health/check-health.use-case';
 export * from './delete-enhancement/delete-enhancement.use-case';
 export * from './describe-collection/describe-collection.use-case';
 export * from './dispatch-traceback/dispatch-traceback.use-case';
-export * from './dispatch-traceback/sweep-unqueued-feedback.use-case';
 export * from './dispatch-traceback/reconcile-pending-feedback.use-case';
 export * from './enhance-answer/enhance-answer.use-case';
 export * from './get-feedback/get-feedback.use-case';
@@ -53,5 +51,5 @@ export const USE_CASES = [
   AnswerFeedbackUseCase, AnswerQueryUseCase, ApproveQuarantineUseCase, CheckHealthUseCase, DeleteEnhancementUseCase, DescribeCollectionUseCase,
   DispatchTracebackUseCase, EnhanceAnswerUseCase, GetFeedbackUseCase, IngestCorpusUseCase, ListEnhancementsUseCase, ListQuarantinesUseCase,
   LogAnswerUseCase, MarkFeedbackFailedUseCase, ProcessFeedbackEventUseCase, QuarantineTextUseCase, ReconcilePendingFeedbackUseCase, RestoreQuarantineUseCase, RunTracebackUseCase,
-  SubmitFeedbackUseCase, SweepUnqueuedFeedbackUseCase, SyncQuarantinesUseCase, VerifyTracebackUseCase,
+  SubmitFeedbackUseCase, SyncQuarantinesUseCase, VerifyTracebackUseCase,
 ] as const;

@@ -1,7 +1,7 @@
 import { CORE_SETTINGS, GRADIENT_PROBE, NEIGHBOUR_LISTS, VECTOR_STORE, type Clock } from '../../ports';
 import {
   AnswerQueryUseCase, DispatchTracebackUseCase, EnhanceAnswerUseCase, IngestCorpusUseCase, ProcessFeedbackEventUseCase, QuarantineTextUseCase,
-  RunTracebackUseCase, SubmitFeedbackUseCase, SweepUnqueuedFeedbackUseCase, SyncQuarantinesUseCase, USE_CASES, VerifyTracebackUseCase,
+  RunTracebackUseCase, ReconcilePendingFeedbackUseCase, SubmitFeedbackUseCase, SyncQuarantinesUseCase, USE_CASES, VerifyTracebackUseCase,
 } from '../../use-cases';
 import { NeighbourCache } from '../../use-cases/run-traceback/collect-evidence';
 import {
@@ -35,7 +35,7 @@ describe('composeUseCases', () => {
     const composed = composeUseCases(p);
     expect(composed.get(RunTracebackUseCase)).toBe(composed.get(RunTracebackUseCase));
     expect(depsOf(composed.get(SubmitFeedbackUseCase)).dispatch).toBe(composed.get(DispatchTracebackUseCase));
-    expect(depsOf(composed.get(SweepUnqueuedFeedbackUseCase)).dispatch).toBe(composed.get(DispatchTracebackUseCase));
+    expect(depsOf(composed.get(ReconcilePendingFeedbackUseCase)).dispatch).toBe(composed.get(DispatchTracebackUseCase));
     const pipeline = depsOf(composed.get(ProcessFeedbackEventUseCase));
     expect(pipeline.traceback).toBe(composed.get(RunTracebackUseCase));
     expect(pipeline.verify).toBe(composed.get(VerifyTracebackUseCase));

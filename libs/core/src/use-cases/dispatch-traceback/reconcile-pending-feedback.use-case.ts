@@ -1,3 +1,4 @@
+import { PENDING_STATUSES } from '../../domain/feedback-status';
 import type { Clock } from '../../ports/runtime.port';
 import type { FeedbackEventRepository } from '../../ports/repositories';
 import { CLOCK, FEEDBACK_EVENTS, TRACEBACK_QUEUE } from '../../ports/tokens';
@@ -32,7 +33,7 @@ export class ReconcilePendingFeedbackUseCase {
   async execute(cmd: { graceMs?: number; limit?: number } = {}): Promise<ReconcileResult> {
     const { feedback, dispatch, queue } = this.deps;
     const before = new Date(this.deps.clock.now().getTime() - (cmd.graceMs ?? 5_000));
-    const stale = await feedback.listStale(['RECEIVED', 'QUEUED', 'TRACING'], before, cmd.limit ?? 1000);
+    const stale = await feedback.listStale(PENDING_STATUSES, before, cmd.limit ?? 1000);
     const out: ReconcileResult = { dispatched: [], redriven: [], errors: 0 };
     for (const event of stale) {
       try {
