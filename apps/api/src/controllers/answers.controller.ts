@@ -2,6 +2,7 @@ import { BadGatewayException, Body, Controller, HttpCode, Inject, Post, ServiceU
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AnswerQueryRequest, AnswerQueryUseCase, CORE_SETTINGS, GeneratorError, LogAnswerRequest, LogAnswerUseCase, validateAnswerQuery, validateLogAnswer, type CoreSettings } from '@forensics/core';
 import { ZodBody } from '../http/zod-request';
+import { Allow } from '../http/auth';
 
 @ApiTags('answers')
 @ApiSecurity('api-key')
@@ -14,6 +15,7 @@ export class AnswersController {
   ) {}
 
   @Post('rag/answer')
+  @Allow('answers')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Answer a query with the built-in RAG; the answer is logged and comes with a feedback token',
@@ -32,6 +34,7 @@ export class AnswersController {
   }
 
   @Post('answers')
+  @Allow('answers')
   @HttpCode(201)
   @ApiOperation({
     summary: 'Log an answer of an external RAG (what it served and said); returns a feedback token',

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/co
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { assertStorable, DescribeCollectionUseCase, IngestCorpusUseCase, IngestDocumentsRequest, parseRequest } from '@forensics/core';
 import { ZodBody } from '../http/zod-request';
+import { Allow } from '../http/auth';
 
 @ApiTags('collections')
 @ApiSecurity('api-key')
@@ -13,6 +14,7 @@ export class CollectionsController {
   ) {}
 
   @Post(':name/documents')
+  @Allow('ingest')
   @HttpCode(200)
   @ApiOperation({ summary: 'Ingest texts {id?, text, metadata?} into a collection (idempotent by text hash; [LATEST] markers stripped)' })
   @ZodBody(IngestDocumentsRequest)
@@ -23,6 +25,7 @@ export class CollectionsController {
   }
 
   @Get(':name')
+  @Allow('read', 'ingest')
   @ApiOperation({ summary: 'Collection info: embedder, dimension, document counts' })
   async info(@Param('name') name: string) {
     assertStorable('collection', name);

@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import { assertStorable, CorrectAnswerRequest, DeleteEnhancementUseCase, EnhanceAnswerUseCase, ListEnhancementsQuery, ListEnhancementsUseCase, parseRequest } from '@forensics/core';
 import { actorOf } from '../http/api-key.guard';
 import { ZodBody, ZodQuery } from '../http/zod-request';
+import { Allow } from '../http/auth';
 
 /** Benign-text enhancements (RAGForensics, arXiv 2504.21668, App. 8.3): set a correct answer, list, delete. */
 @ApiTags('enhancements')
@@ -17,6 +18,7 @@ export class EnhancementsController {
   ) {}
 
   @Post('feedback/:id/correct-answer')
+  @Allow('feedback', 'decide')
   @HttpCode(200)
   @ApiOperation({ summary: 'Set the correct answer of a feedback event and create its benign-text enhancement' })
   @ZodBody(CorrectAnswerRequest)
@@ -29,6 +31,7 @@ export class EnhancementsController {
   }
 
   @Get('enhancements')
+  @Allow('read')
   @ApiOperation({ summary: 'List benign-text enhancements (filter by collection, feedbackId, state)' })
   @ZodQuery(ListEnhancementsQuery)
   async list(@Query() query: unknown) {
@@ -36,6 +39,7 @@ export class EnhancementsController {
   }
 
   @Delete('enhancements/:id')
+  @Allow('decide')
   @HttpCode(200)
   @ApiOperation({ summary: 'Delete an enhancement: its retrieval proxy leaves the vector store (the record stays, audited)' })
   async delete(@Param('id') id: string, @Req() req: Request) {

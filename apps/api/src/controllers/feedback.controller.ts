@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { AnswerFeedbackRequest, AnswerFeedbackUseCase, assertStorable, CORE_SETTINGS, SubmitFeedbackRequest, GetFeedbackUseCase, SubmitFeedbackUseCase, validateAnswerFeedback, validateFeedback, type CoreSettings } from '@forensics/core';
 import { AllowFeedbackToken, Public, type AuthenticatedRequest } from '../http/api-key.guard';
 import { ZodBody } from '../http/zod-request';
+import { actorOf, Allow } from '../http/auth';
 
 @ApiTags('feedback')
 @ApiSecurity('api-key')
@@ -17,6 +18,7 @@ export class FeedbackController {
   ) {}
 
   @Post()
+  @Allow('feedback')
   @HttpCode(202)
   @AllowFeedbackToken()
   @ApiOperation({
@@ -33,7 +35,7 @@ export class FeedbackController {
     assertStorable('Idempotency-Key', key);
     if (req.feedbackToken) return this.createWithToken(body, req.feedbackToken.answerId);
     const cmd = validateFeedback(body, this.settings.defaultCollection);
-    const reporter = cmd.reporter ?? req.principal ?? null;
+    const reporter = cmd.reporter ?? (req.principal ? actorOf(req) : null);
     const { event, created, queued } = await this.submit.execute({ ...cmd, reporter, idempotencyKey: key ?? null });
     return { id: event.id, status: event.status, duplicate: !created, queued, links: { self: `/v1/feedback/${event.id}` } };
   }
@@ -46,6 +48,7 @@ export class FeedbackController {
   preflight(): void {}
 
   @Get(':id')
+  @Allow('read', 'feedback')
   @ApiOperation({ summary: 'Status of a feedback event, judge verdicts with replies, quarantined texts' })
   async findOne(@Param('id') id: string) {
     assertStorable('id', id);

@@ -3,6 +3,7 @@ import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CheckHealthUseCase } from '@forensics/core';
 import { Public } from '../http/api-key.guard';
+import { Allow } from '../http/auth';
 
 /**
  * Health. The public part says up/down per dependency and nothing else (issue 10: no error text,
@@ -23,6 +24,7 @@ export class HealthController {
   }
 
   @Get('details')
+  @Allow('read')
   @ApiSecurity('api-key')
   @ApiOperation({ summary: 'Full health report (API key): per-dependency errors and latencies, vector store kind, judge and embedder' })
   async details(@Res() res: Response) {

@@ -6,6 +6,7 @@ import {
 } from '@forensics/core';
 import { actorOf } from '../http/api-key.guard';
 import { ZodBody, ZodQuery } from '../http/zod-request';
+import { Allow } from '../http/auth';
 
 const view = (r: QuarantineRow) => ({ id: r.id, state: r.state, documentId: r.documentId, resolvedBy: r.resolvedBy, resolvedAt: r.resolvedAt });
 
@@ -20,6 +21,7 @@ export class QuarantineController {
   ) {}
 
   @Post(':id/approve')
+  @Allow('decide')
   @HttpCode(200)
   @ApiOperation({ summary: 'Confirm a NEEDS_REVIEW record: the text is quarantined (out of serving)' })
   @ZodBody(ReviewNoteRequest, { required: false })
@@ -30,6 +32,7 @@ export class QuarantineController {
   }
 
   @Get()
+  @Allow('read')
   @ApiOperation({ summary: 'List quarantine records (filter by state, collection)' })
   @ZodQuery(ListQuarantinesQuery)
   async list(@Query() query: unknown) {
@@ -37,6 +40,7 @@ export class QuarantineController {
   }
 
   @Post(':id/restore')
+  @Allow('decide')
   @HttpCode(200)
   @ApiOperation({ summary: 'Put a quarantined text back into serving, exactly as it was' })
   @ZodBody(ReviewNoteRequest, { required: false })

@@ -1,9 +1,12 @@
-import { BadRequestException, CanActivate, ExecutionContext, Inject, Injectable, SetMetadata, UnauthorizedException } from '@nestjs/common';
+import { BadRequestException, CanActivate, ExecutionContext, ForbiddenException, Inject, Injectable, SetMetadata, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { CORE_SETTINGS, FeedbackTokenError, verifyFeedbackToken, type CoreSettings } from '@forensics/core';
 import { APP_CONFIG, type AppConfig } from '@forensics/infra';
+import { permissionsOf, REQUIRED_PERMISSIONS, type AuthenticatedRequest, type Permission, type Principal } from './auth';
+
+export { actorOf, type AuthenticatedRequest } from './auth';
 
 export const PUBLIC_ROUTE = 'forensics:public';
 /** Marks a route that needs no API key (health, the widget script). */
@@ -15,18 +18,6 @@ export const FEEDBACK_TOKEN_ROUTE = 'forensics:feedback-token';
  * (POST /v1/feedback). Such a route answers cross-origin browsers (CORS, no credentials).
  */
 export const AllowFeedbackToken = () => SetMetadata(FEEDBACK_TOKEN_ROUTE, true);
-
-/** What the guard attaches to an authenticated request. */
-export interface AuthenticatedRequest extends Request {
-  principal?: string;
-  /** Set when the request was authenticated by a feedback token (then there is no API key). */
-  feedbackToken?: { answerId: string };
-}
-
-/** Who acts, for audit records: the authenticated principal, or 'api'. */
-export function actorOf(req: Request): string {
-  return (req as AuthenticatedRequest).principal ?? 'api';
-}
 
 function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -80,7 +71,7 @@ export class ApiKeyGuard implements CanActivate {
       try {
         const { answerId } = verifyFeedbackToken(token, this.settings.feedbackTokens.secret);
         req.feedbackToken = { answerId };
-        req.principal = `feedback-token:${answerId.slice(0, 8)}…`;
+        req.principal = { via: 'feedback-token', name: `feedback-token:${answerId.slice(0, 8)}`, permissions: new Set<Permission>(['feedback']) };
         return true;
       } catch (e) {
         if (e instanceof FeedbackTokenError) throw new UnauthorizedException(e.message);
@@ -90,7 +81,22 @@ export class ApiKeyGuard implements CanActivate {
 
     if (!apiKey) throw new UnauthorizedException(tokenRoute ? 'missing credentials: send an API key (X-API-Key or Authorization: Bearer <key>) or a feedback token (Authorization: FeedbackToken <token>)' : 'missing API key: send X-API-Key or Authorization: Bearer <key>');
     if (!this.config.apiKeys.some((k) => safeEqual(k, apiKey))) throw new UnauthorizedException('invalid API key');
-    req.principal = `api-key:${apiKey.slice(0, 4)}…`;
+    req.principal = bootstrapPrincipal(apiKey);
+    this.authorize(req.principal, targets);
     return true;
   }
+
+  /** 403 unless the principal holds one of the permissions the route names (`manage` if none). */
+  private authorize(principal: Principal, targets: Parameters<Reflector['getAllAndOverride']>[1]): void {
+    const needed = this.reflector.getAllAndOverride<Permission[] | undefined>(REQUIRED_PERMISSIONS, targets) ?? ['manage'];
+    if (!needed.some((p) => principal.permissions.has(p))) {
+      throw new ForbiddenException(`this endpoint needs the ${needed.join(' or ')} permission, which ${principal.name} does not have`);
+    }
+  }
+}
+
+/** A key from `API_KEYS`: a bootstrap admin. Its id is a hash prefix, never the key. */
+function bootstrapPrincipal(apiKey: string): Principal {
+  const keyId = `env-${createHash('sha256').update(apiKey).digest('hex').slice(0, 8)}`;
+  return { via: 'bootstrap-key', name: 'bootstrap-admin', role: 'admin', keyId, permissions: permissionsOf('admin') };
 }

@@ -1,0 +1,71 @@
+import { SetMetadata } from '@nestjs/common';
+import type { Request } from 'express';
+
+/**
+ * Who may do what. Every endpoint names the permission it needs with `@Allow(...)` (any one of the
+ * listed permissions suffices); an endpoint that names none needs `manage` (deny by default), unless
+ * it is `@Public()`.
+ *
+ * - Users have a role: `admin` (everything), `reviewer` (read + decide), `viewer` (read).
+ * - Service keys (what a RAG backend holds) have scopes: `ingest`, `feedback`, `answers`.
+ * - A feedback token (handed to the browser with every answer) grants `feedback` on the one route
+ *   that accepts it.
+ * - Keys from the `API_KEYS` environment variable are bootstrap admins.
+ */
+export type Permission = 'read' | 'decide' | 'purge' | 'manage' | 'ingest' | 'feedback' | 'answers';
+export type UserRole = 'admin' | 'reviewer' | 'viewer';
+export type ServiceScope = 'ingest' | 'feedback' | 'answers';
+
+export const USER_ROLES: readonly UserRole[] = ['admin', 'reviewer', 'viewer'];
+export const SERVICE_SCOPES: readonly ServiceScope[] = ['ingest', 'feedback', 'answers'];
+
+export const ROLE_PERMISSIONS: Readonly<Record<UserRole, readonly Permission[]>> = {
+  admin: ['read', 'decide', 'purge', 'manage', 'ingest', 'feedback', 'answers'],
+  reviewer: ['read', 'decide'],
+  viewer: ['read'],
+};
+
+/** The authenticated caller, attached to the request by the guard. */
+export interface Principal {
+  /** How the caller authenticated. */
+  via: 'bootstrap-key' | 'api-key' | 'session' | 'feedback-token';
+  /** Display name for audit records and the console (never a secret). */
+  name: string;
+  /** User role, when the caller is a user (or a bootstrap admin). */
+  role?: UserRole;
+  /** Scopes of a service key. */
+  scopes?: readonly ServiceScope[];
+  userId?: string;
+  /** Id of the API key used (never the key itself). */
+  keyId?: string;
+  permissions: ReadonlySet<Permission>;
+}
+
+export const REQUIRED_PERMISSIONS = 'forensics:permissions';
+/** The permissions an endpoint accepts (any one of them). Without it an endpoint needs `manage`. */
+export const Allow = (...permissions: Permission[]) => SetMetadata(REQUIRED_PERMISSIONS, permissions);
+
+export function permissionsOf(role?: UserRole, scopes: readonly ServiceScope[] = []): Set<Permission> {
+  return new Set<Permission>([...(role ? ROLE_PERMISSIONS[role] : []), ...scopes]);
+}
+
+/** What the guard attaches to an authenticated request. */
+export interface AuthenticatedRequest extends Request {
+  principal?: Principal;
+  /** Set when the request was authenticated by a feedback token (then there is no API key). */
+  feedbackToken?: { answerId: string };
+}
+
+export function principalOf(req: Request): Principal | undefined {
+  return (req as AuthenticatedRequest).principal;
+}
+
+/**
+ * Who acts, for audit records: names the user and the key id, e.g. `user:alice key:3f2a…`, or the
+ * feedback token's answer. Never contains a secret.
+ */
+export function actorOf(req: Request): string {
+  const p = principalOf(req);
+  if (!p) return 'api';
+  return p.keyId ? `${p.name} key:${p.keyId}` : p.name;
+}
