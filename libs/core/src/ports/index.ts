@@ -7,3 +7,4 @@ export * from './generator.port';
 export * from './gradient-probe.port';
 export * from './runtime.port';
 export * from './tokens';
+export * from './domain-events.port';

@@ -1,3 +1,4 @@
+import type { DomainEventPublisher } from './domain-events.port';
 import type { Embedder } from './embedder.port';
 import type { Generator } from './generator.port';
 import type { GradientProbe } from './gradient-probe.port';
@@ -37,6 +38,7 @@ export const NEIGHBOUR_LISTS = token<NeighbourLists>('NeighbourLists');
 export const CLOCK = token<Clock>('Clock');
 export const FAILPOINTS = token<Failpoints>('Failpoints');
 export const CORE_SETTINGS = token<CoreSettings>('CoreSettings');
+export const DOMAIN_EVENTS = token<DomainEventPublisher>('DomainEventPublisher');
 
 /** ProGRank's probe, or why there is none (recorded on every evidence record that skips it). */
 export type GradientProbeProvision = { probe: GradientProbe; reason?: undefined } | { probe: null; reason: string };

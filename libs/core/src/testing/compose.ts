@@ -1,3 +1,4 @@
+import { NO_DOMAIN_EVENTS, type DomainEventPublisher } from '../ports/domain-events.port';
 import type { Embedder } from '../ports/embedder.port';
 import type { Generator } from '../ports/generator.port';
 import type { Judge } from '../ports/judge.port';
@@ -5,7 +6,7 @@ import type { Repositories } from '../ports/repositories';
 import type { Clock, Failpoints, NeighbourLists } from '../ports/runtime.port';
 import {
   ANSWERS, AUDIT_LOG, CLOCK, CORE_SETTINGS, DATABASE_HEALTH, DOCUMENTS, EMBEDDER, ENHANCEMENTS, FAILPOINTS, FEEDBACK_EVENTS, GENERATOR,
-  GRADIENT_PROBE, JUDGE, NEIGHBOUR_LISTS, QUARANTINES, TRACEBACK_QUEUE, VECTOR_STORE, VERDICTS,
+  GRADIENT_PROBE, JUDGE, NEIGHBOUR_LISTS, DOMAIN_EVENTS, QUARANTINES, TRACEBACK_QUEUE, VECTOR_STORE, VERDICTS,
   type GradientProbeProvision, type Token,
 } from '../ports/tokens';
 import type { TracebackQueue } from '../ports/traceback-queue.port';
@@ -35,6 +36,8 @@ export interface ComposePorts {
   failpoints?: Failpoints;
   /** Default: a fresh NeighbourCache (as in production, one per composition). */
   neighbours?: NeighbourLists;
+  /** Default: publishes nowhere. */
+  events?: DomainEventPublisher;
 }
 
 export interface ComposedUseCases {
@@ -102,7 +105,7 @@ export function composeUseCases(ports: ComposePorts): ComposedUseCases {
     [VECTOR_STORE, ports.store], [EMBEDDER, ports.embedder], [JUDGE, ports.judge], [GENERATOR, ports.generator ?? new MissingGenerator()],
     [GRADIENT_PROBE, ports.probe ?? { probe: null, reason: 'no probe in this harness' }], [TRACEBACK_QUEUE, queue],
     [NEIGHBOUR_LISTS, ports.neighbours ?? new NeighbourCache()], [CLOCK, ports.clock ?? SYSTEM_CLOCK],
-    [FAILPOINTS, ports.failpoints ?? NO_FAILPOINTS], [CORE_SETTINGS, settings],
+    [FAILPOINTS, ports.failpoints ?? NO_FAILPOINTS], [CORE_SETTINGS, settings], [DOMAIN_EVENTS, ports.events ?? NO_DOMAIN_EVENTS],
   ]);
   const built = new Map<Function, unknown>();
   const building = new Set<Function>();

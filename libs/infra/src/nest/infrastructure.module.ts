@@ -2,7 +2,7 @@ import { Global, Inject, Injectable, Logger, Module, Optional, type DynamicModul
 import { join } from 'node:path';
 import {
   ANSWERS, AUDIT_LOG, CLOCK, CORE_SETTINGS, DATABASE_HEALTH, DOCUMENTS, EMBEDDER, ENHANCEMENTS, FAILPOINTS, FEEDBACK_EVENTS, GENERATOR, GRADIENT_PROBE,
-  JUDGE, NEIGHBOUR_LISTS, NeighbourCache, QUARANTINES, TRACEBACK_QUEUE, VECTOR_STORE, VERDICTS,
+  JUDGE, NEIGHBOUR_LISTS, NeighbourCache, DOMAIN_EVENTS, NO_DOMAIN_EVENTS, QUARANTINES, TRACEBACK_QUEUE, VECTOR_STORE, VERDICTS,
   type Clock, type Embedder, type Failpoints, type GradientProbeProvision, type Repositories, type Token, type TracebackQueue, type VectorStore,
 } from '@forensics/core';
 import type IORedis from 'ioredis';
@@ -126,13 +126,15 @@ export class InfrastructureModule {
       // BiRD neighbour lists, cached per store revision (process-wide).
       { provide: NEIGHBOUR_LISTS, useFactory: () => new NeighbourCache() },
       { provide: CLOCK, useValue: SYSTEM_CLOCK },
+      // Replaced by the webhook outbox publisher (issue 14) once it exists.
+      { provide: DOMAIN_EVENTS, useValue: NO_DOMAIN_EVENTS },
       { provide: FAILPOINTS, useValue: opts.failpoints ?? NO_FAILPOINTS },
       // ENDPOINTS first: the secret file lives in DATA_DIR, which the embedded services create.
       { provide: CORE_SETTINGS, useFactory: () => coreSettingsFor(config, feedbackTokenSecret(config, (m) => log.warn(m))), inject: [ENDPOINTS] },
       InfrastructureShutdown,
     ];
     const exported: (symbol | DynamicModule)[] = [APP_CONFIG, ENDPOINTS, PRISMA, REPOSITORIES, DOCUMENTS, FEEDBACK_EVENTS, VERDICTS, QUARANTINES, ANSWERS, ENHANCEMENTS, AUDIT_LOG, DATABASE_HEALTH,
-      VECTOR_STORE, EMBEDDER, JUDGE, METRICS, GENERATOR, GRADIENT_PROBE, NEIGHBOUR_LISTS, CLOCK, FAILPOINTS, CORE_SETTINGS];
+      VECTOR_STORE, EMBEDDER, JUDGE, METRICS, GENERATOR, GRADIENT_PROBE, NEIGHBOUR_LISTS, CLOCK, FAILPOINTS, CORE_SETTINGS, DOMAIN_EVENTS];
     if (withQueue) {
       providers.push({ provide: REDIS_CONNECTION, useFactory: (e: Endpoints) => createRedisConnection(e.redisUrl!), inject: [ENDPOINTS] });
       providers.push({ provide: QUEUE_METRICS, useFactory: (m: ForensicsMetrics, q: Queue) => { registerQueueCollectors(m, [q]); return true; }, inject: [METRICS, getQueueToken(TRACEBACK_QUEUE_NAME)] });
