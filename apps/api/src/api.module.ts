@@ -9,6 +9,7 @@ import { HealthController } from './controllers/health.controller';
 import { QuarantineController } from './controllers/quarantine.controller';
 import { WidgetController } from './controllers/widget.controller';
 import { ApiKeyGuard } from './http/api-key.guard';
+import { Authenticator } from './http/authenticator';
 import { ErrorsFilter } from './http/errors.filter';
 import { MetricsController } from './metrics/metrics.controller';
 
@@ -25,6 +26,7 @@ export class ApiModule {
       imports: [infrastructure, CoreModule],
       controllers: [FeedbackController, AnswersController, EnhancementsController, QuarantineController, CollectionsController, HealthController, WidgetController, MetricsController],
       providers: [
+        Authenticator,
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_FILTER, useClass: ErrorsFilter },
       ],

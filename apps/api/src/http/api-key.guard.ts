@@ -1,10 +1,8 @@
-import { BadRequestException, CanActivate, ExecutionContext, ForbiddenException, Inject, Injectable, SetMetadata, UnauthorizedException } from '@nestjs/common';
+import { CanActivate, ExecutionContext, ForbiddenException, Inject, Injectable, SetMetadata, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Request, Response } from 'express';
-import { CORE_SETTINGS, FeedbackTokenError, verifyFeedbackToken, type CoreSettings } from '@forensics/core';
-import { APP_CONFIG, type AppConfig } from '@forensics/infra';
-import { permissionsOf, REQUIRED_PERMISSIONS, type AuthenticatedRequest, type Permission, type Principal } from './auth';
+import type { Response } from 'express';
+import { REQUIRED_PERMISSIONS, type AuthenticatedRequest, type Permission, type Principal } from './auth';
+import { Authenticator } from './authenticator';
 
 export { actorOf, type AuthenticatedRequest } from './auth';
 
@@ -18,12 +16,6 @@ export const FEEDBACK_TOKEN_ROUTE = 'forensics:feedback-token';
  * (POST /v1/feedback). Such a route answers cross-origin browsers (CORS, no credentials).
  */
 export const AllowFeedbackToken = () => SetMetadata(FEEDBACK_TOKEN_ROUTE, true);
-
-function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
 
 /** CORS for token routes: any origin, no cookies (tokens travel in a header or the body). */
 export function setTokenRouteCors(res: Response): void {
@@ -43,11 +35,10 @@ export function setTokenRouteCors(res: Response): void {
 export class ApiKeyGuard implements CanActivate {
   constructor(
     @Inject(Reflector) private readonly reflector: Reflector,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(CORE_SETTINGS) private readonly settings: CoreSettings,
+    @Inject(Authenticator) private readonly authenticator: Authenticator,
   ) {}
 
-  canActivate(ctx: ExecutionContext): boolean {
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const targets = [ctx.getHandler(), ctx.getClass()];
     const req = ctx.switchToHttp().getRequest<AuthenticatedRequest>();
     const tokenRoute = !!this.reflector.getAllAndOverride<boolean>(FEEDBACK_TOKEN_ROUTE, targets);
@@ -55,33 +46,13 @@ export class ApiKeyGuard implements CanActivate {
     if (tokenRoute) setTokenRouteCors(ctx.switchToHttp().getResponse<Response>());
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
 
-    const authorization = req.header('authorization');
-    const scheme = authorization ? /^FeedbackToken(?:\s+(.*))?$/i.exec(authorization.trim()) : null;
-    const headerToken = scheme ? (scheme[1] ?? '').trim() : undefined;
-    const body = req.body as Record<string, unknown> | undefined;
-    const bodyToken = tokenRoute && body && typeof body === 'object' && !Array.isArray(body) && 'feedbackToken' in body ? body.feedbackToken : undefined;
-    const apiKey = req.header('x-api-key') ?? (headerToken === undefined ? authorization?.replace(/^Bearer\s+/i, '') : undefined);
-
-    if (headerToken !== undefined || bodyToken !== undefined) {
-      if (!tokenRoute) throw new UnauthorizedException('feedback tokens are accepted only by POST /v1/feedback; this endpoint needs an API key');
-      if (apiKey) throw new BadRequestException('send either an API key or a feedback token, not both');
-      if (headerToken !== undefined && bodyToken !== undefined && headerToken !== bodyToken) throw new BadRequestException('two different feedback tokens (header and body)');
-      const token = headerToken ?? bodyToken;
-      if (typeof token !== 'string' || !token) throw new UnauthorizedException('feedback token is malformed');
-      try {
-        const { answerId } = verifyFeedbackToken(token, this.settings.feedbackTokens.secret);
-        req.feedbackToken = { answerId };
-        req.principal = { via: 'feedback-token', name: `feedback-token:${answerId.slice(0, 8)}`, permissions: new Set<Permission>(['feedback']) };
-        return true;
-      } catch (e) {
-        if (e instanceof FeedbackTokenError) throw new UnauthorizedException(e.message);
-        throw e;
-      }
+    const authenticated = await this.authenticator.authenticate(req, { tokenRoute });
+    if (!authenticated) throw new UnauthorizedException(tokenRoute ? 'missing credentials: send an API key (X-API-Key or Authorization: Bearer <key>) or a feedback token (Authorization: FeedbackToken <token>)' : 'missing API key: send X-API-Key or Authorization: Bearer <key>');
+    req.principal = authenticated.principal;
+    if (authenticated.feedbackToken) {
+      req.feedbackToken = authenticated.feedbackToken;
+      return true; // only token routes get here, and they need nothing more
     }
-
-    if (!apiKey) throw new UnauthorizedException(tokenRoute ? 'missing credentials: send an API key (X-API-Key or Authorization: Bearer <key>) or a feedback token (Authorization: FeedbackToken <token>)' : 'missing API key: send X-API-Key or Authorization: Bearer <key>');
-    if (!this.config.apiKeys.some((k) => safeEqual(k, apiKey))) throw new UnauthorizedException('invalid API key');
-    req.principal = bootstrapPrincipal(apiKey);
     this.authorize(req.principal, targets);
     return true;
   }
@@ -93,10 +64,4 @@ export class ApiKeyGuard implements CanActivate {
       throw new ForbiddenException(`this endpoint needs the ${needed.join(' or ')} permission, which ${principal.name} does not have`);
     }
   }
-}
-
-/** A key from `API_KEYS`: a bootstrap admin. Its id is a hash prefix, never the key. */
-function bootstrapPrincipal(apiKey: string): Principal {
-  const keyId = `env-${createHash('sha256').update(apiKey).digest('hex').slice(0, 8)}`;
-  return { via: 'bootstrap-key', name: 'bootstrap-admin', role: 'admin', keyId, permissions: permissionsOf('admin') };
 }
