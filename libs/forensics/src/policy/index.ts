@@ -1,2 +1,3 @@
 export * from './decision-policy.params';
 export * from './decision-policy';
+export * from './remembered-decision';
