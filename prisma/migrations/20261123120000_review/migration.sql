@@ -36,6 +36,9 @@ CREATE INDEX "Document_text_trgm_idx" ON "Document" USING gin ("text" gin_trgm_o
 -- Audit log browsing: newest first, by actor / action.
 CREATE INDEX "AuditLog_at_idx" ON "AuditLog" ("at");
 CREATE INDEX "AuditLog_actor_idx" ON "AuditLog" ("actor");
+CREATE INDEX "AuditLog_entityId_idx" ON "AuditLog" ("entityId");
+-- Events page: newest first, keyset.
+CREATE INDEX "FeedbackEvent_createdAt_id_idx" ON "FeedbackEvent" ("createdAt", "id");
 
 CREATE TABLE "ReviewMemory" (
     "id" UUID NOT NULL,
