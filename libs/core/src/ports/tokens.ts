@@ -3,6 +3,8 @@ import type { Embedder } from './embedder.port';
 import type { Generator } from './generator.port';
 import type { GradientProbe } from './gradient-probe.port';
 import type { Judge } from './judge.port';
+import type { ApiKeyRepository, SessionRepository, UserRepository } from './repositories';
+import type { IdentitySettings } from '../use-cases/manage-keys/identity';
 import type {
   AnswerRepository, AuditLogRepository, DatabaseHealth, DocumentRepository, EnhancementRepository, FeedbackEventRepository, QuarantineRepository, VerdictRepository,
 } from './repositories';
@@ -27,6 +29,11 @@ export const ANSWERS = token<AnswerRepository>('AnswerRepository');
 export const ENHANCEMENTS = token<EnhancementRepository>('EnhancementRepository');
 export const AUDIT_LOG = token<AuditLogRepository>('AuditLogRepository');
 export const DATABASE_HEALTH = token<DatabaseHealth>('DatabaseHealth');
+export const USERS = token<UserRepository>('UserRepository');
+export const API_KEYS = token<ApiKeyRepository>('ApiKeyRepository');
+export const SESSIONS = token<SessionRepository>('SessionRepository');
+/** Key pepper, session lifetime (issue 11). */
+export const IDENTITY_SETTINGS = token<IdentitySettings>('IdentitySettings');
 
 export const VECTOR_STORE = token<VectorStore>('VectorStore');
 export const EMBEDDER = token<Embedder>('Embedder');

@@ -9,6 +9,8 @@ import {
   GRADIENT_PROBE, JUDGE, NEIGHBOUR_LISTS, DOMAIN_EVENTS, QUARANTINES, TRACEBACK_QUEUE, VECTOR_STORE, VERDICTS,
   type GradientProbeProvision, type Token,
 } from '../ports/tokens';
+import { API_KEYS, IDENTITY_SETTINGS, SESSIONS, USERS } from '../ports/tokens';
+import { DEFAULT_TOUCH_INTERVAL_MS, type IdentitySettings } from '../use-cases/manage-keys/identity';
 import type { TracebackQueue } from '../ports/traceback-queue.port';
 import type { VectorStore } from '../ports/vector-store.port';
 import type { CoreSettings } from '../settings';
@@ -38,7 +40,14 @@ export interface ComposePorts {
   neighbours?: NeighbourLists;
   /** Default: publishes nowhere. */
   events?: DomainEventPublisher;
+  /** Overrides of TEST_IDENTITY_SETTINGS (key pepper, session lifetime). */
+  identity?: Partial<IdentitySettings>;
 }
+
+/** Identity settings of a test composition: a fixed test pepper, 8 h sessions. */
+export const TEST_IDENTITY_SETTINGS: Readonly<IdentitySettings> = Object.freeze({
+  keyPepper: 'test-key-pepper-not-for-production', sessionTtlMs: 8 * 3600_000, touchIntervalMs: DEFAULT_TOUCH_INTERVAL_MS,
+});
 
 export interface ComposedUseCases {
   /** The use case of this class, built once (dependencies shared: one instance per class). */
@@ -106,6 +115,7 @@ export function composeUseCases(ports: ComposePorts): ComposedUseCases {
     [GRADIENT_PROBE, ports.probe ?? { probe: null, reason: 'no probe in this harness' }], [TRACEBACK_QUEUE, queue],
     [NEIGHBOUR_LISTS, ports.neighbours ?? new NeighbourCache()], [CLOCK, ports.clock ?? SYSTEM_CLOCK],
     [FAILPOINTS, ports.failpoints ?? NO_FAILPOINTS], [CORE_SETTINGS, settings], [DOMAIN_EVENTS, ports.events ?? NO_DOMAIN_EVENTS],
+    [USERS, repos.users], [API_KEYS, repos.apiKeys], [SESSIONS, repos.sessions], [IDENTITY_SETTINGS, { ...TEST_IDENTITY_SETTINGS, ...ports.identity }],
   ]);
   const built = new Map<Function, unknown>();
   const building = new Set<Function>();

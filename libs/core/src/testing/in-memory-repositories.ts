@@ -7,6 +7,7 @@ import { InMemoryFeedbackEventRepository } from './in-memory-feedback-event.repo
 import { InMemoryQuarantineRepository } from './in-memory-quarantine.repository';
 import { emptyState, type InMemoryState } from './in-memory-state';
 import { InMemoryVerdictRepository } from './in-memory-verdict.repository';
+import { InMemoryApiKeyRepository, InMemorySessionRepository, InMemoryUserRepository } from './in-memory-identity.repository';
 
 export type { InMemoryState };
 
@@ -33,5 +34,8 @@ export function createInMemoryRepositories(now: () => Date = () => new Date()): 
     enhancements: new InMemoryEnhancementRepository(state, now),
     audit: new InMemoryAuditLogRepository(state, now),
     health,
+    users: new InMemoryUserRepository(state, now),
+    apiKeys: new InMemoryApiKeyRepository(state, now),
+    sessions: new InMemorySessionRepository(state, now),
   };
 }

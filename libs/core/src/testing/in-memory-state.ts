@@ -1,3 +1,4 @@
+import type { ApiKeyRow, SessionRow, UserRow } from '../ports/repositories';
 import type { AnswerRow, AuditEntry, AuditRecord, CollectionRow, DocumentRow, EnhancementRow, FeedbackRow, QuarantineRow, VerdictRow } from '../ports/repositories';
 
 /**
@@ -15,10 +16,13 @@ export interface InMemoryState {
   enhancements: Map<string, EnhancementRow>;
   /** In append order (Postgres: by the serial id). */
   audit: AuditRecord[];
+  users: Map<string, UserRow>;
+  apiKeys: Map<string, ApiKeyRow>;
+  sessions: Map<string, SessionRow>;
 }
 
 export function emptyState(): InMemoryState {
-  return { collections: new Map(), documents: new Map(), feedback: new Map(), verdicts: [], quarantines: new Map(), answers: new Map(), enhancements: new Map(), audit: [] };
+  return { collections: new Map(), documents: new Map(), feedback: new Map(), verdicts: [], quarantines: new Map(), answers: new Map(), enhancements: new Map(), audit: [], users: new Map(), apiKeys: new Map(), sessions: new Map() };
 }
 
 /** Deep copy of a row (plain data plus Dates), made in the caller's realm (structuredClone is not, under jest). */

@@ -7,8 +7,10 @@ export { InMemoryQuarantineRepository } from './in-memory-quarantine.repository'
 export { InMemoryAnswerRepository } from './in-memory-answer.repository';
 export { InMemoryEnhancementRepository } from './in-memory-enhancement.repository';
 export { InMemoryAuditLogRepository } from './in-memory-audit-log.repository';
+export { InMemoryApiKeyRepository, InMemorySessionRepository, InMemoryUserRepository } from './in-memory-identity.repository';
 export { ConstraintViolation } from './in-memory-state';
 export { InMemoryVectorStore } from './in-memory-vector-store';
 export { InMemoryTracebackQueue } from './in-memory-traceback-queue';
 export { HashingEmbedder, ScriptedJudge } from './test-doubles';
+export { TEST_IDENTITY_SETTINGS } from './compose';
 export { composeUseCases, TEST_CORE_SETTINGS, type ComposePorts, type ComposedUseCases } from './compose';

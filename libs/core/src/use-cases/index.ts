@@ -20,6 +20,9 @@ import { RunTracebackUseCase } from './run-traceback/run-traceback.use-case';
 import { SubmitFeedbackUseCase } from './submit-feedback/submit-feedback.use-case';
 import { SyncQuarantinesUseCase } from './sync-quarantines/sync-quarantines.use-case';
 import { VerifyTracebackUseCase } from './verify-traceback/verify-traceback.use-case';
+import { AuthenticateKeyUseCase, CreateApiKeyUseCase, ListApiKeysUseCase, RevokeApiKeyUseCase } from './manage-keys/manage-keys.use-case';
+import { CreateUserUseCase, DisableUserUseCase, ListUsersUseCase } from './manage-users/manage-users.use-case';
+import { CreateSessionUseCase, DestroySessionUseCase, ResolveSessionUseCase } from './sessions/sessions.use-case';
 
 export * from './answer-query/answer-query.use-case';
 export * from './approve-quarantine/approve-quarantine.use-case';
@@ -45,6 +48,9 @@ export * from './serving/serving-view';
 export * from './submit-feedback/submit-feedback.use-case';
 export * from './sync-quarantines/sync-quarantines.use-case';
 export * from './verify-traceback/verify-traceback.use-case';
+export * from './manage-keys';
+export * from './manage-users';
+export * from './sessions';
 
 /** Every use case, for the composition root (each declares its dependencies in `static inject`). */
 export const USE_CASES = [
@@ -52,4 +58,7 @@ export const USE_CASES = [
   DispatchTracebackUseCase, EnhanceAnswerUseCase, GetFeedbackUseCase, IngestCorpusUseCase, ListEnhancementsUseCase, ListQuarantinesUseCase,
   LogAnswerUseCase, MarkFeedbackFailedUseCase, ProcessFeedbackEventUseCase, QuarantineTextUseCase, ReconcilePendingFeedbackUseCase, RestoreQuarantineUseCase, RunTracebackUseCase,
   SubmitFeedbackUseCase, SyncQuarantinesUseCase, VerifyTracebackUseCase,
+  AuthenticateKeyUseCase, CreateApiKeyUseCase, ListApiKeysUseCase, RevokeApiKeyUseCase,
+  CreateUserUseCase, DisableUserUseCase, ListUsersUseCase,
+  CreateSessionUseCase, DestroySessionUseCase, ResolveSessionUseCase,
 ] as const;

@@ -67,6 +67,10 @@ export interface AppConfig {
   readonly metricsToken?: string;
   /** 'json' (pino, one JSON object per line) or 'pretty' (Nest's console logger). */
   readonly logFormat: 'json' | 'pretty';
+  /** Pepper of the API keys' keyed hash; unset = derived from the feedback-token secret by the composition root. */
+  readonly apiKeyPepper?: string;
+  /** Lifetime of a console session (minutes). */
+  readonly sessionTtlMinutes: number;
 }
 
 export const DEV_API_KEY = 'dev-local-key';
@@ -206,6 +210,12 @@ export const ENV_SCHEMA = z.object({
   METRICS_TOKEN: text('bearer token of GET /metrics (Authorization: Bearer <token>); unset = no auth (refused in production)', true),
   LOG_FORMAT: derivedEnumVar(['json', 'pretty'], "log output; unset = 'json' in production, else 'pretty'"),
   FEEDBACK_TOKEN_TTL_SEC: intVar(60, 365 * DAY_SEC, 7 * DAY_SEC, 'lifetime of feedback tokens (s)'),
+  API_KEY_PEPPER: variable(z.string().min(32).optional(), {
+    expect: 'a string of at least 32 characters',
+    doc: 'server-side secret of the API keys\' keyed hash (HMAC-SHA256); unset = derived from the feedback-token secret',
+    secret: true,
+  }),
+  SESSION_TTL_MINUTES: intVar(1, 7 * 24 * 60, 480, 'lifetime of a console session (minutes; enforced server-side)'),
 });
 
 export type ConfigEnv = z.output<typeof ENV_SCHEMA>;
@@ -357,6 +367,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     production,
     metricsToken: e.METRICS_TOKEN,
     logFormat: e.LOG_FORMAT ?? (production ? 'json' : 'pretty'),
+    apiKeyPepper: e.API_KEY_PEPPER,
+    sessionTtlMinutes: e.SESSION_TTL_MINUTES,
   };
   return deepFreeze(config);
 }

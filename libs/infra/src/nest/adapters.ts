@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CoreSettings, Embedder, GradientProbeProvision, Judge } from '@forensics/core';
+import { DEFAULT_TOUCH_INTERVAL_MS, type CoreSettings, type Embedder, type GradientProbeProvision, type IdentitySettings, type Judge } from '@forensics/core';
 import type { AppConfig } from '../config/app-config';
 import { createEmbedder } from '../embedders';
 import { OfflineJudge } from '../judges/offline-judge.adapter';
@@ -65,6 +65,21 @@ export function feedbackTokenSecret(config: AppConfig, log: (m: string) => void)
   }
   log(`FEEDBACK_TOKEN_SECRET not set: generated a local secret in ${file} (set the variable when API processes run on several hosts)`);
   return secret;
+}
+
+/**
+ * Identity settings (issue 11). The API keys' pepper is API_KEY_PEPPER, or else derived from the
+ * feedback-token secret (HMAC with a fixed label), which production already requires to be strong and
+ * shared by every API process — so no second secret has to be distributed, and the CLI (same
+ * DATA_DIR / environment) hashes keys exactly as the API does. Set API_KEY_PEPPER to rotate the token
+ * secret without invalidating the keys.
+ */
+export function identitySettingsFor(config: AppConfig, tokenSecret: string): IdentitySettings {
+  return {
+    keyPepper: config.apiKeyPepper ?? createHmac('sha256', tokenSecret).update('forensics/api-key-pepper/v1').digest('base64url'),
+    sessionTtlMs: config.sessionTtlMinutes * 60_000,
+    touchIntervalMs: DEFAULT_TOUCH_INTERVAL_MS,
+  };
 }
 
 /** The use cases' view of the configuration. Algorithm parameters pass through as overrides only. */

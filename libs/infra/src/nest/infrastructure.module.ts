@@ -2,6 +2,7 @@ import { Global, Inject, Injectable, Logger, Module, Optional, type DynamicModul
 import { join } from 'node:path';
 import {
   ANSWERS, AUDIT_LOG, CLOCK, CORE_SETTINGS, DATABASE_HEALTH, DOCUMENTS, EMBEDDER, ENHANCEMENTS, FAILPOINTS, FEEDBACK_EVENTS, GENERATOR, GRADIENT_PROBE,
+  API_KEYS, IDENTITY_SETTINGS, SESSIONS, USERS,
   JUDGE, NEIGHBOUR_LISTS, NeighbourCache, DOMAIN_EVENTS, NO_DOMAIN_EVENTS, QUARANTINES, TRACEBACK_QUEUE, VECTOR_STORE, VERDICTS,
   type Clock, type Embedder, type Failpoints, type GradientProbeProvision, type Repositories, type Token, type TracebackQueue, type VectorStore,
 } from '@forensics/core';
@@ -13,7 +14,7 @@ import { createPrismaClient, type PrismaClient } from '../prisma/prisma-client';
 import { createPrismaRepositories } from '../prisma/repositories';
 import { startEmbeddedPostgres, startEmbeddedRedis, type EmbeddedService } from '../runtime/embedded-services';
 import { createVectorStore } from '../vector-store';
-import { coreSettingsFor, embedderFor, feedbackTokenSecret, judgeFor, probeFor } from './adapters';
+import { coreSettingsFor, embedderFor, feedbackTokenSecret, identitySettingsFor, judgeFor, probeFor } from './adapters';
 import { QueueModule } from './queue.module';
 import { createRedisConnection } from '../queue/bullmq-traceback-queue';
 import { APP_CONFIG, ENDPOINTS, METRICS, PRISMA, REDIS_CONNECTION, REPOSITORIES, type Endpoints } from './infra.tokens';
@@ -115,6 +116,7 @@ export class InfrastructureModule {
       fromRepositories(DOCUMENTS, 'documents'), fromRepositories(FEEDBACK_EVENTS, 'feedback'), fromRepositories(VERDICTS, 'verdicts'),
       fromRepositories(QUARANTINES, 'quarantines'), fromRepositories(ANSWERS, 'answers'), fromRepositories(ENHANCEMENTS, 'enhancements'),
       fromRepositories(AUDIT_LOG, 'audit'), fromRepositories(DATABASE_HEALTH, 'health'),
+      fromRepositories(USERS, 'users'), fromRepositories(API_KEYS, 'apiKeys'), fromRepositories(SESSIONS, 'sessions'),
       { provide: VECTOR_STORE, useFactory: () => createVectorStore({ qdrantUrl: config.qdrantUrl, qdrantApiKey: config.qdrantApiKey, dir: join(config.dataDir, 'vectors') }) },
       { provide: EMBEDDER, useFactory: () => embedderFor(config) },
       { provide: METRICS, useFactory: () => new ForensicsMetrics() },
@@ -131,10 +133,12 @@ export class InfrastructureModule {
       { provide: FAILPOINTS, useValue: opts.failpoints ?? NO_FAILPOINTS },
       // ENDPOINTS first: the secret file lives in DATA_DIR, which the embedded services create.
       { provide: CORE_SETTINGS, useFactory: () => coreSettingsFor(config, feedbackTokenSecret(config, (m) => log.warn(m))), inject: [ENDPOINTS] },
+      { provide: IDENTITY_SETTINGS, useFactory: (core: { feedbackTokens: { secret: string } }) => identitySettingsFor(config, core.feedbackTokens.secret), inject: [CORE_SETTINGS] },
       InfrastructureShutdown,
     ];
     const exported: (symbol | DynamicModule)[] = [APP_CONFIG, ENDPOINTS, PRISMA, REPOSITORIES, DOCUMENTS, FEEDBACK_EVENTS, VERDICTS, QUARANTINES, ANSWERS, ENHANCEMENTS, AUDIT_LOG, DATABASE_HEALTH,
-      VECTOR_STORE, EMBEDDER, JUDGE, METRICS, GENERATOR, GRADIENT_PROBE, NEIGHBOUR_LISTS, CLOCK, FAILPOINTS, CORE_SETTINGS, DOMAIN_EVENTS];
+      VECTOR_STORE, EMBEDDER, JUDGE, METRICS, GENERATOR, GRADIENT_PROBE, NEIGHBOUR_LISTS, CLOCK, FAILPOINTS, CORE_SETTINGS, DOMAIN_EVENTS,
+      USERS, API_KEYS, SESSIONS, IDENTITY_SETTINGS];
     if (withQueue) {
       providers.push({ provide: REDIS_CONNECTION, useFactory: (e: Endpoints) => createRedisConnection(e.redisUrl!), inject: [ENDPOINTS] });
       providers.push({ provide: QUEUE_METRICS, useFactory: (m: ForensicsMetrics, q: Queue) => { registerQueueCollectors(m, [q]); return true; }, inject: [METRICS, getQueueToken(TRACEBACK_QUEUE_NAME)] });

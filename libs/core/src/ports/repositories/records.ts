@@ -214,3 +214,51 @@ export interface EnhancementFilter { collection?: string; feedbackId?: string; s
 
 export interface AuditEntry { actor: string; action: string; entityType: string; entityId: string; details?: JsonObject }
 export type AuditRecord = AuditEntry & { at: Date };
+
+/** Users, API keys and console sessions (issue 11). */
+export type UserRole = 'admin' | 'reviewer' | 'viewer';
+export type ServiceScope = 'ingest' | 'feedback' | 'answers';
+
+export interface UserRow {
+  id: string;
+  name: string;
+  role: UserRole;
+  createdAt: Date;
+  createdBy: string;
+  disabledAt: Date | null;
+  disabledBy: string | null;
+}
+export interface NewUser { name: string; role: UserRole; createdBy: string }
+
+/** An API key as stored: a keyed hash of the key, never the key. `userId` null = a service key (scopes). */
+export interface ApiKeyRow {
+  id: string;
+  userId: string | null;
+  name: string;
+  scopes: ServiceScope[];
+  prefix: string;
+  hash: string;
+  createdAt: Date;
+  createdBy: string;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  revokedBy: string | null;
+}
+export interface NewApiKey { userId: string | null; name: string; scopes: ServiceScope[]; prefix: string; hash: string; createdBy: string }
+export interface ApiKeyFilter { userId?: string; includeRevoked?: boolean }
+
+/** A console session; `id` is the SHA-256 of the cookie's token. */
+export interface SessionRow {
+  id: string;
+  userId: string | null;
+  keyId: string;
+  name: string;
+  role: UserRole;
+  csrfSecret: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+  expiresAt: Date;
+  ip: string | null;
+  userAgent: string | null;
+}
+export type NewSession = Omit<SessionRow, 'createdAt' | 'lastSeenAt'>;

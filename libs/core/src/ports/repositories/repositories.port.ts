@@ -1,4 +1,7 @@
 import type {
+  ApiKeyFilter, ApiKeyRow, NewApiKey, NewSession, NewUser, SessionRow, UserRow,
+} from './records';
+import type {
   AnswerRow, AuditEntry, AuditRecord, CollectionRow, DocumentRow, EnhancementFilter, EnhancementRow, FeedbackPatch, FeedbackRow,
   FeedbackStatus, NewAnswer, NewDocument, NewEnhancement, NewFeedback, NewQuarantine, NewVerdict, QuarantineFilter, QuarantineRow, VerdictRow,
 } from './records';
@@ -91,6 +94,44 @@ export interface AuditLogRepository {
   listFor(entityType: string, entityId: string): Promise<AuditRecord[]>;
 }
 
+/** Users (issue 11). Creation and disabling are audited in the same transaction. */
+export interface UserRepository {
+  /** A taken name → ConflictError. */
+  create(u: NewUser): Promise<UserRow>;
+  get(id: string): Promise<UserRow | null>;
+  findByName(name: string): Promise<UserRow | null>;
+  /** Oldest first. */
+  list(): Promise<UserRow[]>;
+  /** Sets disabledAt/disabledBy once (audited 'user.disabled'); a disabled user is returned unchanged. Unknown → NotFoundError. */
+  disable(id: string, actor: string): Promise<UserRow>;
+}
+
+/** API keys (stored as a keyed hash). Creation and revocation are audited (key id and prefix, never the key). */
+export interface ApiKeyRepository {
+  /** A taken prefix → ConflictError; an unknown user → NotFoundError. */
+  create(k: NewApiKey): Promise<ApiKeyRow>;
+  get(id: string): Promise<ApiKeyRow | null>;
+  findByPrefix(prefix: string): Promise<ApiKeyRow | null>;
+  /** Oldest first; revoked keys only with includeRevoked. */
+  list(filter: ApiKeyFilter): Promise<ApiKeyRow[]>;
+  /** Sets revokedAt/revokedBy once (audited 'key.revoked'); a revoked key is returned unchanged. Unknown → NotFoundError. */
+  revoke(id: string, actor: string): Promise<ApiKeyRow>;
+  /** lastUsedAt = at, only when it is null or older than `at - minIntervalMs` (one conditional write); true when written. */
+  touch(id: string, at: Date, minIntervalMs: number): Promise<boolean>;
+}
+
+/** Console sessions (server-side: logging out deletes the row). */
+export interface SessionRepository {
+  create(s: NewSession): Promise<SessionRow>;
+  get(id: string): Promise<SessionRow | null>;
+  /** lastSeenAt = at. */
+  touch(id: string, at: Date): Promise<void>;
+  /** True when a session was deleted. */
+  delete(id: string): Promise<boolean>;
+  /** Deletes sessions that expired before `now`; returns how many. */
+  deleteExpired(now: Date): Promise<number>;
+}
+
 /** Reachability of the database (health checks). */
 export interface DatabaseHealth {
   ping(): Promise<void>;
@@ -106,4 +147,7 @@ export interface Repositories {
   enhancements: EnhancementRepository;
   audit: AuditLogRepository;
   health: DatabaseHealth;
+  users: UserRepository;
+  apiKeys: ApiKeyRepository;
+  sessions: SessionRepository;
 }

@@ -8,10 +8,14 @@ import { PrismaEnhancementRepository } from './prisma-enhancement.repository';
 import { PrismaFeedbackEventRepository } from './prisma-feedback-event.repository';
 import { PrismaQuarantineRepository } from './prisma-quarantine.repository';
 import { PrismaVerdictRepository } from './prisma-verdict.repository';
+import { PrismaApiKeyRepository } from './prisma-api-key.repository';
+import { PrismaSessionRepository } from './prisma-session.repository';
+import { PrismaUserRepository } from './prisma-user.repository';
 
 export {
   PrismaAnswerRepository, PrismaAuditLogRepository, PrismaDatabaseHealth, PrismaDocumentRepository, PrismaEnhancementRepository,
   PrismaFeedbackEventRepository, PrismaQuarantineRepository, PrismaVerdictRepository,
+  PrismaApiKeyRepository, PrismaSessionRepository, PrismaUserRepository,
 };
 
 /** Every repository over one Prisma client (Postgres). */
@@ -25,5 +29,8 @@ export function createPrismaRepositories(db: PrismaClient): Repositories {
     enhancements: new PrismaEnhancementRepository(db),
     audit: new PrismaAuditLogRepository(db),
     health: new PrismaDatabaseHealth(db),
+    users: new PrismaUserRepository(db),
+    apiKeys: new PrismaApiKeyRepository(db),
+    sessions: new PrismaSessionRepository(db),
   };
 }

@@ -1,0 +1,3 @@
+export * from './identity';
+export * from './identity.schema';
+export * from './manage-keys.use-case';

@@ -1,0 +1,1 @@
+export * from './manage-users.use-case';
