@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { ConflictError, echoInput, NotFoundError, PermanentError, ValidationError } from '@forensics/core';
+import { AccessDeniedError, AuthenticationError, ConflictError, echoInput, NotFoundError, PermanentError, ValidationError } from '@forensics/core';
 
 /** Domain errors → HTTP statuses with a JSON body `{statusCode, error, message, details?}`. */
 @Catch()
@@ -13,8 +13,10 @@ export class ErrorsFilter implements ExceptionFilter {
       res.status(statusCode).json({ statusCode, error, message, ...(details && details.length > 1 ? { details } : {}) });
     };
     if (err instanceof ValidationError) return send(400, 'Bad Request', err.message, err.details);
+    if (err instanceof AuthenticationError) return send(401, 'Unauthorized', err.message);
+    if (err instanceof AccessDeniedError) return send(403, 'Forbidden', err.message);
     if (err instanceof NotFoundError) return send(404, 'Not Found', err.message);
-    if (err instanceof ConflictError) return send(409, 'Conflict', err.message);
+    if (err instanceof ConflictError) { res.status(409).json({ ...(err.body ?? {}), statusCode: 409, error: 'Conflict', message: err.message }); return; }
     if (err instanceof PermanentError) return send(422, 'Unprocessable Entity', err.message);
     if (err instanceof HttpException) {
       const body = err.getResponse();

@@ -22,7 +22,8 @@ export class NotFoundError extends Error {
 }
 
 export class ConflictError extends Error {
-  constructor(message: string) {
+  /** `body`: extra members of the 409 response (e.g. the `claim` that blocks a review decision). */
+  constructor(message: string, readonly body?: Record<string, unknown>) {
     super(message);
     this.name = 'ConflictError';
   }
