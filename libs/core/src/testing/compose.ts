@@ -17,6 +17,11 @@ import type { CoreSettings } from '../settings';
 import type { InjectionKey, UseCaseClass } from '../use-case';
 import { NeighbourCache } from '../use-cases/run-traceback/collect-evidence';
 import { InMemoryTracebackQueue } from './in-memory-traceback-queue';
+import {
+  WEBHOOK_DISPATCHER, WEBHOOK_SETTINGS, WEBHOOK_TRANSPORT, WEBHOOK_URL_GUARD, WEBHOOKS,
+  type WebhookDispatcher, type WebhookRepository, type WebhookSettings, type WebhookTransport, type WebhookUrlGuard,
+} from '../ports/repositories/webhook.port';
+import { InMemoryWebhookRepository } from './in-memory-webhook.repository';
 
 /** The ports a harness supplies; everything else gets a test default (see `composeUseCases`). */
 export interface ComposePorts {
@@ -40,6 +45,12 @@ export interface ComposePorts {
   neighbours?: NeighbourLists;
   /** Default: publishes nowhere. */
   events?: DomainEventPublisher;
+  /** Webhooks (issue 14). Defaults: an InMemoryWebhookRepository, a transport that reports every send as failed, a URL guard that allows all, a dispatcher that enqueues nothing, TEST_WEBHOOK_SETTINGS. */
+  webhooks?: WebhookRepository;
+  webhookTransport?: WebhookTransport;
+  webhookGuard?: WebhookUrlGuard;
+  webhookDispatcher?: WebhookDispatcher;
+  webhookSettings?: Partial<WebhookSettings>;
   /** Overrides of TEST_IDENTITY_SETTINGS (key pepper, session lifetime). */
   identity?: Partial<IdentitySettings>;
 }
@@ -48,6 +59,9 @@ export interface ComposePorts {
 export const TEST_IDENTITY_SETTINGS: Readonly<IdentitySettings> = Object.freeze({
   keyPepper: 'test-key-pepper-not-for-production', sessionTtlMs: 8 * 3600_000, touchIntervalMs: DEFAULT_TOUCH_INTERVAL_MS,
 });
+
+/** Webhook settings of a test composition. */
+export const TEST_WEBHOOK_SETTINGS: Readonly<WebhookSettings> = Object.freeze({ timeoutMs: 2000, attempts: 3, disableAfter: 5 });
 
 export interface ComposedUseCases {
   /** The use case of this class, built once (dependencies shared: one instance per class). */
@@ -116,6 +130,11 @@ export function composeUseCases(ports: ComposePorts): ComposedUseCases {
     [NEIGHBOUR_LISTS, ports.neighbours ?? new NeighbourCache()], [CLOCK, ports.clock ?? SYSTEM_CLOCK],
     [FAILPOINTS, ports.failpoints ?? NO_FAILPOINTS], [CORE_SETTINGS, settings], [DOMAIN_EVENTS, ports.events ?? NO_DOMAIN_EVENTS],
     [USERS, repos.users], [API_KEYS, repos.apiKeys], [SESSIONS, repos.sessions], [IDENTITY_SETTINGS, { ...TEST_IDENTITY_SETTINGS, ...ports.identity }],
+    [WEBHOOKS, ports.webhooks ?? new InMemoryWebhookRepository((repos as { state?: ConstructorParameters<typeof InMemoryWebhookRepository>[0] }).state)],
+    [WEBHOOK_TRANSPORT, ports.webhookTransport ?? { send: async () => ({ statusCode: null, error: 'no webhook transport in this harness', durationMs: 0 }) }],
+    [WEBHOOK_URL_GUARD, ports.webhookGuard ?? { check: async () => {} }],
+    [WEBHOOK_DISPATCHER, ports.webhookDispatcher ?? { enqueue: async () => {}, redrive: async () => 'live' as const }],
+    [WEBHOOK_SETTINGS, { ...TEST_WEBHOOK_SETTINGS, ...ports.webhookSettings }],
   ]);
   const built = new Map<Function, unknown>();
   const building = new Set<Function>();

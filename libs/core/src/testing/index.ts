@@ -11,6 +11,8 @@ export { InMemoryApiKeyRepository, InMemorySessionRepository, InMemoryUserReposi
 export { ConstraintViolation } from './in-memory-state';
 export { InMemoryVectorStore } from './in-memory-vector-store';
 export { InMemoryTracebackQueue } from './in-memory-traceback-queue';
+export { InMemoryWebhookRepository } from './in-memory-webhook.repository';
 export { HashingEmbedder, ScriptedJudge } from './test-doubles';
 export { TEST_IDENTITY_SETTINGS } from './compose';
+export { TEST_WEBHOOK_SETTINGS } from './compose';
 export { composeUseCases, TEST_CORE_SETTINGS, type ComposePorts, type ComposedUseCases } from './compose';

@@ -23,6 +23,10 @@ import { VerifyTracebackUseCase } from './verify-traceback/verify-traceback.use-
 import { AuthenticateKeyUseCase, CreateApiKeyUseCase, ListApiKeysUseCase, RevokeApiKeyUseCase } from './manage-keys/manage-keys.use-case';
 import { CreateUserUseCase, DisableUserUseCase, ListUsersUseCase } from './manage-users/manage-users.use-case';
 import { CreateSessionUseCase, DestroySessionUseCase, ResolveSessionUseCase } from './sessions/sessions.use-case';
+import {
+  CreateWebhookUseCase, DeleteWebhookUseCase, DeliverWebhookUseCase, GetWebhookUseCase, ListWebhookDeliveriesUseCase, ListWebhooksUseCase, PublishWebhookEventUseCase,
+  RedriveWebhookDeliveriesUseCase, RotateWebhookSecretUseCase, UpdateWebhookUseCase,
+} from './webhooks';
 
 export * from './answer-query/answer-query.use-case';
 export * from './approve-quarantine/approve-quarantine.use-case';
@@ -51,6 +55,7 @@ export * from './verify-traceback/verify-traceback.use-case';
 export * from './manage-keys';
 export * from './manage-users';
 export * from './sessions';
+export * from './webhooks';
 
 /** Every use case, for the composition root (each declares its dependencies in `static inject`). */
 export const USE_CASES = [
@@ -61,4 +66,6 @@ export const USE_CASES = [
   AuthenticateKeyUseCase, CreateApiKeyUseCase, ListApiKeysUseCase, RevokeApiKeyUseCase,
   CreateUserUseCase, DisableUserUseCase, ListUsersUseCase,
   CreateSessionUseCase, DestroySessionUseCase, ResolveSessionUseCase,
+  CreateWebhookUseCase, DeleteWebhookUseCase, DeliverWebhookUseCase, GetWebhookUseCase, ListWebhookDeliveriesUseCase, ListWebhooksUseCase, PublishWebhookEventUseCase,
+  RedriveWebhookDeliveriesUseCase, RotateWebhookSecretUseCase, UpdateWebhookUseCase,
 ] as const;

@@ -1,2 +1,3 @@
 export * from './records';
 export * from './repositories.port';
+export * from './webhook.port';

@@ -1,9 +1,10 @@
 import { ConflictError, echoInput, NotFoundError, ValidationError } from '../../domain/errors';
 import { documentIdFor, stripReservedMarkers, textHash } from '../../domain/text-identity';
+import type { DomainEventPublisher } from '../../ports/domain-events.port';
 import type { Embedder } from '../../ports/embedder.port';
 import type { Generator } from '../../ports/generator.port';
 import type { EnhancementRepository, EnhancementRow, FeedbackEventRepository } from '../../ports/repositories';
-import { EMBEDDER, ENHANCEMENTS, FEEDBACK_EVENTS, GENERATOR, VECTOR_STORE } from '../../ports/tokens';
+import { DOMAIN_EVENTS, EMBEDDER, ENHANCEMENTS, FEEDBACK_EVENTS, GENERATOR, VECTOR_STORE } from '../../ports/tokens';
 import type { VectorStore } from '../../ports/vector-store.port';
 import type { InjectMap } from '../../use-case';
 import { BTE_PROXY_KIND } from '../serving/serving-view';
@@ -16,7 +17,7 @@ export function wrapLatest(text: string): string {
 }
 
 export interface EnhanceAnswerCommand { feedbackId: string; actor: string; correctAnswer?: string }
-export interface EnhanceAnswerDeps { feedback: FeedbackEventRepository; enhancements: EnhancementRepository; store: VectorStore; embedder: Embedder; generator: Generator }
+export interface EnhanceAnswerDeps { feedback: FeedbackEventRepository; enhancements: EnhancementRepository; store: VectorStore; embedder: Embedder; generator: Generator; events: DomainEventPublisher }
 
 /**
  * Benign-text enhancement (BTE, RAGForensics arXiv 2504.21668, App. 8.3): with the correct answer c
@@ -34,7 +35,7 @@ export interface EnhanceAnswerDeps { feedback: FeedbackEventRepository; enhancem
  * which the retry overwrites (same proxy id, derived from the feedback id and answer) and completes.
  */
 export class EnhanceAnswerUseCase {
-  static readonly inject: InjectMap<EnhanceAnswerDeps> = { feedback: FEEDBACK_EVENTS, enhancements: ENHANCEMENTS, store: VECTOR_STORE, embedder: EMBEDDER, generator: GENERATOR };
+  static readonly inject: InjectMap<EnhanceAnswerDeps> = { feedback: FEEDBACK_EVENTS, enhancements: ENHANCEMENTS, store: VECTOR_STORE, embedder: EMBEDDER, generator: GENERATOR, events: DOMAIN_EVENTS };
   constructor(private readonly deps: EnhanceAnswerDeps) {}
 
   async execute(cmd: EnhanceAnswerCommand): Promise<{ enhancement: EnhancementRow; created: boolean }> {
@@ -74,6 +75,7 @@ export class EnhanceAnswerUseCase {
       await store.delete(ev.collection, [proxyId]).catch(() => {});
       throw e;
     });
+    await this.deps.events.publish({ type: 'enhancement.created', data: { enhancementId: enhancement.id, feedbackId: ev.id, collection: ev.collection, proxyId, generator: generator.kind } });
     return { enhancement, created: true };
   }
 }

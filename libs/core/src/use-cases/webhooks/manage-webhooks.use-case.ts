@@ -1,0 +1,92 @@
+import { echoInput, NotFoundError } from '../../domain/errors';
+import { assertStorable } from '../../domain/request-schema';
+import type { DomainEventType } from '../../ports/domain-events.port';
+import {
+  WEBHOOK_URL_GUARD, WEBHOOKS, type WebhookDeliveryPage, type WebhookEndpointRow, type WebhookRepository, type WebhookUrlGuard,
+} from '../../ports/repositories/webhook.port';
+import type { InjectMap } from '../../use-case';
+import { newWebhookSecret } from './webhook-signature';
+
+/** Admin management of webhook endpoints (issue 14). The API allows these to `manage` only. */
+
+export interface WebhookAdminDeps { webhooks: WebhookRepository }
+export interface WebhookUrlDeps extends WebhookAdminDeps { guard: WebhookUrlGuard }
+
+async function mustGet(webhooks: WebhookRepository, id: string): Promise<WebhookEndpointRow> {
+  assertStorable('id', id);
+  const e = await webhooks.getEndpoint(id);
+  if (!e) throw new NotFoundError(`webhook ${echoInput(id)} does not exist`);
+  return e;
+}
+
+/** Registers an endpoint after the outbound URL rules; returns the signing secret (the only time it is shown). */
+export class CreateWebhookUseCase {
+  static readonly inject: InjectMap<WebhookUrlDeps> = { webhooks: WEBHOOKS, guard: WEBHOOK_URL_GUARD };
+  constructor(private readonly deps: WebhookUrlDeps) {}
+
+  async execute(cmd: { url: string; events: DomainEventType[]; description?: string; actor: string }): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
+    await this.deps.guard.check(cmd.url, 'url');
+    const secret = newWebhookSecret();
+    const endpoint = await this.deps.webhooks.createEndpoint({ url: cmd.url, events: cmd.events, description: cmd.description ?? null, secret, createdBy: cmd.actor });
+    return { endpoint, secret };
+  }
+}
+
+export class ListWebhooksUseCase {
+  static readonly inject: InjectMap<WebhookAdminDeps> = { webhooks: WEBHOOKS };
+  constructor(private readonly deps: WebhookAdminDeps) {}
+  execute(): Promise<WebhookEndpointRow[]> { return this.deps.webhooks.listEndpoints(); }
+}
+
+export class GetWebhookUseCase {
+  static readonly inject: InjectMap<WebhookAdminDeps> = { webhooks: WEBHOOKS };
+  constructor(private readonly deps: WebhookAdminDeps) {}
+  execute(cmd: { id: string }): Promise<WebhookEndpointRow> { return mustGet(this.deps.webhooks, cmd.id); }
+}
+
+/** Changes url (checked again), events, description or active; `active: true` re-enables and resets the failure count. */
+export class UpdateWebhookUseCase {
+  static readonly inject: InjectMap<WebhookUrlDeps> = { webhooks: WEBHOOKS, guard: WEBHOOK_URL_GUARD };
+  constructor(private readonly deps: WebhookUrlDeps) {}
+
+  async execute(cmd: { id: string; url?: string; events?: DomainEventType[]; description?: string | null; active?: boolean; actor: string }): Promise<WebhookEndpointRow> {
+    await mustGet(this.deps.webhooks, cmd.id);
+    if (cmd.url !== undefined) await this.deps.guard.check(cmd.url, 'url');
+    const { id, actor, ...patch } = cmd;
+    return this.deps.webhooks.updateEndpoint(id, patch, actor);
+  }
+}
+
+export class DeleteWebhookUseCase {
+  static readonly inject: InjectMap<WebhookAdminDeps> = { webhooks: WEBHOOKS };
+  constructor(private readonly deps: WebhookAdminDeps) {}
+
+  async execute(cmd: { id: string; actor: string }): Promise<void> {
+    await mustGet(this.deps.webhooks, cmd.id);
+    await this.deps.webhooks.deleteEndpoint(cmd.id, cmd.actor);
+  }
+}
+
+/** A new signing secret (the old one stops working at once); returned once. */
+export class RotateWebhookSecretUseCase {
+  static readonly inject: InjectMap<WebhookAdminDeps> = { webhooks: WEBHOOKS };
+  constructor(private readonly deps: WebhookAdminDeps) {}
+
+  async execute(cmd: { id: string; actor: string }): Promise<{ secret: string }> {
+    await mustGet(this.deps.webhooks, cmd.id);
+    const secret = newWebhookSecret();
+    await this.deps.webhooks.setSecret(cmd.id, secret, cmd.actor);
+    return { secret };
+  }
+}
+
+/** The delivery log of one endpoint, newest first, every attempt with status code, error and duration. */
+export class ListWebhookDeliveriesUseCase {
+  static readonly inject: InjectMap<WebhookAdminDeps> = { webhooks: WEBHOOKS };
+  constructor(private readonly deps: WebhookAdminDeps) {}
+
+  async execute(cmd: { id: string; limit: number; cursor?: string }): Promise<WebhookDeliveryPage> {
+    await mustGet(this.deps.webhooks, cmd.id);
+    return this.deps.webhooks.listDeliveries(cmd.id, { limit: cmd.limit, cursor: cmd.cursor });
+  }
+}
