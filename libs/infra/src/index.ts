@@ -11,3 +11,4 @@ export * from './nest';
 export * from './generators';
 export * from './metrics';
 export * from './logging';
+export * from './webhooks';

@@ -67,6 +67,8 @@ export interface AppConfig {
   readonly metricsToken?: string;
   /** 'json' (pino, one JSON object per line) or 'pretty' (Nest's console logger). */
   readonly logFormat: 'json' | 'pretty';
+  /** Webhook delivery (issue 14). */
+  readonly webhooks: Readonly<{ timeoutMs: number; attempts: number; backoffMs: number; disableAfter: number; allowPrivate: boolean; secretsKey?: string }>;
   /** Pepper of the API keys' keyed hash; unset = derived from the feedback-token secret by the composition root. */
   readonly apiKeyPepper?: string;
   /** Lifetime of a console session (minutes). */
@@ -185,6 +187,16 @@ export const ENV_SCHEMA = z.object({
   SWEEP_EVERY_MS: intVar(100, 3_600_000, 30_000, 'how often the worker reconciles: re-enqueues pending feedback that has no live job (persisted while the queue was unreachable, or failed during an outage)'),
   QUEUE_ENQUEUE_TIMEOUT_MS: intVar(50, 60_000, 500, 'bound on enqueueing a traceback at intake (ms): past it the request answers 202 with queued:false and the reconciler enqueues later'),
   QUEUE_PREFIX: textWithDefault('forensics', 'Redis key prefix of the queues (services sharing a Redis keep their jobs apart)'),
+  WEBHOOK_TIMEOUT_MS: intVar(100, 60_000, 10_000, 'timeout of one webhook delivery attempt (ms)'),
+  WEBHOOK_ATTEMPTS: intVar(1, 20, 8, 'attempts per webhook delivery (exponential backoff with jitter between them)'),
+  WEBHOOK_BACKOFF_MS: intVar(10, 3_600_000, 30_000, 'base delay of webhook retries (ms): the n-th retry waits between base*2^(n-1)/2 and base*2^(n-1)'),
+  WEBHOOK_DISABLE_AFTER: intVar(1, 1000, 5, 'consecutive failed webhook deliveries (all attempts spent) that disable an endpoint'),
+  WEBHOOK_ALLOW_PRIVATE: enumVar(['false', 'true'], 'false', 'true = webhook URLs may use http and loopback / private / link-local addresses (same-network receivers, tests)'),
+  WEBHOOK_SECRETS_KEY: variable(z.string().min(32).optional(), {
+    expect: 'a string of at least 32 characters',
+    doc: 'key that encrypts webhook signing secrets at rest (AES-256-GCM via HKDF); unset = derived from the feedback-token secret',
+    secret: true,
+  }),
   DEFAULT_COLLECTION: textWithDefault('default', 'collection used when a request names none'),
   EVIDENCE: enumVar(['on', 'off'], 'on', 'BiRD / GRADA / ProGRank on every judged candidate'),
   // Service limits (cost per event), tighter than BirdParams.k / ProgrankParams.runs accept; the
@@ -367,6 +379,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     production,
     metricsToken: e.METRICS_TOKEN,
     logFormat: e.LOG_FORMAT ?? (production ? 'json' : 'pretty'),
+    webhooks: {
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS, attempts: e.WEBHOOK_ATTEMPTS, backoffMs: e.WEBHOOK_BACKOFF_MS, disableAfter: e.WEBHOOK_DISABLE_AFTER,
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true', secretsKey: e.WEBHOOK_SECRETS_KEY,
+    },
     apiKeyPepper: e.API_KEY_PEPPER,
     sessionTtlMinutes: e.SESSION_TTL_MINUTES,
   };

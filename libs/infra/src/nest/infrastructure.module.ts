@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import {
   ANSWERS, AUDIT_LOG, CLOCK, CORE_SETTINGS, DATABASE_HEALTH, DOCUMENTS, EMBEDDER, ENHANCEMENTS, FAILPOINTS, FEEDBACK_EVENTS, GENERATOR, GRADIENT_PROBE,
   API_KEYS, IDENTITY_SETTINGS, SESSIONS, USERS,
-  JUDGE, NEIGHBOUR_LISTS, NeighbourCache, DOMAIN_EVENTS, NO_DOMAIN_EVENTS, QUARANTINES, TRACEBACK_QUEUE, VECTOR_STORE, VERDICTS,
+  JUDGE, NEIGHBOUR_LISTS, NeighbourCache, DOMAIN_EVENTS, QUARANTINES, TRACEBACK_QUEUE, VECTOR_STORE, VERDICTS,
   type Clock, type Embedder, type Failpoints, type GradientProbeProvision, type Repositories, type Token, type TracebackQueue, type VectorStore,
 } from '@forensics/core';
 import type IORedis from 'ioredis';
@@ -22,6 +22,7 @@ import { ForensicsMetrics, MeteredJudge, registerQuarantineCollectors, registerQ
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { TRACEBACK_QUEUE_NAME } from '../queue/queue.constants';
+import { WEBHOOK_PROVIDERS, WEBHOOK_TOKENS, webhookDispatcherProvider } from '../webhooks/webhook.providers';
 
 export interface InfrastructureOptions {
   /** Connect the BullMQ traceback queue (default true). The CLI's ingest and the eval harness run without one. */
@@ -128,8 +129,8 @@ export class InfrastructureModule {
       // BiRD neighbour lists, cached per store revision (process-wide).
       { provide: NEIGHBOUR_LISTS, useFactory: () => new NeighbourCache() },
       { provide: CLOCK, useValue: SYSTEM_CLOCK },
-      // Replaced by the webhook outbox publisher (issue 14) once it exists.
-      { provide: DOMAIN_EVENTS, useValue: NO_DOMAIN_EVENTS },
+      // DOMAIN_EVENTS = the webhook outbox (issue 14), with its repository, URL guard, transport and metrics.
+      ...WEBHOOK_PROVIDERS(config),
       { provide: FAILPOINTS, useValue: opts.failpoints ?? NO_FAILPOINTS },
       // ENDPOINTS first: the secret file lives in DATA_DIR, which the embedded services create.
       { provide: CORE_SETTINGS, useFactory: () => coreSettingsFor(config, feedbackTokenSecret(config, (m) => log.warn(m))), inject: [ENDPOINTS] },
@@ -137,15 +138,17 @@ export class InfrastructureModule {
       InfrastructureShutdown,
     ];
     const exported: (symbol | DynamicModule)[] = [APP_CONFIG, ENDPOINTS, PRISMA, REPOSITORIES, DOCUMENTS, FEEDBACK_EVENTS, VERDICTS, QUARANTINES, ANSWERS, ENHANCEMENTS, AUDIT_LOG, DATABASE_HEALTH,
-      VECTOR_STORE, EMBEDDER, JUDGE, METRICS, GENERATOR, GRADIENT_PROBE, NEIGHBOUR_LISTS, CLOCK, FAILPOINTS, CORE_SETTINGS, DOMAIN_EVENTS,
+      VECTOR_STORE, EMBEDDER, JUDGE, METRICS, GENERATOR, GRADIENT_PROBE, NEIGHBOUR_LISTS, CLOCK, FAILPOINTS, CORE_SETTINGS, DOMAIN_EVENTS, ...WEBHOOK_TOKENS,
       USERS, API_KEYS, SESSIONS, IDENTITY_SETTINGS];
     if (withQueue) {
       providers.push({ provide: REDIS_CONNECTION, useFactory: (e: Endpoints) => createRedisConnection(e.redisUrl!), inject: [ENDPOINTS] });
       providers.push({ provide: QUEUE_METRICS, useFactory: (m: ForensicsMetrics, q: Queue) => { registerQueueCollectors(m, [q]); return true; }, inject: [METRICS, getQueueToken(TRACEBACK_QUEUE_NAME)] });
       exported.push(REDIS_CONNECTION);
+      providers.push(webhookDispatcherProvider(config, true));
     } else {
       providers.push({ provide: TRACEBACK_QUEUE, useValue: new NoTracebackQueue() });
       exported.push(TRACEBACK_QUEUE);
+      providers.push(webhookDispatcherProvider(config, false));
     }
     return {
       module: InfrastructureModule,

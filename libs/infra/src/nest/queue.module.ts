@@ -5,7 +5,7 @@ import type IORedis from 'ioredis';
 import { TRACEBACK_QUEUE } from '@forensics/core';
 import type { AppConfig } from '../config/app-config';
 import { BullMqTracebackQueue } from '../queue/bullmq-traceback-queue';
-import { MAINTENANCE_QUEUE_NAME, TRACEBACK_QUEUE_NAME } from '../queue/queue.constants';
+import { MAINTENANCE_QUEUE_NAME, TRACEBACK_QUEUE_NAME, WEBHOOK_QUEUE_NAME } from '../queue/queue.constants';
 import { REDIS_CONNECTION } from './infra.tokens';
 
 /**
@@ -21,7 +21,7 @@ export class QueueModule {
       module: QueueModule,
       imports: [
         BullModule.forRootAsync({ useFactory: (connection: IORedis) => ({ connection, prefix: config.queue.prefix }), inject: [REDIS_CONNECTION] }),
-        BullModule.registerQueue({ name: TRACEBACK_QUEUE_NAME }, { name: MAINTENANCE_QUEUE_NAME }),
+        BullModule.registerQueue({ name: TRACEBACK_QUEUE_NAME }, { name: MAINTENANCE_QUEUE_NAME }, { name: WEBHOOK_QUEUE_NAME }),
       ],
       providers: [
         {

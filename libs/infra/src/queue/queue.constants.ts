@@ -30,3 +30,6 @@ export function tracebackJobOptions(attempts: number, backoffMs: number): JobsOp
 export const MAINTENANCE_QUEUE_NAME = 'maintenance';
 export const RECONCILE_JOB = 'ReconcilePendingFeedback';
 export const RECONCILE_SCHEDULER_ID = 'reconcile-pending-feedback';
+
+/** Webhook deliveries (issue 14): one job per delivery id, plus the outbox sweep's job scheduler (libs/infra/src/webhooks). */
+export const WEBHOOK_QUEUE_NAME = 'webhooks';
