@@ -22,6 +22,21 @@
  *   snapshot is simply considered stale.
  * Writes to one table are serialised inside the process (a promise chain per collection), so
  * concurrent upserts never race each other; across processes LanceDB's optimistic commits apply.
+ *
+ * Two serving paths — the switch is the table having an ANN index on `vector`:
+ * - below `indexMinRows` (VECTOR_INDEX_MIN_ROWS, default 50,000) there is none: the snapshot above
+ *   answers with EXACT scores in a few ms per batch, and a foreign write costs a reload bounded by
+ *   the threshold (~150 ms per 10k rows → ≤ ~0.75 s at 50k). Exact is the right tool there: recall 1,
+ *   no index to train, and BiRD's 21-query batches are one pass of the kernel;
+ * - once a write leaves the table at ≥ `indexMinRows` rows, the writing process trains an IVF_PQ
+ *   index in the background (`buildIndexNow`). From the commit on, every process (checked once per
+ *   new table version) drops its snapshot and searches through LanceDB: quarantine and long
+ *   exclusion lists as `where` prefilters, refine re-scores exactly, rows not yet in the index are
+ *   scanned flat by LanceDB itself, so another process's write costs the next search only the flat
+ *   scan of its new rows — no reload, no per-process copy of the table (RSS stays flat at 1M rows).
+ *   Fetch/setQuarantined/delete read the table by id (BTREE index on `id`). Index upkeep:
+ *   `maintainIndex` (merge new rows via `optimize`, retrain after 4× growth).
+ * Evidence's candidate pools use `fetch` by id on either path.
  */
 import * as fs from 'node:fs';
 import * as lancedb from '@lancedb/lancedb';
@@ -44,6 +59,7 @@ import { ExactMatrix } from './exact-kernel';
 import {
   assertCollectionName,
   assertDimension,
+  clampCosine,
   CollectionNotFoundError,
   compareHits,
   DimensionMismatchError,
@@ -64,7 +80,29 @@ export interface LanceDbVectorStoreOptions {
    * writes from this process (0 disables). Default 200.
    */
   optimizeEvery?: number;
+  /**
+   * Row count from which a collection is served by an ANN index instead of the in-process snapshot
+   * (VECTOR_INDEX_MIN_ROWS). Default 50,000; 0 = never build one automatically. See "Two serving paths".
+   */
+  indexMinRows?: number;
+  /** Build / rebuild the ANN index automatically in the background after writes. Default true. */
+  autoIndex?: boolean;
+  /** IVF partitions probed per ANN search (VECTOR_ANN_NPROBES). Default 32. */
+  nprobes?: number;
+  /** ANN candidates re-ranked by exact distance = refineFactor × limit (VECTOR_ANN_REFINE). Default 30. */
+  refineFactor?: number;
 }
+
+/** Name of the ANN index on `vector` (one per table; rebuilt with `replace`). */
+const VECTOR_INDEX = 'vector_idx';
+/** Extra ANN candidates per search so that ties at the k-th place are ordered by id. */
+const ANN_TIE_SLACK = 4;
+/** Above this many excluded ids a search excludes them in the `where` prefilter instead of over-fetching. */
+const EXCLUDE_IN_WHERE = 64;
+/** Rows written since the last index merge after which `optimize` folds them into the ANN index. */
+const INDEX_MERGE_ROWS = 20_000;
+/** A collection this many times larger than when its index was trained gets a retrained index. */
+const RETRAIN_GROWTH = 4;
 
 const COLUMNS = ['id', 'vector', 'text', 'payload', 'quarantined'];
 /** Ids per SQL `IN (…)` predicate. */
@@ -92,6 +130,16 @@ interface CollectionState {
   snapshot: Snapshot | null;
   loading: Promise<Snapshot> | null;
   writesSinceOptimize: number;
+  /** True once the table has an ANN index on `vector` (any process may have built it): ANN path. */
+  indexed: boolean;
+  /** Table version at which `indexed` was last checked (only re-checked while false). */
+  indexCheckedAt: number;
+  /** Rows the current index was trained on (as known to this process), for retraining on growth. */
+  indexTrainedRows: number;
+  /** Rows this process wrote since the index last absorbed new rows. */
+  rowsSinceIndexMerge: number;
+  /** The background index build/merge, if one runs. */
+  indexing: Promise<void> | null;
 }
 
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
@@ -126,6 +174,10 @@ export class LanceDbVectorStore implements VectorStore {
   readonly kind = 'lancedb';
   private readonly dir: string;
   private readonly optimizeEvery: number;
+  private readonly indexMinRows: number;
+  private readonly autoIndex: boolean;
+  private readonly nprobes: number;
+  private readonly refineFactor: number;
   private connection: Promise<lancedb.Connection> | null = null;
   private readonly states = new Map<string, Promise<CollectionState | null>>();
   private readonly writes = new KeyedSerializer();
@@ -137,6 +189,10 @@ export class LanceDbVectorStore implements VectorStore {
     }
     this.dir = options.dir;
     this.optimizeEvery = options.optimizeEvery ?? 200;
+    this.indexMinRows = Math.max(0, Math.floor(options.indexMinRows ?? 50_000));
+    this.autoIndex = options.autoIndex ?? true;
+    this.nprobes = Math.max(1, Math.floor(options.nprobes ?? 32));
+    this.refineFactor = Math.max(1, Math.floor(options.refineFactor ?? 30));
   }
 
   // ---- VectorStore --------------------------------------------------------------------------------
@@ -186,6 +242,7 @@ export class LanceDbVectorStore implements VectorStore {
             .whenNotMatchedInsertAll()
             .execute(this.toArrow(part, state.dim, withFlag));
           this.patch(state, result.version, (snap) => this.applyUpsert(snap, part));
+          state.rowsSinceIndexMerge += part.length;
           await this.afterWrite(state);
         }
       }
@@ -202,6 +259,7 @@ export class LanceDbVectorStore implements VectorStore {
     const state = await this.requireState(collection);
     validateSearchRequests(collection, requests, state.dim);
     if (requests.length === 0) return [];
+    if (await this.annMode(state)) return Promise.all(requests.map((r) => this.annSearch(state, r)));
     const snap = await this.fresh(state);
     // From here on everything is synchronous: the snapshot cannot change under us.
     const queries = requests.map((r) => {
@@ -226,6 +284,7 @@ export class LanceDbVectorStore implements VectorStore {
     const wanted = uniqueIds(ids);
     const state = await this.state(collection);
     if (!state || wanted.length === 0) return [];
+    if (await this.annMode(state)) return this.fetchRows(state, wanted);
     const snap = await this.fresh(state);
     const out: StoredRecord[] = [];
     for (const id of wanted) {
@@ -249,14 +308,19 @@ export class LanceDbVectorStore implements VectorStore {
     const state = await this.state(collection);
     if (!state || wanted.length === 0) return;
     await this.withWriteLock(collection, async () => {
-      const snap = await this.fresh(state);
+      const guard = quarantined ? '(quarantined IS NULL OR quarantined = false)' : 'quarantined = true';
       // Only rows that exist and whose flag differs: a no-op commits nothing (idempotent, and the
       // other processes' snapshots are not invalidated for nothing).
-      const todo = wanted.filter((id) => {
-        const row = snap.index.get(id);
-        return row !== undefined && snap.quarantined[row] !== quarantined;
-      });
-      const guard = quarantined ? '(quarantined IS NULL OR quarantined = false)' : 'quarantined = true';
+      let todo: string[];
+      if (await this.annMode(state)) {
+        todo = await this.existingIds(state, wanted, guard);
+      } else {
+        const snap = await this.fresh(state);
+        todo = wanted.filter((id) => {
+          const row = snap.index.get(id);
+          return row !== undefined && snap.quarantined[row] !== quarantined;
+        });
+      }
       for (const part of chunks(todo, ID_CHUNK)) {
         const result = await state.table.update({
           valuesSql: { quarantined: quarantined ? 'true' : 'false' },
@@ -279,8 +343,9 @@ export class LanceDbVectorStore implements VectorStore {
     const state = await this.state(collection);
     if (!state || wanted.length === 0) return;
     await this.withWriteLock(collection, async () => {
-      const snap = await this.fresh(state);
-      const todo = wanted.filter((id) => snap.index.has(id));
+      const todo = (await this.annMode(state))
+        ? await this.existingIds(state, wanted)
+        : await this.fresh(state).then((snap) => wanted.filter((id) => snap.index.has(id)));
       for (const part of chunks(todo, ID_CHUNK)) {
         const result = await state.table.delete(`id IN (${idList(part)})`);
         this.patch(state, result.version, (s) => this.applyDelete(s, part));
@@ -313,6 +378,7 @@ export class LanceDbVectorStore implements VectorStore {
     await this.writes.drain();
     for (const p of this.states.values()) {
       const state = await p.catch(() => null);
+      if (state?.indexing) await state.indexing.catch(() => undefined);
       if (state && state.table.isOpen()) state.table.close();
       if (state) state.snapshot = null;
     }
@@ -343,6 +409,30 @@ export class LanceDbVectorStore implements VectorStore {
     const state = await this.state(collection);
     if (!state) return;
     await this.withWriteLock(collection, () => this.optimizeNow(state, olderThanMs));
+  }
+
+  /**
+   * Builds (or retrains) the collection's ANN index now and waits for it; from then on every process
+   * serves the collection through it. Normally automatic (`autoIndex`) once the collection reaches
+   * `indexMinRows`; exposed for operations, benches and tests.
+   */
+  async buildIndex(collection: string): Promise<void> {
+    assertCollectionName(collection);
+    const state = await this.requireState(collection);
+    await this.waitForIndexing(collection);
+    await this.runIndexing(state, () => this.buildIndexNow(state));
+  }
+
+  /** Resolves when the background index build/merge of this process (if any) has finished. */
+  async waitForIndexing(collection: string): Promise<void> {
+    const state = await this.state(collection);
+    while (state?.indexing) await state.indexing.catch(() => undefined);
+  }
+
+  /** Which serving path answers this collection's searches now ('exact' snapshot or 'ann' index). */
+  async servingPath(collection: string): Promise<'exact' | 'ann'> {
+    const state = await this.requireState(collection);
+    return (await this.annMode(state)) ? 'ann' : 'exact';
   }
 
   // ---- connection and tables ----------------------------------------------------------------------
@@ -403,7 +493,10 @@ export class LanceDbVectorStore implements VectorStore {
         `Table "${name}" in ${this.dir} is not a vector-store collection (missing ${missing.join(', ') || 'a fixed-size vector column'})`,
       );
     }
-    return { name, table, dim: vector.type.listSize, snapshot: null, loading: null, writesSinceOptimize: 0 };
+    return {
+      name, table, dim: vector.type.listSize, snapshot: null, loading: null, writesSinceOptimize: 0,
+      indexed: false, indexCheckedAt: -1, indexTrainedRows: 0, rowsSinceIndexMerge: 0, indexing: null,
+    };
   }
 
   // ---- writes -------------------------------------------------------------------------------------
@@ -503,6 +596,181 @@ export class LanceDbVectorStore implements VectorStore {
     if (this.optimizeEvery > 0 && state.writesSinceOptimize >= this.optimizeEvery) {
       await this.optimizeNow(state, 15 * 60_000);
     }
+    this.maintainIndex(state);
+  }
+
+  // ---- ANN index ----------------------------------------------------------------------------------
+
+  /**
+   * Background index maintenance after a write of this process (never awaited by the write):
+   * - no index yet and the table reached `indexMinRows` → train one (IVF_PQ, see `buildIndexNow`);
+   * - the table grew `RETRAIN_GROWTH`× since the index was trained → retrain (the IVF partitions were
+   *   sized for the old row count);
+   * - `INDEX_MERGE_ROWS` rows written since the last merge → `optimize`, which folds the new rows into
+   *   the existing index (until then LanceDB searches them flat, so they are found anyway).
+   * Failures (e.g. a commit conflict with another process) are dropped: the next write tries again.
+   */
+  private maintainIndex(state: CollectionState): void {
+    if (!this.autoIndex || this.indexMinRows === 0 || state.indexing || this.closed) return;
+    void this.runIndexing(state, async () => {
+      const rows = await state.table.countRows();
+      if (!(await this.annMode(state))) {
+        if (rows >= this.indexMinRows) await this.buildIndexNow(state);
+        return;
+      }
+      if (state.indexTrainedRows === 0) {
+        const stats = await state.table.indexStats(VECTOR_INDEX);
+        state.indexTrainedRows = Math.max(1, stats?.numIndexedRows ?? rows);
+      }
+      if (rows >= RETRAIN_GROWTH * state.indexTrainedRows) {
+        await this.buildIndexNow(state);
+      } else if (state.rowsSinceIndexMerge >= INDEX_MERGE_ROWS) {
+        state.rowsSinceIndexMerge = 0;
+        await this.withWriteLock(state.name, () => this.optimizeNow(state, 15 * 60_000));
+      }
+    }).catch(() => undefined);
+  }
+
+  /** One index job at a time per collection in this process; `state.indexing` while it runs. */
+  private runIndexing(state: CollectionState, job: () => Promise<void>): Promise<void> {
+    const run = (async () => {
+      while (state.indexing) await state.indexing.catch(() => undefined);
+      await job();
+    })();
+    const tracked = run.finally(() => {
+      if (state.indexing === tracked) state.indexing = null;
+    });
+    state.indexing = tracked;
+    tracked.catch(() => undefined);
+    return tracked;
+  }
+
+  /**
+   * Trains the ANN index on the whole table and commits it (replacing an older one), plus a BTREE
+   * index on `id` (fetch / exclusions / merge-insert by id at scale).
+   *
+   * IVF_PQ, cosine: ~rows/4096 partitions (4k vectors each; probing `nprobes` of them scans a small
+   * fraction of the table through 8-dimension PQ codes), then the `refineFactor × limit` best
+   * candidates are re-scored exactly on the stored float32 vectors — the returned scores are exact
+   * cosines and recall is governed by nprobes/refine (bench/scale.bench.ts measures it). k-means runs
+   * 20 iterations on LanceDB's default sample (256 vectors per partition), which bounds the training
+   * time at 1M rows on 2 cores to a few minutes. Queries never wait for it: the old path serves until
+   * the commit, and rows added meanwhile are searched flat by LanceDB.
+   */
+  private async buildIndexNow(state: CollectionState): Promise<void> {
+    const rows = await state.table.countRows();
+    if (rows === 0) return;
+    const numPartitions = Math.max(1, Math.min(4096, Math.round(rows / 4096)));
+    const numSubVectors = state.dim % 8 === 0 ? state.dim / 8 : undefined;
+    await state.table.createIndex('vector', {
+      config: lancedb.Index.ivfPq({ distanceType: 'cosine', numPartitions, ...(numSubVectors ? { numSubVectors } : {}), maxIterations: 20 }),
+      replace: true,
+      name: VECTOR_INDEX,
+    });
+    state.indexTrainedRows = rows;
+    state.rowsSinceIndexMerge = 0;
+    state.indexed = true;
+    state.snapshot = null;
+    await state.table.createIndex('id', { config: lancedb.Index.btree(), replace: true }).catch(() => undefined);
+  }
+
+  /**
+   * True when the table has an ANN index (built by any process): searches then go to LanceDB and the
+   * snapshot is dropped (it is what would not scale). Checked once per new table version until true.
+   */
+  private async annMode(state: CollectionState): Promise<boolean> {
+    if (state.indexed) return true;
+    const version = await state.table.version();
+    if (state.indexCheckedAt === version) return false;
+    const indices = await state.table.listIndices();
+    state.indexCheckedAt = version;
+    if (indices.some((i) => i.name === VECTOR_INDEX || (i.columns.includes('vector') && /IVF|HNSW|PQ/i.test(i.indexType)))) {
+      state.indexed = true;
+      state.snapshot = null;
+      state.loading = null;
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * One search through LanceDB: the quarantine filter is a prefilter (`where … IS NOT TRUE`, evaluated
+   * before the ANN search, so it never costs recall); a few excluded ids are handled by over-fetching
+   * (k + |excluded|) and dropping them here, a long list goes into the prefilter. Each query checks
+   * the latest committed version (readConsistencyInterval 0): another process's write costs only the
+   * flat scan of its new rows.
+   */
+  private async annSearch(state: CollectionState, req: SearchRequest): Promise<ScoredHit[]> {
+    if (req.k === 0) return [];
+    const exclude = uniqueIds(req.excludeIds ?? []);
+    const inWhere = exclude.length > EXCLUDE_IN_WHERE;
+    const filters: string[] = [];
+    if (req.includeQuarantined !== true) filters.push('quarantined IS NOT TRUE');
+    if (inWhere) filters.push(`id NOT IN (${idList(exclude)})`);
+    let query = state.table
+      .vectorSearch(Float32Array.from(req.vector))
+      .column('vector')
+      .distanceType('cosine')
+      .nprobes(this.nprobes)
+      .refineFactor(this.refineFactor)
+      .limit(req.k + ANN_TIE_SLACK + (inWhere ? 0 : exclude.length))
+      .select(['id', 'text', 'payload', '_distance']);
+    if (filters.length > 0) query = query.where(filters.join(' AND '));
+    const result = await query.toArrow();
+    const excluded = new Set(exclude);
+    const hits: ScoredHit[] = [];
+    for (const batch of result.batches) {
+      const ids = batch.getChild('id');
+      const texts = batch.getChild('text');
+      const payloads = batch.getChild('payload');
+      const distances = batch.getChild('_distance');
+      if (!ids || !texts || !payloads || !distances) throw new VectorStoreError(`Table "${state.name}": unexpected search result columns`);
+      for (let i = 0; i < batch.numRows; i++) {
+        const id = ids.get(i) as string;
+        if (excluded.has(id)) continue;
+        const d = distances.get(i) as number;
+        hits.push({ id, score: clampCosine(1 - d), text: texts.get(i) as string, payload: parsePayload(payloads.get(i) as string) });
+      }
+    }
+    return hits.sort(compareHits).slice(0, req.k);
+  }
+
+  /** Stored records by id straight from the table (ANN path: there is no snapshot). */
+  private async fetchRows(state: CollectionState, ids: readonly string[]): Promise<StoredRecord[]> {
+    const found = new Map<string, StoredRecord>();
+    for (const part of chunks(ids, ID_CHUNK)) {
+      const table = await state.table.query().where(`id IN (${idList(part)})`).select(COLUMNS).toArrow();
+      for (const batch of table.batches) {
+        const idCol = batch.getChild('id');
+        const vectors = batch.getChild('vector');
+        const texts = batch.getChild('text');
+        const payloads = batch.getChild('payload');
+        const flags = batch.getChild('quarantined');
+        if (!idCol || !vectors || !texts || !payloads || !flags) throw new VectorStoreError(`Table "${state.name}" lost a column`);
+        for (let i = 0; i < batch.numRows; i++) {
+          const id = idCol.get(i) as string;
+          found.set(id, {
+            id,
+            vector: Float32Array.from((vectors.get(i) as { toArray(): Float32Array }).toArray()),
+            text: texts.get(i) as string,
+            payload: parsePayload(payloads.get(i) as string),
+            quarantined: flags.get(i) === true,
+          });
+        }
+      }
+    }
+    return ids.map((id) => found.get(id)).filter((r): r is StoredRecord => r !== undefined);
+  }
+
+  /** Which of `ids` exist (and match `extra`, a SQL condition), read from the table. */
+  private async existingIds(state: CollectionState, ids: readonly string[], extra?: string): Promise<string[]> {
+    const out: string[] = [];
+    for (const part of chunks(ids, ID_CHUNK)) {
+      const where = `id IN (${idList(part)})${extra ? ` AND ${extra}` : ''}`;
+      const rows = await state.table.query().where(where).select(['id']).toArray();
+      for (const r of rows) out.push(String((r as { id: unknown }).id));
+    }
+    return out;
   }
 
   private async optimizeNow(state: CollectionState, olderThanMs: number): Promise<void> {

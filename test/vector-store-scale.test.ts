@@ -1,0 +1,172 @@
+/**
+ * The embedded store's ANN serving path (LanceDB IVF_PQ index + where-prefilters), checked against
+ * exact search computed here by brute force on a seeded collection above a low index threshold
+ * (VECTOR_INDEX_MIN_ROWS → `indexMinRows`, default 50,000; 10,000 here to stay small for CI).
+ * Clustered vectors (realistic structure: texts about the same topic are near each other); the
+ * random-vector worst case is measured by bench/scale.bench.ts, not asserted here.
+ * A second store instance on the same directory stands for another process (API vs worker).
+ */
+import { mulberry32 } from '@forensics/algorithms';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { VectorRecord } from '@forensics/core';
+import { LanceDbVectorStore } from '@forensics/infra/vector-store';
+
+const N = 30_000;
+const DIM = 384;
+const K = 10;
+const QUERIES = 40;
+const uuid = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+
+/** N unit vectors around N/100 random centres (cosine to the centre ≈ 0.7). */
+function clustered(seed: number, n: number, dim: number): Float32Array[] {
+  const rand = mulberry32(seed);
+  const gauss = (): number => Math.sqrt(-2 * Math.log(rand() || 1e-12)) * Math.cos(2 * Math.PI * rand());
+  const centres = Array.from({ length: Math.max(1, Math.round(n / 100)) }, () => Float32Array.from({ length: dim }, gauss));
+  return Array.from({ length: n }, () => {
+    const c = centres[Math.floor(rand() * centres.length)];
+    const v = Float32Array.from(c, (x) => x + 0.9 * gauss());
+    const norm = Math.hypot(...v);
+    return v.map((x) => x / norm);
+  });
+}
+
+function exactTopK(vectors: Float32Array[], q: Float32Array, k: number, skip: (row: number) => boolean): number[] {
+  const scored: [number, number][] = [];
+  vectors.forEach((v, row) => {
+    if (skip(row)) return;
+    let s = 0;
+    for (let d = 0; d < v.length; d++) s += v[d] * q[d];
+    scored.push([s, row]);
+  });
+  scored.sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+  return scored.slice(0, k).map(([, row]) => row);
+}
+
+describe('LanceDB store above the index threshold (ANN path)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vector-store-scale-'));
+  const c = 'scale';
+  const vectors = clustered(11, N, DIM);
+  const quarantinedRows = new Set<number>();
+  for (let row = 0; row < N; row += 97) quarantinedRows.add(row); // ~1 % flagged at ingest
+  let store: LanceDbVectorStore;
+  let other: LanceDbVectorStore;
+  const queryRows = Array.from({ length: QUERIES }, (_, j) => (j * 733 + 5) % N);
+
+  beforeAll(async () => {
+    store = new LanceDbVectorStore({ dir, indexMinRows: 10_000 });
+    other = new LanceDbVectorStore({ dir, indexMinRows: 10_000 });
+    await store.ensureCollection(c, DIM);
+    const records: (VectorRecord & { quarantined?: boolean })[] = vectors.map((v, row) => ({
+      id: uuid(row + 1),
+      vector: v,
+      text: `text ${row}`,
+      payload: { externalId: `doc-${row}` },
+      ...(quarantinedRows.has(row) ? { quarantined: true } : {}),
+    }));
+    for (let i = 0; i < N; i += 5000) await store.upsert(c, records.slice(i, i + 5000));
+    await store.waitForIndexing(c);
+  }, 600_000);
+
+  afterAll(async () => {
+    await store?.close();
+    await other?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('switched to the ANN path by itself (background build after the threshold), in both processes', async () => {
+    expect(await store.servingPath(c)).toBe('ann');
+    expect(await other.servingPath(c)).toBe('ann');
+    expect(await store.count(c)).toBe(N);
+    const small = 'small';
+    await store.ensureCollection(small, DIM);
+    await store.upsert(small, [{ id: uuid(1), vector: vectors[0], text: 't' }]);
+    expect(await store.servingPath(small)).toBe('exact');
+  });
+
+  it('recall@10 against exact search ≥ 0.98, quarantined rows never returned, excluded ids honoured', async () => {
+    let found = 0;
+    for (const qRow of queryRows) {
+      const exclude = [qRow, (qRow + 1) % N, (qRow + 2) % N];
+      const hits = await store.search(c, { vector: vectors[qRow], k: K, excludeIds: exclude.map((r) => uuid(r + 1)) });
+      expect(hits).toHaveLength(K);
+      const rows = hits.map((h) => Number(BigInt(`0x${h.id.slice(24)}`)) - 1);
+      for (const r of rows) {
+        expect(quarantinedRows.has(r)).toBe(false);
+        expect(exclude).not.toContain(r);
+      }
+      // scores are exact cosines, best first
+      for (let i = 1; i < hits.length; i++) expect(hits[i - 1].score).toBeGreaterThanOrEqual(hits[i].score);
+      const truth = new Set(exactTopK(vectors, vectors[qRow], K, (row) => quarantinedRows.has(row) || exclude.includes(row)));
+      found += rows.filter((r) => truth.has(r)).length;
+      const top = hits[0];
+      const topRow = rows[0];
+      let dot = 0;
+      for (let d = 0; d < DIM; d++) dot += vectors[qRow][d] * vectors[topRow][d];
+      expect(top.score).toBeCloseTo(dot, 4);
+      expect(top.payload).toEqual({ externalId: `doc-${topRow}` });
+      expect(top.text).toBe(`text ${topRow}`);
+    }
+    const recall = found / (QUERIES * K);
+    expect(recall).toBeGreaterThanOrEqual(0.98);
+  });
+
+  it('includeQuarantined returns flagged rows; a long exclusion list goes through the prefilter', async () => {
+    const qRow = [...quarantinedRows][3];
+    const withQ = await store.search(c, { vector: vectors[qRow], k: 1, includeQuarantined: true });
+    expect(withQ[0].id).toBe(uuid(qRow + 1));
+    const without = await store.search(c, { vector: vectors[qRow], k: 1 });
+    expect(without[0].id).not.toBe(uuid(qRow + 1));
+    const first = await store.search(c, { vector: vectors[5], k: 100 });
+    const excludeIds = first.slice(0, 90).map((h) => h.id);
+    const rest = await store.search(c, { vector: vectors[5], k: 10, excludeIds });
+    expect(rest.map((h) => h.id).filter((id) => excludeIds.includes(id))).toEqual([]);
+    const expected = new Set(first.slice(90, 100).map((h) => h.id));
+    expect(rest.filter((h) => expected.has(h.id)).length).toBeGreaterThanOrEqual(8);
+  });
+
+  it("another process's upsert / quarantine / delete is seen by the next search; revision changes on each", async () => {
+    const probe = vectors[1234];
+    const newId = uuid(N + 10);
+    const r0 = await store.revision(c);
+    await other.upsert(c, [{ id: newId, vector: probe, text: 'written by the other process' }]);
+    const r1 = await store.revision(c);
+    expect(r1).not.toBe(r0);
+    const seen = await store.search(c, { vector: probe, k: 2 });
+    expect(seen.map((h) => h.id)).toContain(newId);
+    expect((await store.fetch(c, [newId]))[0]).toMatchObject({ id: newId, text: 'written by the other process', quarantined: false });
+
+    await other.setQuarantined(c, [newId], true);
+    const r2 = await store.revision(c);
+    expect(r2).not.toBe(r1);
+    expect((await store.search(c, { vector: probe, k: 5 })).map((h) => h.id)).not.toContain(newId);
+    expect((await store.fetch(c, [newId]))[0].quarantined).toBe(true);
+    await other.setQuarantined(c, [newId], true); // idempotent: nothing committed
+    expect(await store.revision(c)).toBe(r2);
+
+    await other.setQuarantined(c, [newId], false);
+    expect((await store.search(c, { vector: probe, k: 2 })).map((h) => h.id)).toContain(newId);
+
+    await other.delete(c, [newId]);
+    expect((await store.search(c, { vector: probe, k: 5 })).map((h) => h.id)).not.toContain(newId);
+    expect(await store.fetch(c, [newId])).toEqual([]);
+    expect(await store.count(c)).toBe(N);
+  });
+
+  it('fetch returns stored vectors exactly and flags (ANN path reads the table)', async () => {
+    const ids = [uuid(1), uuid(2), uuid(98), 'no-such-id'];
+    const got = await store.fetch(c, ids);
+    expect(got.map((r) => r.id)).toEqual([uuid(1), uuid(2), uuid(98)]);
+    expect(Array.from(got[1].vector)).toEqual(Array.from(vectors[1]));
+    expect(got.map((r) => r.quarantined)).toEqual([true, false, true]);
+  });
+
+  it('searchBatch answers request i with the same hits as search(i)', async () => {
+    const reqs = queryRows.slice(0, 6).map((row) => ({ vector: vectors[row], k: 5, excludeIds: [uuid(row + 1)] }));
+    const batch = await store.searchBatch(c, reqs);
+    for (let i = 0; i < reqs.length; i++) {
+      expect(batch[i].map((h) => h.id)).toEqual((await store.search(c, reqs[i])).map((h) => h.id));
+    }
+  });
+});
