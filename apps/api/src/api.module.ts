@@ -8,6 +8,7 @@ import { FeedbackController } from './controllers/feedback.controller';
 import { HealthController } from './controllers/health.controller';
 import { QuarantineController } from './controllers/quarantine.controller';
 import { WidgetController } from './controllers/widget.controller';
+import { WebhooksController } from './controllers/webhooks.controller';
 import { ApiKeyGuard } from './http/api-key.guard';
 import { Authenticator } from './http/authenticator';
 import { ErrorsFilter } from './http/errors.filter';
@@ -24,7 +25,7 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [infrastructure, CoreModule],
-      controllers: [FeedbackController, AnswersController, EnhancementsController, QuarantineController, CollectionsController, HealthController, WidgetController, MetricsController],
+      controllers: [FeedbackController, AnswersController, EnhancementsController, QuarantineController, CollectionsController, HealthController, WidgetController, MetricsController, WebhooksController],
       providers: [
         Authenticator,
         { provide: APP_GUARD, useClass: ApiKeyGuard },

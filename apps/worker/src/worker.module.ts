@@ -1,9 +1,10 @@
 import { Processor } from '@nestjs/bullmq';
 import { Module, type DynamicModule } from '@nestjs/common';
-import { CoreModule, MAINTENANCE_QUEUE_NAME, TRACEBACK_QUEUE_NAME, type AppConfig } from '@forensics/infra';
+import { CoreModule, MAINTENANCE_QUEUE_NAME, TRACEBACK_QUEUE_NAME, WEBHOOK_QUEUE_NAME, type AppConfig } from '@forensics/infra';
 import { FeedbackSweeper } from './feedback-sweeper';
 import { MaintenanceProcessor } from './processors/maintenance.processor';
 import { TracebackProcessor } from './processors/traceback.processor';
+import { webhookBackoffStrategy, WebhookDeliveryProcessor } from './processors/webhook-delivery.processor';
 
 /**
  * The worker: @nestjs/bullmq runs TracebackProcessor on the traceback queue and MaintenanceProcessor
@@ -25,10 +26,13 @@ export class WorkerModule {
     })(ConfiguredTracebackProcessor);
     class ConfiguredMaintenanceProcessor extends MaintenanceProcessor {}
     Processor(MAINTENANCE_QUEUE_NAME, { concurrency: 1 })(ConfiguredMaintenanceProcessor);
+    // Webhook deliveries (issue 14): several receivers may be slow (each attempt bounded by WEBHOOK_TIMEOUT_MS); jittered exponential backoff.
+    class ConfiguredWebhookProcessor extends WebhookDeliveryProcessor {}
+    Processor(WEBHOOK_QUEUE_NAME, { concurrency: 4, settings: { backoffStrategy: webhookBackoffStrategy(config.webhooks.backoffMs) } })(ConfiguredWebhookProcessor);
     return {
       module: WorkerModule,
       imports: [infrastructure, CoreModule],
-      providers: [ConfiguredTracebackProcessor, ConfiguredMaintenanceProcessor, FeedbackSweeper],
+      providers: [ConfiguredTracebackProcessor, ConfiguredMaintenanceProcessor, ConfiguredWebhookProcessor, FeedbackSweeper],
     };
   }
 }
