@@ -9,6 +9,9 @@ import { Logger as PinoNestLogger } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { ApiModule } from './api.module';
 import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
+import { securityHeaders } from './http/security-headers';
+import cookieParser from 'cookie-parser';
+import { consoleStatic } from './console/serve-console';
 
 /** Ingestion carries corpora; everything else is small. */
 const INGEST_BODY_LIMIT = '20mb';
@@ -40,6 +43,14 @@ export async function createApiApp(config: AppConfig, opts: ApiAppOptions = {}):
   });
   if (json) app.useLogger(app.get(PinoNestLogger));
   app.use(httpMetricsMiddleware(app.get<ForensicsMetrics>(METRICS)));
+  // Security headers (helmet): a strict CSP for the console and the API, explicit exceptions in security-headers.ts.
+  app.use(securityHeaders());
+  // The review console's static files (HTML, CSS, ES modules) at /console.
+  app.use('/console', consoleStatic());
+  // The console's session cookie (read by the Authenticator) and its login form.
+  app.use(cookieParser());
+  const loginForm = express.urlencoded({ extended: false, limit: '4kb' });
+  app.use((req: Request, res: Response, next: NextFunction) => (req.method === 'POST' && req.path === '/v1/session' ? loginForm(req, res, next) : next()));
   const ingestJson = express.json({ limit: INGEST_BODY_LIMIT });
   const jsonBody = express.json({ limit: config.bodyLimit });
   app.use((req: Request, res: Response, next: NextFunction) => (/^\/v1\/collections\/[^/]+\/documents/.test(req.path) ? ingestJson : jsonBody)(req, res, next));

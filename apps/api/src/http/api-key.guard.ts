@@ -47,8 +47,9 @@ export class ApiKeyGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
 
     const authenticated = await this.authenticator.authenticate(req, { tokenRoute });
-    if (!authenticated) throw new UnauthorizedException(tokenRoute ? 'missing credentials: send an API key (X-API-Key or Authorization: Bearer <key>) or a feedback token (Authorization: FeedbackToken <token>)' : 'missing API key: send X-API-Key or Authorization: Bearer <key>');
+    if (!authenticated) throw new UnauthorizedException(tokenRoute ? 'missing credentials: send an API key (X-API-Key or Authorization: Bearer <key>) or a feedback token (Authorization: FeedbackToken <token>)' : 'missing API key: send X-API-Key or Authorization: Bearer <key> (or log in to the console)');
     req.principal = authenticated.principal;
+    if (authenticated.session) req.consoleSession = authenticated.session;
     if (authenticated.feedbackToken) {
       req.feedbackToken = authenticated.feedbackToken;
       return true; // only token routes get here, and they need nothing more

@@ -12,24 +12,15 @@ import type { Request } from 'express';
  *   that accepts it.
  * - Keys from the `API_KEYS` environment variable are bootstrap admins.
  */
-export type Permission = 'read' | 'decide' | 'purge' | 'manage' | 'ingest' | 'feedback' | 'answers';
-export type UserRole = 'admin' | 'reviewer' | 'viewer';
-export type ServiceScope = 'ingest' | 'feedback' | 'answers';
-
-export const USER_ROLES: readonly UserRole[] = ['admin', 'reviewer', 'viewer'];
-export const SERVICE_SCOPES: readonly ServiceScope[] = ['ingest', 'feedback', 'answers'];
-
-export const ROLE_PERMISSIONS: Readonly<Record<UserRole, readonly Permission[]>> = {
-  admin: ['read', 'decide', 'purge', 'manage', 'ingest', 'feedback', 'answers'],
-  reviewer: ['read', 'decide'],
-  viewer: ['read'],
-};
+// One definition of roles, scopes and permissions, in core (the CLI and the use cases need them too).
+export { permissionsOf, ROLE_PERMISSIONS, SERVICE_SCOPES, USER_ROLES, type Permission, type ServiceScope, type UserRole } from '@forensics/core';
+import type { Permission, ServiceScope, UserRole } from '@forensics/core';
 
 /** The authenticated caller, attached to the request by the guard. */
 export interface Principal {
   /** How the caller authenticated. */
   via: 'bootstrap-key' | 'api-key' | 'session' | 'feedback-token';
-  /** Display name for audit records and the console (never a secret). */
+  /** Display name for audit records and the console (never a secret): `user:<name>`, `service:<key name>`, `bootstrap-admin`. */
   name: string;
   /** User role, when the caller is a user (or a bootstrap admin). */
   role?: UserRole;
@@ -45,15 +36,22 @@ export const REQUIRED_PERMISSIONS = 'forensics:permissions';
 /** The permissions an endpoint accepts (any one of them). Without it an endpoint needs `manage`. */
 export const Allow = (...permissions: Permission[]) => SetMetadata(REQUIRED_PERMISSIONS, permissions);
 
-export function permissionsOf(role?: UserRole, scopes: readonly ServiceScope[] = []): Set<Permission> {
-  return new Set<Permission>([...(role ? ROLE_PERMISSIONS[role] : []), ...scopes]);
-}
-
 /** What the guard attaches to an authenticated request. */
 export interface AuthenticatedRequest extends Request {
   principal?: Principal;
   /** Set when the request was authenticated by a feedback token (then there is no API key). */
   feedbackToken?: { answerId: string };
+  /** Set when the console's session cookie authenticated the request. */
+  consoleSession?: ConsoleSession;
+}
+
+/** The console session behind a cookie-authenticated request (never the cookie's token). */
+export interface ConsoleSession {
+  /** SHA-256 of the cookie token (the row id). */
+  id: string;
+  /** The synchronizer token state-changing requests must send in X-CSRF-Token. */
+  csrfToken: string;
+  expiresAt: Date;
 }
 
 export function principalOf(req: Request): Principal | undefined {

@@ -1,20 +1,63 @@
-import { BadRequestException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { BadRequestException, ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import { CORE_SETTINGS, FeedbackTokenError, verifyFeedbackToken, type CoreSettings } from '@forensics/core';
+import {
+  AuthenticateKeyUseCase, AuthenticationError, BOOTSTRAP_KEY_ID_PREFIX, CORE_SETTINGS, FeedbackTokenError, ResolveSessionUseCase, sameSecret, verifyFeedbackToken,
+  type CoreSettings, type Identity,
+} from '@forensics/core';
 import { APP_CONFIG, type AppConfig } from '@forensics/infra';
-import { permissionsOf, type Permission, type Principal } from './auth';
+import { permissionsOf, type ConsoleSession, type Permission, type Principal } from './auth';
 
-function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
+/** The console's session cookie (httpOnly, SameSite=Strict, Path=/; Secure over https). */
+export const SESSION_COOKIE = 'forensics_session';
+/** The header carrying the session's CSRF token on state-changing requests. */
+export const CSRF_HEADER = 'x-csrf-token';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** A key from `API_KEYS`: a bootstrap admin. Its id is a hash prefix, never the key. */
+export function bootstrapKeyId(apiKey: string): string {
+  return `${BOOTSTRAP_KEY_ID_PREFIX}${createHash('sha256').update(apiKey).digest('hex').slice(0, 8)}`;
+}
+
 export function bootstrapPrincipal(apiKey: string): Principal {
-  const keyId = `env-${createHash('sha256').update(apiKey).digest('hex').slice(0, 8)}`;
-  return { via: 'bootstrap-key', name: 'bootstrap-admin', role: 'admin', keyId, permissions: permissionsOf('admin') };
+  return { via: 'bootstrap-key', name: 'bootstrap-admin', role: 'admin', keyId: bootstrapKeyId(apiKey), permissions: permissionsOf('admin') };
+}
+
+/** The principal of an identity (a database key, a bootstrap key or a session). */
+export function principalOfIdentity(identity: Identity, via: Principal['via']): Principal {
+  return {
+    via, name: identity.name, ...(identity.role ? { role: identity.role } : {}), ...(identity.scopes.length ? { scopes: identity.scopes } : {}),
+    ...(identity.userId ? { userId: identity.userId } : {}), keyId: identity.keyId, permissions: permissionsOf(identity.role, identity.scopes),
+  };
+}
+
+/** Reads one cookie: from cookie-parser's `req.cookies`, else from the header (the Authenticator may run before cookie-parser). */
+export function cookieOf(req: Request, name: string): string | undefined {
+  const parsed = (req as Request & { cookies?: Record<string, unknown> }).cookies;
+  if (parsed && typeof parsed[name] === 'string') return parsed[name] as string;
+  for (const part of (req.header('cookie') ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === name) {
+      try { return decodeURIComponent(part.slice(i + 1).trim()); } catch { return undefined; }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Refuses a cross-site browser request: an `Origin` whose host is not this request's `Host`, or
+ * `Sec-Fetch-Site: cross-site`. Requests without these headers (curl, old browsers on same-origin
+ * GETs) pass; SameSite=Strict already keeps the cookie off cross-site requests in current browsers.
+ */
+export function assertSameOrigin(req: Request, what: string): void {
+  const origin = req.header('origin');
+  if (origin !== undefined) {
+    let host: string | null = null;
+    try { host = origin === 'null' ? null : new URL(origin).host; } catch { host = null; }
+    if (!host || host !== req.header('host')) throw new ForbiddenException(`${what} from a foreign origin is refused`);
+  }
+  if (req.header('sec-fetch-site') === 'cross-site') throw new ForbiddenException(`${what} from a cross-site page is refused`);
 }
 
 export interface AuthenticateOptions {
@@ -26,21 +69,35 @@ export interface Authenticated {
   principal: Principal;
   /** Set when a feedback token authenticated the request. */
   feedbackToken?: { answerId: string };
+  /** Set when the console's session cookie authenticated the request. */
+  session?: ConsoleSession;
 }
 
 /**
  * Turns a request's credentials into a Principal. One place for every way in — the API guard, the
  * console and the queue dashboard all call it:
- * - `X-API-Key: <key>` or `Authorization: Bearer <key>`;
- * - `Authorization: FeedbackToken <token>` or a `feedbackToken` body field, on token routes only.
- * Returns null when the request carries no credentials; throws 401/400 on bad ones.
+ * - `X-API-Key: <key>` or `Authorization: Bearer <key>`: a bootstrap key from `API_KEYS` (admin) or
+ *   a database key (`rfk_…`: a user's key with the user's role, or a service key with its scopes);
+ *   revoked keys and disabled users get a 401 saying so;
+ * - `Authorization: FeedbackToken <token>` or a `feedbackToken` body field, on token routes only;
+ * - the console's session cookie, when no key is sent. A state-changing request (POST, PUT, PATCH,
+ *   DELETE) carried by the cookie must come from this origin and carry the session's CSRF token in
+ *   `X-CSRF-Token` (403 otherwise). A key in a header is never sent by a browser on its own, so
+ *   key-authenticated requests need no CSRF token.
+ * Returns null when the request carries no credentials; throws 401/400/403 on bad ones.
  */
 @Injectable()
 export class Authenticator {
+  private readonly bootstrapIds: Set<string>;
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CORE_SETTINGS) private readonly settings: CoreSettings,
-  ) {}
+    @Inject(AuthenticateKeyUseCase) private readonly authenticateKey: AuthenticateKeyUseCase,
+    @Inject(ResolveSessionUseCase) private readonly resolveSession: ResolveSessionUseCase,
+  ) {
+    this.bootstrapIds = new Set(config.apiKeys.map(bootstrapKeyId));
+  }
 
   async authenticate(req: Request, opts: AuthenticateOptions = {}): Promise<Authenticated | null> {
     const authorization = req.header('authorization');
@@ -68,13 +125,49 @@ export class Authenticator {
       }
     }
 
-    if (!apiKey) return null;
-    return { principal: await this.principalForKey(apiKey) };
+    if (apiKey) return { principal: await this.principalForKey(apiKey) };
+    const cookie = cookieOf(req, SESSION_COOKIE);
+    if (cookie) return this.fromSession(req, cookie);
+    return null;
   }
 
-  /** The principal an API key stands for; 401 when the key is unknown. */
+  /** The principal an API key stands for; 401 when the key is unknown, revoked or its user disabled. */
   async principalForKey(apiKey: string): Promise<Principal> {
-    if (this.config.apiKeys.some((k) => safeEqual(k, apiKey))) return bootstrapPrincipal(apiKey);
-    throw new UnauthorizedException('invalid API key');
+    if (this.config.apiKeys.some((k) => sameSecret(k, apiKey))) return bootstrapPrincipal(apiKey);
+    try {
+      return principalOfIdentity(await this.authenticateKey.execute({ key: apiKey }), 'api-key');
+    } catch (e) {
+      if (e instanceof AuthenticationError) throw new UnauthorizedException(e.message);
+      throw e;
+    }
+  }
+
+  /** The identity behind a key, for a console login (same checks as principalForKey). */
+  async identityForKey(apiKey: string): Promise<Identity> {
+    if (this.config.apiKeys.some((k) => sameSecret(k, apiKey))) return { name: 'bootstrap-admin', role: 'admin', scopes: [], userId: null, keyId: bootstrapKeyId(apiKey) };
+    return this.authenticateKey.execute({ key: apiKey });
+  }
+
+  private async fromSession(req: Request, token: string): Promise<Authenticated> {
+    let resolved;
+    try {
+      resolved = await this.resolveSession.execute({ token });
+    } catch (e) {
+      if (e instanceof AuthenticationError) throw new UnauthorizedException(e.message);
+      throw e;
+    }
+    const { session, identity } = resolved;
+    // A bootstrap key removed from API_KEYS ends the sessions it opened.
+    if (identity.keyId.startsWith(BOOTSTRAP_KEY_ID_PREFIX) && !this.bootstrapIds.has(identity.keyId)) {
+      throw new UnauthorizedException('the key of this session is no longer configured: log in again');
+    }
+    if (!SAFE_METHODS.has(req.method.toUpperCase())) {
+      assertSameOrigin(req, 'a state-changing request');
+      const sent = req.header(CSRF_HEADER);
+      if (!sent || !sameSecret(sent, session.csrfSecret)) {
+        throw new ForbiddenException(`missing or wrong X-CSRF-Token header: a state-changing request with the session cookie must send the csrfToken returned at login`);
+      }
+    }
+    return { principal: principalOfIdentity(identity, 'session'), session: { id: session.id, csrfToken: session.csrfSecret, expiresAt: session.expiresAt } };
   }
 }
