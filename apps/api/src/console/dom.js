@@ -1,0 +1,140 @@
+// DOM helpers for the console. Every piece of text from the API (corpus texts, feedback, judge
+// replies, audit details) goes through text nodes / textContent — never innerHTML — so markup in
+// the data is shown, never parsed.
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+function apply(el, attrs) {
+  for (const [k, v] of Object.entries(attrs ?? {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') el.setAttribute('class', v);
+    else if (k === 'text') el.textContent = String(v);
+    else if (k === 'on') for (const [ev, fn] of Object.entries(v)) el.addEventListener(ev, fn);
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else if (k === 'value' || k === 'checked' || k === 'disabled' || k === 'hidden' || k === 'selected') el[k] = v;
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    el.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+/** An HTML element: h('a', {href: '#/x', text: 'x'}, child, 'text', …). */
+export function h(tag, attrs, ...children) {
+  return append(apply(document.createElement(tag), attrs), children);
+}
+
+/** An SVG element (same attribute rules as h). */
+export function s(tag, attrs, ...children) {
+  return append(apply(document.createElementNS(SVG_NS, tag), attrs), children);
+}
+
+export function clear(el) {
+  while (el.firstChild) el.removeChild(el.firstChild);
+  return el;
+}
+
+export function fmtDate(v) {
+  if (!v) return '—';
+  const d = new Date(v);
+  if (Number.isNaN(d.getTime())) return String(v);
+  return d.toISOString().replace('T', ' ').slice(0, 19) + 'Z';
+}
+
+export function fmtNum(v, digits = 3) {
+  if (v === null || v === undefined || v === '') return '—';
+  const n = Number(v);
+  return Number.isFinite(n) ? String(+n.toFixed(digits)) : String(v);
+}
+
+/** The text as it is compared: NFKC + lower case, per code point, with a map back to the original. */
+function fold(text) {
+  let out = '';
+  const start = []; // start[i] = offset in `text` of the code point that produced out[i]
+  const end = [];
+  let i = 0;
+  for (const ch of text) {
+    const f = ch.normalize('NFKC').toLowerCase();
+    for (let k = 0; k < f.length; k++) { start.push(i); end.push(i + ch.length); }
+    out += f;
+    i += ch.length;
+  }
+  return { out, start, end };
+}
+
+/** Ranges [from, to) of `text` where `needle` occurs, case-insensitively and after NFKC normalisation. */
+export function findOccurrences(text, needle) {
+  const n = fold(String(needle ?? '').trim()).out;
+  if (!text || !n) return [];
+  const t = fold(text);
+  const ranges = [];
+  let at = t.out.indexOf(n);
+  while (at >= 0) {
+    const from = t.start[at];
+    const to = t.end[at + n.length - 1];
+    if (!ranges.length || from >= ranges[ranges.length - 1][1]) ranges.push([from, to]);
+    at = t.out.indexOf(n, at + n.length);
+  }
+  return ranges;
+}
+
+/** The text as text nodes with every occurrence of `needle` wrapped in <mark> (built with DOM APIs). */
+export function highlighted(text, needle) {
+  const frag = document.createDocumentFragment();
+  const ranges = findOccurrences(text ?? '', needle);
+  let pos = 0;
+  for (const [from, to] of ranges) {
+    if (from > pos) frag.appendChild(document.createTextNode(text.slice(pos, from)));
+    frag.appendChild(h('mark', { class: 'hit', text: text.slice(from, to) }));
+    pos = to;
+  }
+  if (pos < (text ?? '').length) frag.appendChild(document.createTextNode(text.slice(pos)));
+  return { node: frag, count: ranges.length };
+}
+
+/** A small horizontal bar for a value in [0, 1] (inline SVG), with the number beside it. */
+export function miniBar(value, label) {
+  const v = value === null || value === undefined ? null : Math.max(0, Math.min(1, Number(value)));
+  const svg = s('svg', { class: 'minibar', width: 60, height: 10, viewBox: '0 0 60 10', role: 'img', 'aria-label': `${label ?? 'value'} ${v === null ? 'unknown' : fmtNum(v, 2)}` },
+    s('rect', { x: 0, y: 0, width: 60, height: 10, class: 'track' }),
+    v === null ? null : s('rect', { x: 0, y: 0, width: (60 * v).toFixed(1), height: 10, class: v >= 0.5 ? 'fill high' : 'fill' }));
+  return h('span', { class: 'minibar-wrap' }, svg, h('span', { class: 'num', text: v === null ? '—' : fmtNum(v, 2) }));
+}
+
+export function badge(state) {
+  return h('span', { class: `badge state-${String(state ?? '').toLowerCase()}`, text: state ?? '—' });
+}
+
+let toastTimer = null;
+export function toast(message, kind = 'info') {
+  const el = document.getElementById('toast');
+  if (!el) return;
+  el.textContent = message;
+  el.dataset.kind = kind;
+  el.classList.add('show');
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => el.classList.remove('show'), 5000);
+}
+
+/** A <label> + control pair. */
+export function field(labelText, control, hint) {
+  const id = control.id || `f-${Math.random().toString(36).slice(2, 9)}`;
+  control.id = id;
+  return h('div', { class: 'field' }, h('label', { for: id, text: labelText }), control, hint ? h('small', { class: 'muted', text: hint }) : null);
+}
+
+/** A JSON value as preformatted text. */
+export function jsonPre(value) {
+  return h('pre', { class: 'json', text: value === undefined ? '' : JSON.stringify(value, null, 2) });
+}
+
+export function short(s, n = 80) {
+  const t = String(s ?? '');
+  return t.length > n ? `${t.slice(0, n - 1)}…` : t;
+}

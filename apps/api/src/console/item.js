@@ -1,0 +1,221 @@
+// One item: the text with the wrong answer highlighted, the feedback event, the judge's reply, the
+// evidence as bars against the event's other candidates, policy inputs, siblings, near-duplicates,
+// history and earlier decisions; decisions (approve / restore / purge with typed confirmation) and
+// the claim (taken on open, renewed every minute, released on leave).
+import { api, ApiError } from './api.js';
+import { can, page, session } from './app.js';
+import { badge, clear, field, fmtDate, fmtNum, h, highlighted, jsonPre, miniBar, s, short, toast } from './dom.js';
+
+const RENEW_MS = 60_000;
+
+const sus = (v) => (v === null || v === undefined ? null : typeof v === 'number' ? v : v.suspicion ?? null);
+const raw = (v) => (v === null || v === undefined ? null : typeof v === 'number' ? null : v.raw ?? null);
+
+function dl(pairs) {
+  return h('dl', { class: 'kv' }, pairs.filter(Boolean).map(([k, v]) => [h('dt', { text: k }), h('dd', {}, v instanceof Node ? v : String(v ?? '—'))]));
+}
+
+/** One measure (BiRD, GRADA, ProGRank, combined) as bars: this text against the event's candidates. */
+function evidenceChart(title, key, detail) {
+  const me = detail.item.documentId;
+  const cands = [...(detail.evidence?.candidates ?? [])];
+  const thisText = detail.evidence?.thisText ?? {};
+  if (!cands.some((c) => c.documentId === me)) cands.push({ documentId: me, label: detail.verdict?.label, quarantined: true, ...thisText });
+  const rows = cands.map((c) => ({ id: c.documentId, label: c.label, quarantined: !!c.quarantined, s: sus(c[key]), r: raw(c[key]), me: c.documentId === me }))
+    .sort((a, b) => (b.s ?? -1) - (a.s ?? -1)).slice(0, 12);
+  if (!rows.some((r) => r.me)) rows.push(cands.map((c) => ({ id: c.documentId, s: sus(c[key]), r: raw(c[key]), me: true })).find((r) => r.id === me));
+  if (rows.every((r) => r.s === null)) return h('figure', { class: 'chart', dataset: { measure: key } }, h('figcaption', { text: `${title}: not computed for this event` }));
+  const W = 150, ROW = 16, LABEL = 120, NUM = 70;
+  const height = rows.length * ROW + 4;
+  const svg = s('svg', { width: LABEL + W + NUM, height, viewBox: `0 0 ${LABEL + W + NUM} ${height}`, role: 'img', 'aria-label': `${title} suspicion of this text and the event's other candidates`, class: 'bars' });
+  rows.forEach((r, i) => {
+    const y = i * ROW + 2;
+    const cls = r.me ? 'me' : r.quarantined ? 'quarantined' : 'other';
+    const g = s('g', { class: `row ${cls}`, dataset: { doc: r.id } },
+      s('title', { text: `${r.id}${r.me ? ' (this text)' : ''}: suspicion ${fmtNum(r.s)}${r.r !== null ? `, raw ${fmtNum(r.r)}` : ''}${r.label ? `, judge ${r.label}` : ''}` }),
+      s('text', { x: 0, y: y + 11, class: 'lbl', text: `${r.me ? '▶ ' : ''}${short(r.id, 16)}` }),
+      s('rect', { x: LABEL, y: y + 2, width: W, height: ROW - 5, class: 'track' }),
+      s('rect', { x: LABEL, y: y + 2, width: ((r.s ?? 0) * W).toFixed(1), height: ROW - 5, class: `fill ${cls}` }),
+      s('text', { x: LABEL + W + 4, y: y + 11, class: 'val', text: `${fmtNum(r.s, 2)}${r.r !== null ? ` (${fmtNum(r.r, 2)})` : ''}` }));
+    svg.appendChild(g);
+  });
+  const mine = rows.find((r) => r.me);
+  return h('figure', { class: 'chart', dataset: { measure: key } },
+    h('figcaption', {}, h('strong', { text: title }), ` — this text: suspicion ${fmtNum(mine?.s, 2)}`, mine?.r !== null && mine?.r !== undefined ? `, raw ${fmtNum(mine.r)}` : ''), svg);
+}
+
+function itemTable(items) {
+  return h('table', { class: 'compact' }, h('thead', {}, h('tr', {}, ['State', 'Document', 'Text', 'Suspicion'].map((t) => h('th', { scope: 'col', text: t })))),
+    h('tbody', {}, items.map((it) => h('tr', {},
+      h('td', {}, badge(it.state)),
+      h('td', {}, h('a', { href: `#/item/${encodeURIComponent(it.id)}`, text: short(it.documentId, 40) })),
+      h('td', { class: 'preview', text: short(it.textPreview, 140) }),
+      h('td', {}, miniBar(it.suspicion, 'suspicion'))))));
+}
+
+export async function renderItem(view, id, current) {
+  const decide = can('decide');
+  const purge = can('purge');
+  let claimTimer = null;
+  let holdClaim = false;
+  let left = false;
+
+  const claimLine = h('p', { class: 'claimline', id: 'claim', role: 'status', 'aria-live': 'polite' });
+  const outcome = h('div', { id: 'decision-outcome', role: 'alert', 'aria-live': 'assertive' });
+
+  async function claim() {
+    if (!decide || left) return;
+    try {
+      const r = await api('POST', `/v1/review/items/${encodeURIComponent(id)}/claim`);
+      holdClaim = true;
+      claimLine.className = 'claimline mine';
+      claimLine.dataset.holder = 'me';
+      claimLine.textContent = `You hold this item until ${fmtDate(r.claim?.until).slice(11, 19)} (renewed every minute while it is open).`;
+    } catch (e) {
+      holdClaim = false;
+      if (e instanceof ApiError && e.status === 409) {
+        const c = e.body.claim ?? {};
+        claimLine.className = 'claimline other';
+        claimLine.dataset.holder = c.by ?? 'someone';
+        claimLine.textContent = `Claimed by ${c.by ?? 'another reviewer'} until ${fmtDate(c.until).slice(11, 19)}: a decision by you is refused${purge ? ' (admins may override)' : ''}.`;
+      } else if (!(e instanceof ApiError && e.status === 401)) {
+        claimLine.className = 'claimline';
+        claimLine.textContent = `Could not claim this item: ${e.message}`;
+      }
+    }
+  }
+  function release() {
+    left = true;
+    clearInterval(claimTimer);
+    window.removeEventListener('pagehide', release);
+    if (holdClaim) { holdClaim = false; api('DELETE', `/v1/review/items/${encodeURIComponent(id)}/claim`, undefined, { keepalive: true, quiet401: true }).catch(() => {}); }
+  }
+
+  const [detail] = await Promise.all([api('GET', `/v1/review/items/${encodeURIComponent(id)}`), claim()]);
+  if (!current()) { release(); return; }
+  if (decide) { claimTimer = setInterval(claim, RENEW_MS); window.addEventListener('pagehide', release); }
+  const it = detail.item;
+  const fb = detail.feedback ?? {};
+  const v = detail.verdict ?? null;
+  const ev = detail.evidence ?? null;
+
+  // --- decisions ------------------------------------------------------------------------------------
+  const note = h('textarea', { name: 'note', rows: 2, maxlength: 2000, placeholder: 'optional note (kept in the audit log)' });
+  async function decideNow(action, extra = {}) {
+    clear(outcome);
+    const body = { action, ...(note.value.trim() ? { note: note.value.trim() } : {}), ...extra };
+    try {
+      const updated = await api('POST', `/v1/review/items/${encodeURIComponent(id)}/decision`, body);
+      holdClaim = false; // a decision releases the claim
+      toast(`${action}: ${updated.documentId ?? it.documentId} is now ${updated.state}`, 'ok');
+      outcome.append(h('p', { class: 'ok', dataset: { state: updated.state }, text: `Done: ${action} — the item is now ${updated.state}.` }));
+      stateBadge.replaceWith(stateBadge = badge(updated.state));
+      stateBadge.id = 'item-state';
+      stateBadge.dataset.state = updated.state;
+    } catch (e) {
+      const who = e.body?.claim?.by;
+      const text = e.status === 409 ? `Refused (409): ${e.message}${who ? ` — held by ${who}` : ''}`
+        : e.status === 403 ? `Not allowed (403): ${e.message}` : `Failed (${e.status ?? 'error'}): ${e.message}`;
+      outcome.append(h('p', { class: 'error', dataset: { status: e.status ?? '' }, text }));
+    }
+  }
+  const purgeBox = h('div', { class: 'purge', hidden: true });
+  if (purge) {
+    const typed = h('input', { type: 'text', name: 'confirm', autocomplete: 'off', spellcheck: 'false' });
+    const go = h('button', { type: 'button', class: 'danger', id: 'purge-confirm', text: 'Purge for good', disabled: true });
+    typed.addEventListener('input', () => { go.disabled = typed.value !== it.documentId; });
+    go.addEventListener('click', () => decideNow('purge', { confirm: typed.value }));
+    purgeBox.append(
+      h('p', {}, h('strong', { text: 'Purge is irreversible: ' }), 'the text is removed from the vector store and redacted in Postgres (hash and metadata kept). Type the document id ', h('code', { text: it.documentId }), ' to confirm.'),
+      field('Document id', typed), go);
+  }
+  const decisionPanel = decide ? h('section', { class: 'decide', 'aria-label': 'Decision' },
+    h('div', { class: 'buttons' },
+      h('button', { type: 'button', class: 'danger', id: 'approve', 'aria-keyshortcuts': 'a', on: { click: () => decideNow('approve') } }, 'Approve ', h('kbd', { text: 'a' })),
+      h('button', { type: 'button', class: 'primary', id: 'restore', 'aria-keyshortcuts': 'r', on: { click: () => decideNow('restore') } }, 'Restore ', h('kbd', { text: 'r' })),
+      purge ? h('button', { type: 'button', id: 'purge', text: 'Purge…', on: { click: () => { purgeBox.hidden = !purgeBox.hidden; purgeBox.querySelector('input')?.focus(); } } }) : null),
+    h('p', { class: 'muted small', text: 'Approve = confirmed poison, kept out of serving. Restore = served again exactly as it was.' }),
+    field('Note', note), purgeBox, outcome) : h('p', { class: 'muted', id: 'read-only', text: 'Read-only: your role cannot decide items.' });
+
+  // --- navigation ------------------------------------------------------------------------------------
+  const idx = session.queueIds.indexOf(id);
+  const prevId = idx > 0 ? session.queueIds[idx - 1] : null;
+  const nextId = idx >= 0 && idx < session.queueIds.length - 1 ? session.queueIds[idx + 1] : null;
+  const nav = h('nav', { class: 'itemnav', 'aria-label': 'Queue navigation' },
+    h('a', { href: session.queueHash, text: '← Queue' }), ' ',
+    prevId ? h('a', { href: `#/item/${encodeURIComponent(prevId)}`, rel: 'prev', text: 'previous (k)' }) : null, ' ',
+    nextId ? h('a', { href: `#/item/${encodeURIComponent(nextId)}`, rel: 'next', text: 'next (j)' }) : null);
+
+  // --- text with the wrong answer highlighted --------------------------------------------------------
+  const hl = highlighted(detail.text ?? '', fb.wrongAnswer ?? it.wrongAnswer);
+  const textBox = h('div', { class: 'doctext', id: 'doc-text', lang: '' }, hl.node);
+
+  let stateBadge = badge(it.state);
+  stateBadge.id = 'item-state';
+  stateBadge.dataset.state = it.state;
+
+  const sections = [
+    h('section', { 'aria-labelledby': 'h-text' }, h('h2', { id: 'h-text', text: 'Text' }),
+      h('p', { class: 'muted small', id: 'hit-count', text: `${hl.count} occurrence${hl.count === 1 ? '' : 's'} of the wrong answer “${short(fb.wrongAnswer ?? it.wrongAnswer ?? '', 60)}” highlighted` }), textBox),
+    h('section', { 'aria-labelledby': 'h-fb' }, h('h2', { id: 'h-fb', text: 'Feedback event' }), dl([
+      ['Query', h('span', { id: 'fb-query', text: fb.query ?? it.query ?? '—' })],
+      ['Wrong answer', h('span', { id: 'fb-wrong', text: fb.wrongAnswer ?? it.wrongAnswer ?? '—' })],
+      ['Correct answer', h('span', { id: 'fb-correct', text: fb.correctAnswer ?? '—' })],
+      ['Served answer', h('span', { id: 'fb-served', class: 'served', text: fb.servedAnswer ?? '—' })],
+      ['Reporter', fb.reporter ?? '—'],
+      ['Reported', fmtDate(fb.createdAt)],
+      ['Status', fb.status ?? '—'],
+      ['Verification', fb.verification ? h('span', { text: typeof fb.verification === 'string' ? fb.verification : JSON.stringify(fb.verification) }) : '—'],
+      ['Event', fb.id ? h('a', { href: `#/queue?feedbackId=${encodeURIComponent(fb.id)}&state=NEEDS_REVIEW,QUARANTINED,RESTORED,PURGED`, text: `all items of ${short(fb.id, 13)}` }) : '—'],
+    ])),
+    h('section', { 'aria-labelledby': 'h-judge' }, h('h2', { id: 'h-judge', text: 'Judge' }), v ? [dl([
+      ['Label', h('span', { class: `label label-${String(v.label ?? '').toLowerCase()}`, id: 'judge-label', text: v.label ?? '—' })],
+      ['Judge', `${v.judgeKind ?? '—'}${v.judgeModel ? ` · ${v.judgeModel}` : ''}${v.promptVersion ? ` · prompt ${v.promptVersion}` : ''}`],
+      ['Round', v.round ?? '—'], ['Retrieval rank / score', `${v.retrievalRank ?? '—'} / ${fmtNum(v.retrievalScore)}`], ['Latency', v.latencyMs !== undefined && v.latencyMs !== null ? `${v.latencyMs} ms` : '—'],
+    ]), h('h3', { text: 'Full reply' }), h('pre', { class: 'reply', id: 'judge-reply', text: v.reply ?? '' })] : h('p', { class: 'muted', text: 'No verdict recorded.' })),
+    h('section', { 'aria-labelledby': 'h-ev', id: 'evidence' }, h('h2', { id: 'h-ev', text: 'Evidence' }), ev ? [
+      h('p', { class: 'muted small', text: 'Suspicion (0..1) of this text (▶, blue) against the event\'s other candidates (red: quarantined); raw values in brackets.' }),
+      h('div', { class: 'charts' }, evidenceChart('BiRD', 'bird', detail), evidenceChart('GRADA', 'grada', detail), evidenceChart('ProGRank', 'progrank', detail), evidenceChart('Combined', 'combined', detail)),
+      h('h3', { text: `Policy: ${ev.policy?.name ?? '—'}` }),
+      ev.policy?.inputs ? h('table', { class: 'compact policy' }, h('tbody', {}, Object.entries(ev.policy.inputs).map(([k, val]) => h('tr', {}, h('th', { scope: 'row', text: k }), h('td', {}, typeof val === 'object' && val !== null ? jsonPre(val) : String(val)))))) : null,
+    ] : h('p', { class: 'muted', text: 'No evidence recorded for this item.' })),
+    h('section', { 'aria-labelledby': 'h-sib' }, h('h2', { id: 'h-sib', text: 'Other texts of the same event' }),
+      detail.siblings?.length ? itemTable(detail.siblings) : h('p', { class: 'muted', text: 'None.' })),
+    h('section', { 'aria-labelledby': 'h-dup' }, h('h2', { id: 'h-dup', text: 'Near-duplicates in the collection' }),
+      detail.nearDuplicates?.length ? h('table', { class: 'compact' }, h('thead', {}, h('tr', {}, ['Document', 'Similarity', 'State', 'Text'].map((t) => h('th', { scope: 'col', text: t })))),
+        h('tbody', {}, detail.nearDuplicates.map((d) => h('tr', {},
+          h('td', {}, h('a', { href: `#/audit?entityId=${encodeURIComponent(d.documentId)}`, text: short(d.documentId, 40) })),
+          h('td', {}, miniBar(d.similarity, 'similarity')), h('td', {}, d.state ? badge(d.state) : 'served'), h('td', { class: 'preview', text: short(d.textPreview, 140) })))))
+        : h('p', { class: 'muted', text: 'None.' })),
+    h('section', { 'aria-labelledby': 'h-earlier' }, h('h2', { id: 'h-earlier', text: 'Earlier decisions on this text' }),
+      detail.earlierDecisions?.length ? h('table', { class: 'compact', id: 'earlier' }, h('thead', {}, h('tr', {}, ['When', 'Who', 'Action', 'Note', 'For query / wrong answer'].map((t) => h('th', { scope: 'col', text: t })))),
+        h('tbody', {}, detail.earlierDecisions.map((d) => h('tr', {}, h('td', { text: fmtDate(d.at) }), h('td', { text: d.actor }), h('td', { text: d.action }), h('td', { text: d.note ?? '' }), h('td', { text: `${short(d.query, 60)} / ${short(d.wrongAnswer, 40)}` })))))
+        : h('p', { class: 'muted', text: 'None.' })),
+    h('section', { 'aria-labelledby': 'h-hist' }, h('h2', { id: 'h-hist', text: 'History' }),
+      detail.history?.length ? h('table', { class: 'compact' }, h('thead', {}, h('tr', {}, ['When', 'Who', 'Action', 'Details'].map((t) => h('th', { scope: 'col', text: t })))),
+        h('tbody', {}, detail.history.map((a) => h('tr', {}, h('td', { class: 'small', text: fmtDate(a.at) }), h('td', { text: a.actor }), h('td', { text: a.action }), h('td', {}, a.details ? jsonPre(a.details) : '')))))
+        : h('p', { class: 'muted', text: 'No audit entries.' })),
+  ];
+
+  view.append(
+    nav,
+    h('h1', {}, 'Item ', h('code', { id: 'item-doc', text: it.documentId }), ' ', stateBadge),
+    h('p', { class: 'muted' }, `collection ${it.collection} · created ${fmtDate(it.createdAt)}`, it.decidedBy ? ` · decided by ${it.decidedBy} at ${fmtDate(it.decidedAt)}` : '', ' · suspicion ', miniBar(it.suspicion, 'suspicion')),
+    claimLine, decisionPanel,
+    h('div', { class: 'sections' }, sections),
+    h('p', { class: 'shortcuts muted' }, 'Shortcuts: ', h('kbd', { text: 'j' }), '/', h('kbd', { text: 'k' }), ' next/previous item · ',
+      decide ? [h('kbd', { text: 'a' }), ' approve · ', h('kbd', { text: 'r' }), ' restore · '] : null, h('kbd', { text: 'u' }), ' back to the queue · ', h('kbd', { text: '?' }), ' help'));
+  view.setAttribute('data-page', 'item');
+  view.dataset.loaded = String(Date.now());
+  if (!decide) claimLine.textContent = it.claim ? `Claimed by ${it.claim.by} until ${fmtDate(it.claim.until).slice(11, 19)}.` : '';
+
+  page({
+    onLeave: release,
+    shortcuts: {
+      j: { label: 'next item of the queue page', run: () => { if (nextId) location.hash = `#/item/${encodeURIComponent(nextId)}`; else toast('Last item of this queue page.'); } },
+      k: { label: 'previous item of the queue page', run: () => { if (prevId) location.hash = `#/item/${encodeURIComponent(prevId)}`; else toast('First item of this queue page.'); } },
+      ...(decide ? { a: { label: 'approve (confirmed poison)', run: () => decideNow('approve') }, r: { label: 'restore (served again)', run: () => decideNow('restore') } } : {}),
+      u: { label: 'back to the queue', run: () => { location.hash = session.queueHash; } },
+    },
+  });
+}
