@@ -208,6 +208,11 @@ describe('console sessions, CSRF and security headers', () => {
     expect(widget.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
     const example = await fetch(`${base}/widget/example?answerId=x&token=y`);
     expect(example.headers.get('content-security-policy')).toMatch(/script-src 'self' 'sha256-/);
+    const openapi = (await (await fetch(`${base}/docs/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(openapi.paths['/v1/session']).sort()).toEqual(['delete', 'post']);
+    expect(Object.keys(openapi.paths['/v1/admin/keys']).sort()).toEqual(['get', 'post']);
+    expect(openapi.paths['/v1/admin/keys/{id}/revoke']).toBeDefined();
+    expect(openapi.paths['/v1/session/me']).toBeDefined();
     const docs = await fetch(`${base}/docs`);
     expect(docs.status).toBe(200);
     expect(docs.headers.get('content-security-policy')).toBeNull();
