@@ -118,7 +118,10 @@ export class InfrastructureModule {
       fromRepositories(QUARANTINES, 'quarantines'), fromRepositories(ANSWERS, 'answers'), fromRepositories(ENHANCEMENTS, 'enhancements'),
       fromRepositories(AUDIT_LOG, 'audit'), fromRepositories(DATABASE_HEALTH, 'health'),
       fromRepositories(USERS, 'users'), fromRepositories(API_KEYS, 'apiKeys'), fromRepositories(SESSIONS, 'sessions'),
-      { provide: VECTOR_STORE, useFactory: () => createVectorStore({ qdrantUrl: config.qdrantUrl, qdrantApiKey: config.qdrantApiKey, dir: join(config.dataDir, 'vectors') }) },
+      { provide: VECTOR_STORE, useFactory: () => createVectorStore({
+        qdrantUrl: config.qdrantUrl, qdrantApiKey: config.qdrantApiKey, dir: join(config.dataDir, 'vectors'),
+        indexMinRows: config.vectorStore.indexMinRows, annNprobes: config.vectorStore.annNprobes, annRefine: config.vectorStore.annRefine, attach: config.vectorStore.attach,
+      }) },
       { provide: EMBEDDER, useFactory: () => embedderFor(config) },
       { provide: METRICS, useFactory: () => new ForensicsMetrics() },
       // Every judge call counted and timed (forensics_judge_calls_total), whichever adapter is configured.
