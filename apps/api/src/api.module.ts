@@ -7,6 +7,7 @@ import { EnhancementsController } from './controllers/enhancements.controller';
 import { FeedbackController } from './controllers/feedback.controller';
 import { HealthController } from './controllers/health.controller';
 import { QuarantineController } from './controllers/quarantine.controller';
+import { ReviewController } from './controllers/review.controller';
 import { WidgetController } from './controllers/widget.controller';
 import { WebhooksController } from './controllers/webhooks.controller';
 import { ApiKeyGuard } from './http/api-key.guard';

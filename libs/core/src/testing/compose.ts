@@ -22,6 +22,9 @@ import {
   type WebhookDispatcher, type WebhookRepository, type WebhookSettings, type WebhookTransport, type WebhookUrlGuard,
 } from '../ports/repositories/webhook.port';
 import { InMemoryWebhookRepository } from './in-memory-webhook.repository';
+import { InMemoryReviewRepository } from './in-memory-review.repository';
+import type { InMemoryState } from './in-memory-state';
+import { DEFAULT_REVIEW_SETTINGS, REVIEW, REVIEW_SETTINGS, type ReviewRepository } from '../ports/repositories/review.port';
 
 /** The ports a harness supplies; everything else gets a test default (see `composeUseCases`). */
 export interface ComposePorts {
@@ -51,6 +54,8 @@ export interface ComposePorts {
   webhookGuard?: WebhookUrlGuard;
   webhookDispatcher?: WebhookDispatcher;
   webhookSettings?: Partial<WebhookSettings>;
+  /** Default: the in-memory review repository over `repos`' state (when `repos` is in-memory). */
+  review?: ReviewRepository;
   /** Overrides of TEST_IDENTITY_SETTINGS (key pepper, session lifetime). */
   identity?: Partial<IdentitySettings>;
 }
@@ -89,6 +94,13 @@ export const TEST_CORE_SETTINGS: Readonly<CoreSettings> = Object.freeze({
 });
 
 const NO_FAILPOINTS: Failpoints = { hit: () => {} };
+
+/** The review fake shares the in-memory repositories' state (as Prisma shares one database); other repos get one that says what is missing. */
+function reviewFake(repos: Repositories, clock: Clock): ReviewRepository {
+  const state = (repos as Repositories & { state?: InMemoryState }).state;
+  if (state) return new InMemoryReviewRepository(state, () => clock.now());
+  return new Proxy({} as ReviewRepository, { get: () => { throw new Error('composeUseCases: pass `review` (a ReviewRepository) when `repos` is not in-memory'); } });
+}
 const SYSTEM_CLOCK: Clock = { now: () => new Date() };
 
 /** Stands in when a harness binds no generator: building works, calling says what is missing. */
@@ -129,6 +141,7 @@ export function composeUseCases(ports: ComposePorts): ComposedUseCases {
     [GRADIENT_PROBE, ports.probe ?? { probe: null, reason: 'no probe in this harness' }], [TRACEBACK_QUEUE, queue],
     [NEIGHBOUR_LISTS, ports.neighbours ?? new NeighbourCache()], [CLOCK, ports.clock ?? SYSTEM_CLOCK],
     [FAILPOINTS, ports.failpoints ?? NO_FAILPOINTS], [CORE_SETTINGS, settings], [DOMAIN_EVENTS, ports.events ?? NO_DOMAIN_EVENTS],
+    [REVIEW, ports.review ?? reviewFake(repos, ports.clock ?? SYSTEM_CLOCK)], [REVIEW_SETTINGS, DEFAULT_REVIEW_SETTINGS],
     [USERS, repos.users], [API_KEYS, repos.apiKeys], [SESSIONS, repos.sessions], [IDENTITY_SETTINGS, { ...TEST_IDENTITY_SETTINGS, ...ports.identity }],
     [WEBHOOKS, ports.webhooks ?? new InMemoryWebhookRepository((repos as { state?: ConstructorParameters<typeof InMemoryWebhookRepository>[0] }).state)],
     [WEBHOOK_TRANSPORT, ports.webhookTransport ?? { send: async () => ({ statusCode: null, error: 'no webhook transport in this harness', durationMs: 0 }) }],

@@ -1,3 +1,11 @@
+import { BulkReviewUseCase } from './bulk-review/bulk-review.use-case';
+import { ClaimReviewItemUseCase } from './claim-review-item/claim-review-item.use-case';
+import { PurgeQuarantineUseCase } from './purge-quarantine/purge-quarantine.use-case';
+import { ListAuditLogUseCase } from './review-audit/review-audit.use-case';
+import { GetReviewEventUseCase, ListReviewEventsUseCase } from './review-events/review-events.use-case';
+import { ExportReviewUseCase } from './review-export/review-export.use-case';
+import { GetReviewItemUseCase } from './review-items/get-review-item.use-case';
+import { ListReviewItemsUseCase } from './review-items/list-review-items.use-case';
 import { ApproveQuarantineUseCase } from './approve-quarantine/approve-quarantine.use-case';
 import { AnswerQueryUseCase } from './answer-query/answer-query.use-case';
 import { CheckHealthUseCase } from './check-health/check-health.use-case';
@@ -28,6 +36,17 @@ import {
   RedriveWebhookDeliveriesUseCase, RotateWebhookSecretUseCase, UpdateWebhookUseCase,
 } from './webhooks';
 
+export * from './bulk-review/bulk-review.use-case';
+export * from './claim-review-item/claim-review-item.use-case';
+export * from './purge-quarantine/purge-quarantine.use-case';
+export * from './review-audit/review-audit.use-case';
+export * from './review-decide/apply-decision';
+export * from './review-events/review-events.use-case';
+export * from './review-export/review-export.use-case';
+export * from './review-items/get-review-item.use-case';
+export * from './review-items/list-review-items.use-case';
+export * from './review-items/review.schema';
+export * from './review-items/review-view';
 export * from './answer-query/answer-query.use-case';
 export * from './approve-quarantine/approve-quarantine.use-case';
 export * from './check-health/check-health.use-case';
@@ -68,4 +87,5 @@ export const USE_CASES = [
   CreateSessionUseCase, DestroySessionUseCase, ResolveSessionUseCase,
   CreateWebhookUseCase, DeleteWebhookUseCase, DeliverWebhookUseCase, GetWebhookUseCase, ListWebhookDeliveriesUseCase, ListWebhooksUseCase, PublishWebhookEventUseCase,
   RedriveWebhookDeliveriesUseCase, RotateWebhookSecretUseCase, UpdateWebhookUseCase,
+  BulkReviewUseCase, ClaimReviewItemUseCase, ExportReviewUseCase, GetReviewEventUseCase, GetReviewItemUseCase, ListAuditLogUseCase, ListReviewEventsUseCase, ListReviewItemsUseCase, PurgeQuarantineUseCase,
 ] as const;

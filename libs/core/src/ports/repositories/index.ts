@@ -1,3 +1,4 @@
 export * from './records';
 export * from './repositories.port';
+export * from './review.port';
 export * from './webhook.port';

@@ -1,0 +1,323 @@
+/**
+ * The review API (issue 11, docs/review-api.md) on the real service: Postgres, Redis, the HTTP
+ * server, the embedded vector store. Items are seeded straight into Postgres by
+ * scripts/seed-review.ts (thousands, for pagination), or made through the ingest API (for the
+ * store side of decisions). Keys of each role are created through the admin API.
+ */
+import { Client } from 'pg';
+import type { QuarantineEvidence } from '@forensics/core';
+import { seedReview } from '../scripts/seed-review';
+import { createTestApp, type TestApp } from './support/test-app';
+import { TEST_API_KEY, uniqueName } from './support/test-runtime';
+
+const EVIDENCE: QuarantineEvidence = {
+  policy: { name: 'judge-only', decision: 'QUARANTINE', withhold: true, reason: 'test', inputs: {} },
+  judge: { kind: 'scripted', model: 'm', promptVersion: 'v1', label: 'YES', reply: '[Label: Yes]', signals: null },
+  retrieval: null,
+  retrieverEvidence: null,
+};
+
+describe('review API', () => {
+  let app: TestApp;
+  let db: Client;
+  const keys: Record<'reviewer' | 'reviewer2' | 'viewer', { key: string; name: string }> = {} as never;
+  const call = async (method: string, path: string, key: string | null = TEST_API_KEY, body?: unknown) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (key) headers['x-api-key'] = key;
+    const res = await fetch(app.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    let parsed: any = text;
+    try { parsed = text ? JSON.parse(text) : null; } catch { /* CSV / JSONL */ }
+    return { status: res.status, body: parsed, headers: res.headers };
+  };
+  const seeded = uniqueName('rv');
+  let seededIds: string[] = [];
+
+  beforeAll(async () => {
+    app = await createTestApp({ api: true });
+    db = new Client({ connectionString: app.config.databaseUrl });
+    await db.connect();
+    for (const [k, role] of [['reviewer', 'reviewer'], ['reviewer2', 'reviewer'], ['viewer', 'viewer']] as const) {
+      const name = uniqueName(k);
+      const r = await call('POST', '/v1/admin/keys', TEST_API_KEY, { name, role });
+      expect(r.status).toBe(201);
+      keys[k] = { key: r.body.key, name };
+    }
+    seededIds = (await seedReview(db, { items: 3000, collection: seeded, seed: 7 })).ids;
+  });
+  afterAll(async () => {
+    await db?.end();
+    await app?.close();
+  });
+
+  /** Every id of the list, walking nextCursor; asserts page sizes and that the cursor ends. */
+  async function walk(query: string, limit: number): Promise<{ ids: string[]; first: any }> {
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    let first: any = null;
+    for (let pages = 0; pages < 1000; pages++) {
+      const r = await call('GET', `/v1/review/items?${query}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      expect(r.status).toBe(200);
+      first ??= r.body;
+      ids.push(...r.body.items.map((i: any) => i.id));
+      cursor = r.body.nextCursor;
+      if (!cursor) return { ids, first };
+      expect(r.body.items).toHaveLength(limit);
+    }
+    throw new Error('cursor never ended');
+  }
+
+  const sqlIds = async (where: string, order: string, params: unknown[] = []) =>
+    (await db.query(`SELECT r."id" FROM "QuarantineRecord" r JOIN "Document" d ON d."id" = r."documentId" WHERE r."collection" = $1 AND ${where} ORDER BY ${order}`, [seeded, ...params])).rows.map((r) => r.id);
+
+  it('keyset pagination returns every matching item exactly once, in each sort order', async () => {
+    const all = 'state=NEEDS_REVIEW,QUARANTINED,RESTORED,PURGED';
+    const risk = await walk(`collection=${seeded}&${all}&sort=risk`, 173);
+    expect(risk.ids).toHaveLength(3000);
+    expect(new Set(risk.ids).size).toBe(3000);
+    expect(risk.ids).toEqual(await sqlIds('TRUE', 'COALESCE(r."suspicion", -1) DESC, r."createdAt" DESC, r."id" DESC'));
+    const age = await walk(`collection=${seeded}&${all}&sort=age`, 200);
+    expect(age.ids).toEqual(await sqlIds('TRUE', 'r."createdAt" ASC, r."id" ASC'));
+    const newest = await walk(`collection=${seeded}&${all}&sort=newest`, 200);
+    expect(newest.ids).toEqual([...age.ids].reverse());
+    expect(new Set(risk.ids)).toEqual(new Set(seededIds));
+    // The counts per state and the total of the full filter.
+    const byState = (await db.query(`SELECT "state"::text AS s, count(*)::int AS n FROM "QuarantineRecord" WHERE "collection" = $1 GROUP BY 1`, [seeded])).rows;
+    for (const { s, n } of byState) expect(risk.first.counts[s]).toBe(n);
+    expect(risk.first.total).toBe(3000);
+    // Default states: NEEDS_REVIEW + QUARANTINED; counts are still of every state.
+    const def = await walk(`collection=${seeded}`, 200);
+    expect(def.ids).toEqual(await sqlIds(`r."state" IN ('NEEDS_REVIEW', 'QUARANTINED')`, 'COALESCE(r."suspicion", -1) DESC, r."createdAt" DESC, r."id" DESC'));
+    expect(def.first.total).toBe(def.ids.length);
+    expect(def.first.counts).toEqual(risk.first.counts);
+  });
+
+  it('filters: suspicion range, judge, text, dates, event, decided — exactly the SQL set', async () => {
+    const base = `collection=${seeded}&state=NEEDS_REVIEW,QUARANTINED,RESTORED,PURGED&sort=age`;
+    expect((await walk(`${base}&minSuspicion=0.3&maxSuspicion=0.6`, 200)).ids)
+      .toEqual(await sqlIds(`r."suspicion" BETWEEN 0.3 AND 0.6`, 'r."createdAt", r."id"'));
+    expect((await walk(`${base}&judge=openai`, 200)).ids).toEqual(await sqlIds(`r."judgeKind" = 'openai'`, 'r."createdAt", r."id"'));
+    expect((await walk(`${base}&q=ITEM%20123`, 200)).ids).toEqual(await sqlIds(`d."text" ILIKE '%item 123%'`, 'r."createdAt", r."id"'));
+    const from = new Date(Date.now() - 10 * 86_400_000).toISOString();
+    const to = new Date(Date.now() - 3 * 86_400_000).toISOString();
+    expect((await walk(`${base}&from=${from}&to=${to}`, 200)).ids)
+      .toEqual(await sqlIds(`r."createdAt" >= $2::timestamp AND r."createdAt" < $3::timestamp`, 'r."createdAt", r."id"', [from, to]));
+    const [one] = (await db.query(`SELECT "feedbackId" FROM "QuarantineRecord" WHERE "collection" = $1 LIMIT 1`, [seeded])).rows;
+    const ev = await walk(`${base}&feedbackId=${one.feedbackId}`, 200);
+    expect(ev.ids.length).toBeGreaterThan(0);
+    expect(ev.ids).toEqual(await sqlIds(`r."feedbackId" = $2`, 'r."createdAt", r."id"', [one.feedbackId]));
+    expect((await walk(`${base}&decided=false`, 200)).ids).toEqual(await sqlIds(`r."decision" IS NULL`, 'r."createdAt", r."id"'));
+    // '%' and '_' are literal in q.
+    expect((await call('GET', `/v1/review/items?${base}&q=${encodeURIComponent('%_')}`)).body.items).toEqual([]);
+  });
+
+  it('bad input is a 400 naming the field; a cursor of another sort is refused', async () => {
+    for (const [q, field] of [['state=NOPE', 'state'], ['minSuspicion=2', 'minSuspicion'], ['limit=500', 'limit'], ['sort=size', 'sort'], ['from=yesterday', 'from'], ['cursor=xyz', 'cursor']]) {
+      const r = await call('GET', `/v1/review/items?${q}`);
+      expect(r.status).toBe(400);
+      expect(r.body.message).toContain(field);
+    }
+    const page = await call('GET', `/v1/review/items?collection=${seeded}&sort=age&limit=5`);
+    const r = await call('GET', `/v1/review/items?collection=${seeded}&sort=risk&cursor=${page.body.nextCursor}`);
+    expect(r.status).toBe(400);
+    expect(r.body.message).toContain('cursor');
+  });
+
+  it('claims: a second reviewer gets 409 naming the holder, cannot decide; an admin overrides; claims expire by themselves', async () => {
+    const [id] = seededIds.filter((_, i) => i % 10 === 3);
+    const [row] = (await db.query(`SELECT "state"::text AS s FROM "QuarantineRecord" WHERE "id" = $1`, [id])).rows;
+    await db.query(`UPDATE "QuarantineRecord" SET "state" = 'NEEDS_REVIEW', "decision" = NULL WHERE "id" = $1`, [id]);
+    void row;
+    const c1 = await call('POST', `/v1/review/items/${id}/claim`, keys.reviewer.key);
+    expect(c1.status).toBe(200);
+    expect(c1.body.claim.by).toContain(keys.reviewer.name);
+    const until = Date.parse(c1.body.claim.until);
+    expect(until - Date.now()).toBeGreaterThan(4 * 60_000);
+    expect(until - Date.now()).toBeLessThanOrEqual(5 * 60_000 + 2000);
+    // Renewal by the holder extends it.
+    await new Promise((r) => setTimeout(r, 20));
+    const renewed = await call('POST', `/v1/review/items/${id}/claim`, keys.reviewer.key);
+    expect(Date.parse(renewed.body.claim.until)).toBeGreaterThan(until);
+
+    const c2 = await call('POST', `/v1/review/items/${id}/claim`, keys.reviewer2.key);
+    expect(c2.status).toBe(409);
+    expect(c2.body.claim.by).toContain(keys.reviewer.name);
+    const listed = (await call('GET', `/v1/review/items?collection=${seeded}&state=NEEDS_REVIEW&limit=200&q=${encodeURIComponent('')}`)).body.items;
+    void listed;
+    const d2 = await call('POST', `/v1/review/items/${id}/decision`, keys.reviewer2.key, { action: 'restore' });
+    expect(d2.status).toBe(409);
+    expect(d2.body.claim.by).toContain(keys.reviewer.name);
+    expect((await db.query(`SELECT "state"::text AS s FROM "QuarantineRecord" WHERE "id" = $1`, [id])).rows[0].s).toBe('NEEDS_REVIEW');
+    // The item shows the claim.
+    expect((await call('GET', `/v1/review/items/${id}`, keys.viewer.key)).body.item.claim.by).toContain(keys.reviewer.name);
+
+    // An admin overrides; the audit entry names whose claim was overridden.
+    const admin = await call('POST', `/v1/review/items/${id}/decision`, TEST_API_KEY, { action: 'approve', note: 'admin override' });
+    expect(admin.status).toBe(200);
+    expect(admin.body).toMatchObject({ id, state: 'QUARANTINED', decision: 'approve', claim: null, note: 'admin override' });
+    const audit = (await call('GET', `/v1/review/audit-log?entityId=${id}&action=review.approved`)).body.entries;
+    expect(audit).toHaveLength(1);
+    expect(audit[0].details.overrodeClaimOf).toContain(keys.reviewer.name);
+
+    // Expiry: a claim past its time is nobody's.
+    const [other] = seededIds.filter((_, i) => i % 10 === 5);
+    expect((await call('POST', `/v1/review/items/${other}/claim`, keys.reviewer.key)).status).toBe(200);
+    expect((await call('POST', `/v1/review/items/${other}/claim`, keys.reviewer2.key)).status).toBe(409);
+    await db.query(`UPDATE "QuarantineRecord" SET "claimedUntil" = (now() AT TIME ZONE 'UTC') - interval '1 second' WHERE "id" = $1`, [other]);
+    expect((await call('GET', `/v1/review/items/${other}`)).body.item.claim).toBeNull();
+    const taken = await call('POST', `/v1/review/items/${other}/claim`, keys.reviewer2.key);
+    expect(taken.status).toBe(200);
+    expect(taken.body.claim.by).toContain(keys.reviewer2.name);
+    // Release.
+    expect((await call('DELETE', `/v1/review/items/${other}/claim`, keys.reviewer2.key)).status).toBe(200);
+    expect((await call('GET', `/v1/review/items/${other}`)).body.item.claim).toBeNull();
+  });
+
+  it('roles: a viewer reads but gets 403 on decide, claim and bulk; a reviewer gets 403 on purge', async () => {
+    const [id] = seededIds.filter((_, i) => i % 10 === 7);
+    expect((await call('GET', `/v1/review/items/${id}`, keys.viewer.key)).status).toBe(200);
+    for (const [m, p, b] of [
+      ['POST', `/v1/review/items/${id}/decision`, { action: 'approve' }],
+      ['POST', `/v1/review/items/${id}/claim`, undefined],
+      ['POST', '/v1/review/bulk', { action: 'approve', ids: [id], requestId: uniqueName('req') }],
+    ] as const) {
+      const r = await call(m, p, keys.viewer.key, b);
+      expect(r.status).toBe(403);
+      expect(r.body.message).toContain('decide');
+    }
+    const [docId] = (await db.query(`SELECT "documentId" FROM "QuarantineRecord" WHERE "id" = $1`, [id])).rows.map((r) => r.documentId);
+    const p = await call('POST', `/v1/review/items/${id}/decision`, keys.reviewer.key, { action: 'purge', confirm: docId });
+    expect(p.status).toBe(403);
+    expect(p.body.message).toContain('purge');
+    expect((await db.query(`SELECT "state"::text AS s FROM "QuarantineRecord" WHERE "id" = $1`, [id])).rows[0].s).not.toBe('PURGED');
+    expect((await call('GET', '/v1/review/items', null)).status).toBe(401);
+  });
+
+  it('bulk approve by filter applies to exactly the filtered 500, once; a retry with the same requestId changes nothing', async () => {
+    const coll = uniqueName('bulk');
+    const target = (await seedReview(db, { items: 500, collection: coll, seed: 11, state: 'NEEDS_REVIEW' })).ids;
+    const others = (await seedReview(db, { items: 120, collection: coll, seed: 12, state: 'RESTORED' })).ids;
+    const outside = (await seedReview(db, { items: 50, collection: uniqueName('bulk-other'), seed: 13, state: 'NEEDS_REVIEW' })).ids;
+    const requestId = uniqueName('bulkreq');
+    const body = { action: 'approve', filter: { collection: coll, state: 'NEEDS_REVIEW' }, requestId, note: 'campaign 42' };
+    const t0 = Date.now();
+    const r = await call('POST', '/v1/review/bulk', keys.reviewer.key, body);
+    const ms = Date.now() - t0;
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ requestId, matched: 500, changed: 500, skipped: 0 });
+    process.stdout.write(`bulk approve of 500 items: ${ms} ms\n`);
+    const states = async (ids: string[]) => (await db.query(`SELECT "state"::text AS s, "decision", "decisionRequestId" AS req, count(*)::int AS n FROM "QuarantineRecord" WHERE "id" = ANY($1::uuid[]) GROUP BY 1, 2, 3`, [ids])).rows;
+    expect(await states(target)).toEqual([{ s: 'QUARANTINED', decision: 'approve', req: requestId, n: 500 }]);
+    expect(await states(others)).toEqual([{ s: 'RESTORED', decision: 'restore', req: null, n: 120 }]);
+    expect(await states(outside)).toEqual([{ s: 'NEEDS_REVIEW', decision: null, req: null, n: 50 }]);
+    const auditCount = async () => (await db.query(`SELECT count(*)::int AS n FROM "AuditLog" WHERE "details"->>'requestId' = $1`, [requestId])).rows[0].n;
+    expect(await auditCount()).toBe(500);
+
+    // A new item matching the filter arrives; the retry returns the first result and touches nothing.
+    const late = (await seedReview(db, { items: 1, collection: coll, seed: 14, state: 'NEEDS_REVIEW' })).ids;
+    const again = await call('POST', '/v1/review/bulk', keys.reviewer.key, body);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ requestId, matched: 500, changed: 500, skipped: 0, replayed: true });
+    expect(await auditCount()).toBe(500);
+    expect(await states(late)).toEqual([{ s: 'NEEDS_REVIEW', decision: null, req: null, n: 1 }]);
+    // The same requestId for another action is a conflict; a body without ids/filter a 400.
+    expect((await call('POST', '/v1/review/bulk', keys.reviewer.key, { ...body, action: 'restore' })).status).toBe(409);
+    const bad = await call('POST', '/v1/review/bulk', keys.reviewer.key, { action: 'approve', requestId: uniqueName('r') });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain('ids');
+  });
+
+  it('decisions on ingested texts: restore serves the text again, approve keeps it out, purge deletes the point and redacts the text', async () => {
+    const coll = uniqueName('dec');
+    const texts = ['Purge me: the capital of France is Lyon.', 'Restore me: water boils at 100 degrees Celsius at sea level.', 'Approve me: the moon is made of cheese.'];
+    const ing = await call('POST', `/v1/collections/${coll}/documents`, TEST_API_KEY, { documents: texts.map((text, i) => ({ id: `t${i}`, text, metadata: { source: 'wiki', i } })) });
+    expect(ing.status).toBe(200);
+    const docs = new Map((await app.prisma.document.findMany({ where: { collection: coll } })).map((d) => [d.externalId, d]));
+    const recs: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { record } = await app.repos.quarantines.create({ state: 'QUARANTINED', documentId: docs.get(`t${i}`)!.id, feedbackId: null, collection: coll, reason: 'test', evidence: EVIDENCE, policy: 'judge-only', createdBy: 'test' });
+      await app.store.setQuarantined(coll, [record.documentId], true);
+      await app.repos.quarantines.markSynced(record.id);
+      recs.push(record.id);
+    }
+    const [purgeId, restoreId, approveId] = recs;
+    const [purgeDoc, restoreDoc, approveDoc] = [0, 1, 2].map((i) => docs.get(`t${i}`)!);
+
+    // Purge: admin only, typed confirmation.
+    const noConfirm = await call('POST', `/v1/review/items/${purgeId}/decision`, TEST_API_KEY, { action: 'purge' });
+    expect(noConfirm.status).toBe(400);
+    expect(noConfirm.body.message).toContain('confirm');
+    const purged = await call('POST', `/v1/review/items/${purgeId}/decision`, TEST_API_KEY, { action: 'purge', confirm: purgeDoc.id, note: 'legal request' });
+    expect(purged.status).toBe(200);
+    expect(purged.body).toMatchObject({ state: 'PURGED', decision: 'purge' });
+    expect(await app.store.fetch(coll, [purgeDoc.id])).toEqual([]);
+    const after = await app.prisma.document.findUniqueOrThrow({ where: { id: purgeDoc.id } });
+    expect(after).toMatchObject({ status: 'PURGED', textHash: purgeDoc.textHash, externalId: 't0', metadata: { source: 'wiki', i: 0 } });
+    expect(after.text).not.toContain('Lyon');
+    expect((await call('GET', `/v1/review/items/${purgeId}`)).body.text).not.toContain('Lyon');
+    expect((await call('GET', `/v1/review/audit-log?entityId=${purgeId}`)).body.entries.map((e: any) => e.action)).toContain('quarantine.purged');
+    // Irreversible: restoring a purged item is a conflict.
+    expect((await call('POST', `/v1/review/items/${purgeId}/decision`, TEST_API_KEY, { action: 'restore' })).status).toBe(409);
+    // Re-ingesting the purged text does not bring it back.
+    await call('POST', `/v1/collections/${coll}/documents`, TEST_API_KEY, { documents: [{ text: texts[0] }] });
+    expect(await app.store.fetch(coll, [purgeDoc.id])).toEqual([]);
+
+    // Restore: served again exactly as it was (same vector, text and payload).
+    const [beforeRestore] = await app.store.fetch(coll, [restoreDoc.id]);
+    expect(beforeRestore.quarantined).toBe(true);
+    const restored = await call('POST', `/v1/review/items/${restoreId}/decision`, keys.reviewer.key, { action: 'restore', note: 'false positive' });
+    expect(restored.status).toBe(200);
+    const [afterRestore] = await app.store.fetch(coll, [restoreDoc.id]);
+    expect(afterRestore).toEqual({ ...beforeRestore, quarantined: false });
+    const hits = await app.store.search(coll, { vector: afterRestore.vector, k: 1 });
+    expect(hits[0].id).toBe(restoreDoc.id);
+
+    // Approve a judge-quarantined item: the decision is recorded, the text stays out.
+    const approved = await call('POST', `/v1/review/items/${approveId}/decision`, keys.reviewer.key, { action: 'approve' });
+    expect(approved.body).toMatchObject({ state: 'QUARANTINED', decision: 'approve' });
+    expect(approved.body.decidedBy).toContain(keys.reviewer.name);
+    expect((await app.store.fetch(coll, [approveDoc.id]))[0].quarantined).toBe(true);
+  });
+
+  it('item detail, events and export (CSV formula-safe, JSONL)', async () => {
+    const [id] = seededIds;
+    const d = await call('GET', `/v1/review/items/${id}`, keys.viewer.key);
+    expect(d.status).toBe(200);
+    expect(d.body.item.id).toBe(id);
+    expect(typeof d.body.text).toBe('string');
+    expect(d.body.feedback.query).toBe(d.body.item.query);
+    expect(d.body.verdict.reply.length).toBeGreaterThan(0);
+    expect(d.body.evidence.thisText.bird.suspicion).toBeGreaterThanOrEqual(0);
+    expect(d.body.evidence.candidates.length).toBeGreaterThanOrEqual(1);
+    expect(d.body.siblings.every((s: any) => s.feedbackId === d.body.item.feedbackId && s.id !== id)).toBe(true);
+    expect(d.body.history.map((h: any) => h.action)).toContain(d.body.item.state === 'NEEDS_REVIEW' ? 'review.requested' : 'quarantine.created');
+    expect((await call('GET', '/v1/review/items/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+
+    const ev = await call('GET', `/v1/review/events?collection=${seeded}&limit=3`);
+    expect(ev.body.events).toHaveLength(3);
+    expect(ev.body.events[0].verdicts.YES + ev.body.events[0].verdicts.UNDETERMINED).toBeGreaterThan(0);
+    const next = await call('GET', `/v1/review/events?collection=${seeded}&limit=3&cursor=${ev.body.nextCursor}`);
+    expect(next.body.events.map((e: any) => e.id)).not.toContain(ev.body.events[2].id);
+    const one = await call('GET', `/v1/review/events/${d.body.item.feedbackId}`);
+    expect(one.body.items.map((i: any) => i.id)).toContain(id);
+
+    // Formula injection: a query and a note that start with = / + / - / @.
+    await db.query(`UPDATE "FeedbackEvent" SET "query" = '=HYPERLINK("http://evil","x")', "wrongAnswer" = '+1,2' WHERE "id" = $1`, [d.body.item.feedbackId]);
+    await db.query(`UPDATE "QuarantineRecord" SET "note" = '@SUM(A1)', "decision" = 'approve', "resolvedBy" = '-cmd' WHERE "id" = $1`, [id]);
+    const csv = await call('GET', `/v1/review/export?what=decisions&format=csv&collection=${seeded}&feedbackId=${d.body.item.feedbackId}`);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toContain('text/csv');
+    const lines = (csv.body as string).trim().split('\r\n');
+    expect(lines[0]).toBe('id,state,collection,documentId,feedbackId,query,wrongAnswer,judgeKind,judgeLabel,suspicion,createdAt,decision,decidedBy,decidedAt,note,textPreview');
+    const row = lines.find((l) => l.startsWith(id))!;
+    expect(row).toContain(`"'=HYPERLINK(""http://evil"",""x"")"`);
+    expect(row).toContain(`"'+1,2"`);
+    expect(row).toContain(`,'@SUM(A1),`);
+    expect(row).toContain(`,'-cmd,`);
+    const jsonl = await call('GET', `/v1/review/export?what=queue&format=jsonl&collection=${seeded}&state=NEEDS_REVIEW,QUARANTINED,RESTORED,PURGED`);
+    const parsed = (jsonl.body as string).trim().split('\n').map((l) => JSON.parse(l));
+    expect(parsed).toHaveLength(3000);
+    expect(parsed.find((p) => p.id === id).query).toBe('=HYPERLINK("http://evil","x")');
+    expect((await call('GET', '/v1/review/export?format=xls')).status).toBe(400);
+  });
+});
