@@ -13,6 +13,9 @@ import {
 import { createInMemoryRepositories } from '@forensics/core/testing';
 import { applyMigrations, createPrismaClient, createPrismaRepositories, type PrismaClient } from '@forensics/infra';
 import { requireServices, ROOT, uniqueName } from './support/test-runtime';
+import type { DomainEventType, WebhookPayload, WebhookRepository } from '@forensics/core';
+import { InMemoryWebhookRepository } from '@forensics/core/testing';
+import { PrismaWebhookRepository, SecretBox } from '@forensics/infra';
 
 let prisma: PrismaClient | null = null;
 afterAll(async () => { await prisma?.$disconnect(); });
@@ -519,5 +522,109 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
     it('health ping answers', async () => {
       await expect(repos.health.ping()).resolves.toBeUndefined();
     });
+  });
+});
+
+/** Webhooks (issue 14): the Prisma repository (secret sealed at rest) and the in-memory fake, one contract. */
+const webhookImplementations: [string, () => Promise<WebhookRepository>][] = [
+  ['prisma (real Postgres)', async () => {
+    await implementations[0][1]();
+    return new PrismaWebhookRepository(prisma!, new SecretBox('contract-test-master-secret-0123456789'));
+  }],
+  ['in-memory fakes', async () => new InMemoryWebhookRepository()],
+];
+
+describe.each(webhookImplementations)('webhook repository contract: %s', (_name, make) => {
+  let repo: WebhookRepository;
+  beforeEach(async () => { repo = await make(); });
+
+  const endpoint = (events: DomainEventType[] = ['quarantine.created']) => repo.createEndpoint({ url: `https://example.com/${uniqueName('h')}`, events, description: 'd', secret: `whsec_${uniqueName('s')}`, createdBy: 'admin' });
+  const payload = (type: DomainEventType = 'quarantine.created'): WebhookPayload => ({ id: randomUUID(), type, createdAt: new Date().toISOString(), data: { quarantineId: randomUUID(), n: 1 } });
+  const deliver = async (endpointId: string) => (await repo.createDeliveries([{ id: randomUUID(), endpointId, payload: payload() }]))[0];
+  const fail = (disableAfter: number, statusCode = 500) => ({ outcome: 'failed' as const, statusCode, error: `HTTP ${statusCode}`, durationMs: 12.4, disableAfter });
+
+  it('stores endpoints without exposing the secret; getSecret / setSecret; unknown and non-uuid ids are absent', async () => {
+    const e = await endpoint(['quarantine.created', 'review.needed']);
+    expect(e).toEqual(expect.objectContaining({ events: ['quarantine.created', 'review.needed'], description: 'd', active: true, disabledReason: null, consecutiveFailures: 0, createdBy: 'admin' }));
+    expect(Object.keys(e)).not.toContain('secret');
+    expect(await repo.getEndpoint(e.id)).toEqual(e);
+    expect((await repo.listEndpoints()).map((x) => x.id)).toContain(e.id);
+    const secret = (await repo.getSecret(e.id))!;
+    expect(secret).toMatch(/^whsec_/);
+    await repo.setSecret(e.id, 'whsec_new', 'admin');
+    expect(await repo.getSecret(e.id)).toBe('whsec_new');
+    expect(await repo.getEndpoint(randomUUID())).toBeNull();
+    expect(await repo.getEndpoint('nope')).toBeNull();
+    expect(await repo.getSecret('nope')).toBeNull();
+    await expect(repo.setSecret(randomUUID(), 'x', 'a')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(repo.updateEndpoint(randomUUID(), { active: false }, 'a')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('subscribedTo lists only active endpoints with the type; a disabled one by an admin says who', async () => {
+    const a = await endpoint(['feedback.failed']);
+    const b = await endpoint(['feedback.failed', 'enhancement.created']);
+    const ids = async (t: DomainEventType) => (await repo.subscribedTo(t)).map((x) => x.id).filter((id) => id === a.id || id === b.id);
+    expect((await ids('feedback.failed')).sort()).toEqual([a.id, b.id].sort());
+    expect(await ids('enhancement.created')).toEqual([b.id]);
+    const off = await repo.updateEndpoint(a.id, { active: false, description: null }, 'user:alice');
+    expect(off).toEqual(expect.objectContaining({ active: false, disabledReason: 'disabled by user:alice', description: null }));
+    expect(off.disabledAt).toBeInstanceOf(Date);
+    expect(await ids('feedback.failed')).toEqual([b.id]);
+  });
+
+  it('deliveries: PENDING with the payload; an attempt changes only a PENDING delivery; retried keeps it PENDING with nextAttemptAt', async () => {
+    const e = await endpoint();
+    const p = payload();
+    const [d] = await repo.createDeliveries([{ id: randomUUID(), endpointId: e.id, payload: p }]);
+    expect(d).toEqual(expect.objectContaining({ endpointId: e.id, eventId: p.id, eventType: 'quarantine.created', payload: p, status: 'PENDING', attempts: 0, lastStatusCode: null, deliveredAt: null }));
+    expect(await repo.getDelivery(d.id)).toEqual(d);
+    await expect(repo.createDeliveries([{ id: randomUUID(), endpointId: randomUUID(), payload: p }])).rejects.toThrow();
+    const next = new Date(Date.now() + 60_000);
+    const r1 = await repo.recordAttempt(d.id, { outcome: 'retried', statusCode: null, error: 'timed out', durationMs: 3000, nextAttemptAt: next });
+    expect(r1).toEqual(expect.objectContaining({ outcome: 'retried', delivery: expect.objectContaining({ status: 'PENDING', attempts: 1, lastError: 'timed out', lastStatusCode: null, nextAttemptAt: next }) }));
+    const r2 = await repo.recordAttempt(d.id, { outcome: 'delivered', statusCode: 204, error: null, durationMs: 5 });
+    expect(r2!.delivery).toEqual(expect.objectContaining({ status: 'DELIVERED', attempts: 2, lastStatusCode: 204, lastError: null, nextAttemptAt: null }));
+    expect(r2!.delivery.deliveredAt).toBeInstanceOf(Date);
+    expect(await repo.recordAttempt(d.id, { outcome: 'delivered', statusCode: 200, error: null, durationMs: 1 })).toBeNull();
+    expect(await repo.recordAttempt(randomUUID(), { outcome: 'delivered', statusCode: 200, error: null, durationMs: 1 })).toBeNull();
+    expect(await repo.markDead(d.id, 'x')).toBe(false);
+    const page = await repo.listDeliveries(e.id, { limit: 10 });
+    expect(page.items[0].attemptLog.map((a) => [a.attempt, a.outcome, a.statusCode, a.error])).toEqual([[1, 'retried', null, 'timed out'], [2, 'delivered', 204, null]]);
+    expect(page.items[0].attemptLog.map((a) => a.durationMs)).toEqual([3000, 5]);
+  });
+
+  it('N consecutive failed deliveries disable the endpoint with a reason; a delivered one in between resets the count; re-enabling resets it', async () => {
+    const e = await endpoint();
+    const d1 = await deliver(e.id);
+    expect((await repo.recordAttempt(d1.id, fail(2)))!).toEqual(expect.objectContaining({ outcome: 'failed', endpoint: expect.objectContaining({ active: true, consecutiveFailures: 1 }) }));
+    const ok = await deliver(e.id);
+    expect((await repo.recordAttempt(ok.id, { outcome: 'delivered', statusCode: 200, error: null, durationMs: 1 }))!.endpoint.consecutiveFailures).toBe(0);
+    await repo.recordAttempt((await deliver(e.id)).id, fail(2));
+    const last = await repo.recordAttempt((await deliver(e.id)).id, fail(2, 503));
+    expect(last!.outcome).toBe('disabled');
+    expect(last!.delivery.status).toBe('FAILED');
+    expect(last!.endpoint).toEqual(expect.objectContaining({ active: false, consecutiveFailures: 2, disabledReason: 'disabled after 2 consecutive failed deliveries; last error: HTTP 503' }));
+    expect((await repo.subscribedTo('quarantine.created')).map((x) => x.id)).not.toContain(e.id);
+    const on = await repo.updateEndpoint(e.id, { active: true }, 'admin');
+    expect(on).toEqual(expect.objectContaining({ active: true, consecutiveFailures: 0, disabledReason: null, disabledAt: null }));
+  });
+
+  it('markDead, listPending (oldest first, by age), the delivery log newest first with a cursor, delete cascades', async () => {
+    const e = await endpoint();
+    const ds = [];
+    for (let i = 0; i < 3; i++) { ds.push(await deliver(e.id)); await sleep(5); }
+    expect(await repo.markDead(ds[0].id, 'endpoint deleted')).toBe(true);
+    expect(await repo.getDelivery(ds[0].id)).toEqual(expect.objectContaining({ status: 'DEAD', lastError: 'endpoint deleted' }));
+    const pending = (await repo.listPending(new Date(Date.now() + 1000), 10_000)).filter((d) => d.endpointId === e.id).map((d) => d.id);
+    expect(pending).toEqual([ds[1].id, ds[2].id]);
+    expect((await repo.listPending(new Date(ds[0].createdAt.getTime()), 10_000)).filter((d) => d.endpointId === e.id)).toEqual([]);
+    const p1 = await repo.listDeliveries(e.id, { limit: 2 });
+    expect(p1.items.map((d) => d.id)).toEqual([ds[2].id, ds[1].id]);
+    const p2 = await repo.listDeliveries(e.id, { limit: 2, cursor: p1.nextCursor! });
+    expect([p2.items.map((d) => d.id), p2.nextCursor]).toEqual([[ds[0].id], null]);
+    expect(await repo.deleteEndpoint(e.id, 'admin')).toBe(true);
+    expect(await repo.getDelivery(ds[1].id)).toBeNull();
+    expect(await repo.deleteEndpoint(e.id, 'admin')).toBe(false);
+    expect(await repo.listDeliveries(e.id, { limit: 5 })).toEqual({ items: [], nextCursor: null });
   });
 });

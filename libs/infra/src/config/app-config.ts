@@ -36,6 +36,17 @@ export interface AppConfig {
   readonly redisUrl?: string;
   readonly qdrantUrl?: string;
   readonly qdrantApiKey?: string;
+  /**
+   * Vector store tuning and Qdrant attach mode (issue 15): the embedded store's switch from the exact
+   * snapshot to an ANN index (row threshold, probes, refine), and — with QDRANT_URL — the RAG app's
+   * existing collection to work on instead of our own (README "Attach to an existing Qdrant collection").
+   */
+  readonly vectorStore: Readonly<{
+    indexMinRows: number;
+    annNprobes: number;
+    annRefine: number;
+    attach?: Readonly<{ collection: string; serviceCollection?: string; textKey: string; vectorName?: string; idType: 'uuid' | 'integer'; quarantineKey: string }>;
+  }>;
   readonly host: string;
   readonly port: number;
   readonly apiKeys: readonly string[];
@@ -84,8 +95,6 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
-  /** Review console: how long opening an item claims it (seconds). */
-  readonly reviewClaimTtlSec: number;
 
 // ---------------------------------------------------------------------------------------------
 // The schema: every variable, its type, range, default and meaning, in one place.
@@ -157,6 +166,15 @@ export const ENV_SCHEMA = z.object({
   REDIS_URL: text('Redis for the BullMQ queue; unset = embedded redis-server'),
   QDRANT_URL: text('Qdrant server; unset = embedded on-disk vector store'),
   QDRANT_API_KEY: text('API key of the Qdrant server', true),
+  VECTOR_INDEX_MIN_ROWS: intVar(0, 1_000_000_000, 50_000, 'embedded store: rows from which a collection is served by an ANN index (IVF_PQ) instead of the exact in-process snapshot; 0 = never'),
+  VECTOR_ANN_NPROBES: intVar(1, 4096, 32, 'embedded store ANN search: IVF partitions probed per query (recall vs latency)'),
+  VECTOR_ANN_REFINE: intVar(1, 1000, 30, 'embedded store ANN search: refine factor (limit × this many candidates re-scored exactly)'),
+  QDRANT_ATTACH_COLLECTION: text("attach mode (needs QDRANT_URL): the RAG app's existing Qdrant collection to read, search and flag instead of our own"),
+  QDRANT_ATTACH_AS: text('attach mode: the service\'s name for that collection (feedback\'s `collection`); unset = QDRANT_ATTACH_COLLECTION'),
+  QDRANT_ATTACH_TEXT_KEY: textWithDefault('text', 'attach mode: payload key of the text (dotted path for nested keys)'),
+  QDRANT_ATTACH_VECTOR: text('attach mode: named vector to search; unset = the default (unnamed) vector'),
+  QDRANT_ATTACH_ID_TYPE: enumVar(['uuid', 'integer'], 'uuid', 'attach mode: type of the app\'s point ids (integers map to deterministic UUIDs)'),
+  QDRANT_ATTACH_QUARANTINE_KEY: textWithDefault('rf_quarantined', 'attach mode: payload flag set on quarantined points; the app excludes it with a must_not filter'),
   HOST: textWithDefault('127.0.0.1', 'API listen address'),
   PORT: intVar(0, 65535, 3000, 'API listen port'),
   API_KEYS: variable(
@@ -206,7 +224,6 @@ export const ENV_SCHEMA = z.object({
   BIRD_K: intVar(2, 1000, DEFAULT_BIRD_PARAMS.k, 'BiRD k: forward and backward ranking depth (library default)'),
   PROGRANK_RUNS: intVar(1, 200, DEFAULT_PROGRANK_PARAMS.runs, 'ProGRank perturbation runs R (library default)'),
   PROGRANK_TOKEN_DROPOUT: variable(z.coerce.number().min(0).lt(1).default(DEFAULT_TOKEN_DROPOUT_RATE), {
-  REVIEW_CLAIM_TTL_SEC: intVar(10, 3600, 300, 'review console: how long opening an item claims it for its reviewer (renewed while open; expires by itself)'),
     expect: 'a number in [0, 1)',
     doc: 'ProGRank token dropout rate (library default)',
   }),
@@ -316,6 +333,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
   }
   const v = parsed as Partial<ConfigEnv>;
   const ok = (...names: VariableName[]) => names.every((n) => n in parsed);
+  if (v.QDRANT_ATTACH_COLLECTION && !v.QDRANT_URL) problems.push('QDRANT_ATTACH_COLLECTION needs QDRANT_URL (attach mode works on a Qdrant server)');
+  if (v.QDRANT_ATTACH_AS && !/^[A-Za-z0-9_-]{1,57}$/.test(v.QDRANT_ATTACH_AS)) {
+    problems.push(`QDRANT_ATTACH_AS must be 1-57 characters from A-Z, a-z, 0-9, '_' and '-', got ${shown('QDRANT_ATTACH_AS', v.QDRANT_ATTACH_AS)}`);
+  } else if (v.QDRANT_ATTACH_COLLECTION && !v.QDRANT_ATTACH_AS && !/^[A-Za-z0-9_-]{1,57}$/.test(v.QDRANT_ATTACH_COLLECTION)) {
+    problems.push('QDRANT_ATTACH_COLLECTION is not a valid service collection name (1-57 characters from A-Z, a-z, 0-9, \'_\', \'-\'): set QDRANT_ATTACH_AS to the name the service should use');
+  }
 
   // Cross-variable rules.
   const openaiBase = v.OPENAI_BASE_URL;
@@ -362,6 +385,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     redisUrl: e.REDIS_URL,
     qdrantUrl: e.QDRANT_URL,
     qdrantApiKey: e.QDRANT_API_KEY,
+    vectorStore: {
+      indexMinRows: e.VECTOR_INDEX_MIN_ROWS,
+      annNprobes: e.VECTOR_ANN_NPROBES,
+      annRefine: e.VECTOR_ANN_REFINE,
+      attach: e.QDRANT_ATTACH_COLLECTION
+        ? {
+            collection: e.QDRANT_ATTACH_COLLECTION,
+            serviceCollection: e.QDRANT_ATTACH_AS,
+            textKey: e.QDRANT_ATTACH_TEXT_KEY,
+            vectorName: e.QDRANT_ATTACH_VECTOR,
+            idType: e.QDRANT_ATTACH_ID_TYPE,
+            quarantineKey: e.QDRANT_ATTACH_QUARANTINE_KEY,
+          }
+        : undefined,
+    },
     host: e.HOST,
     port: e.PORT,
     apiKeys: e.API_KEYS ?? [DEV_API_KEY],
@@ -391,4 +429,3 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
   };
   return deepFreeze(config);
 }
-    reviewClaimTtlSec: e.REVIEW_CLAIM_TTL_SEC,

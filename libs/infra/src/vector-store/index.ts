@@ -1,9 +1,14 @@
 import type { VectorStore } from '@forensics/core';
 import { LanceDbVectorStore } from './lancedb-vector-store.adapter';
+import { VectorStoreError } from './vector-store.common';
+import { QdrantAttachedVectorStore } from './qdrant-attached-vector-store.adapter';
+import type { AttachIdType } from './qdrant-attach.mapping';
 import { QdrantVectorStore } from './qdrant-vector-store.adapter';
 
 export { LanceDbVectorStore, type LanceDbVectorStoreOptions } from './lancedb-vector-store.adapter';
 export { QdrantVectorStore, type QdrantVectorStoreOptions } from './qdrant-vector-store.adapter';
+export { QdrantAttachedVectorStore, type QdrantAttachedVectorStoreOptions } from './qdrant-attached-vector-store.adapter';
+export { documentIdOf, pointIdOf, type AttachIdType, type QdrantAttachConfig } from './qdrant-attach.mapping';
 export {
   COLLECTION_NAME_PATTERN,
   CollectionNotFoundError,
@@ -20,11 +25,29 @@ export interface VectorStoreConfig {
   qdrantApiKey?: string;
   /** Directory of the embedded LanceDB store (used when no Qdrant URL is given). */
   dir: string;
+  /** Embedded store: ANN index threshold and search knobs (VECTOR_INDEX_MIN_ROWS, VECTOR_ANN_*). */
+  indexMinRows?: number;
+  annNprobes?: number;
+  annRefine?: number;
+  /** Qdrant attach mode: the RAG app's existing collection (needs qdrantUrl). */
+  attach?: {
+    collection: string;
+    serviceCollection?: string;
+    textKey?: string;
+    vectorName?: string;
+    idType?: AttachIdType;
+    quarantineKey?: string;
+  };
 }
 
-/** Qdrant when a URL is configured, otherwise the embedded on-disk LanceDB store under `dir`. */
+/**
+ * Qdrant when a URL is configured (attached to the app's existing collection when `attach` is set),
+ * otherwise the embedded on-disk LanceDB store under `dir`.
+ */
 export function createVectorStore(config: VectorStoreConfig): VectorStore {
   const url = config.qdrantUrl?.trim();
+  if (url && config.attach) return new QdrantAttachedVectorStore({ url, apiKey: config.qdrantApiKey || undefined, attach: config.attach });
+  if (config.attach) throw new VectorStoreError('Qdrant attach mode needs a Qdrant URL (QDRANT_URL)');
   if (url) return new QdrantVectorStore({ url, apiKey: config.qdrantApiKey || undefined });
-  return new LanceDbVectorStore({ dir: config.dir });
+  return new LanceDbVectorStore({ dir: config.dir, indexMinRows: config.indexMinRows, nprobes: config.annNprobes, refineFactor: config.annRefine });
 }
