@@ -16,3 +16,4 @@ export { HashingEmbedder, ScriptedJudge } from './test-doubles';
 export { TEST_IDENTITY_SETTINGS } from './compose';
 export { TEST_WEBHOOK_SETTINGS } from './compose';
 export { composeUseCases, TEST_CORE_SETTINGS, type ComposePorts, type ComposedUseCases } from './compose';
+export { InMemoryReviewRepository } from './in-memory-review.repository';

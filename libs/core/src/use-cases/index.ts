@@ -87,5 +87,5 @@ export const USE_CASES = [
   CreateSessionUseCase, DestroySessionUseCase, ResolveSessionUseCase,
   CreateWebhookUseCase, DeleteWebhookUseCase, DeliverWebhookUseCase, GetWebhookUseCase, ListWebhookDeliveriesUseCase, ListWebhooksUseCase, PublishWebhookEventUseCase,
   RedriveWebhookDeliveriesUseCase, RotateWebhookSecretUseCase, UpdateWebhookUseCase,
-] as const;
   BulkReviewUseCase, ClaimReviewItemUseCase, ExportReviewUseCase, GetReviewEventUseCase, GetReviewItemUseCase, ListAuditLogUseCase, ListReviewEventsUseCase, ListReviewItemsUseCase, PurgeQuarantineUseCase,
+] as const;

@@ -95,6 +95,8 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+  /** Review console: how long opening an item claims it (seconds). */
+  readonly reviewClaimTtlSec: number;
 
 // ---------------------------------------------------------------------------------------------
 // The schema: every variable, its type, range, default and meaning, in one place.
@@ -224,6 +226,7 @@ export const ENV_SCHEMA = z.object({
   BIRD_K: intVar(2, 1000, DEFAULT_BIRD_PARAMS.k, 'BiRD k: forward and backward ranking depth (library default)'),
   PROGRANK_RUNS: intVar(1, 200, DEFAULT_PROGRANK_PARAMS.runs, 'ProGRank perturbation runs R (library default)'),
   PROGRANK_TOKEN_DROPOUT: variable(z.coerce.number().min(0).lt(1).default(DEFAULT_TOKEN_DROPOUT_RATE), {
+  REVIEW_CLAIM_TTL_SEC: intVar(10, 3600, 300, 'review console: how long opening an item claims it for its reviewer (renewed while open; expires by itself)'),
     expect: 'a number in [0, 1)',
     doc: 'ProGRank token dropout rate (library default)',
   }),
@@ -429,3 +432,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
   };
   return deepFreeze(config);
 }
+    reviewClaimTtlSec: e.REVIEW_CLAIM_TTL_SEC,

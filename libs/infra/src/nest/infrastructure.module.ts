@@ -12,6 +12,8 @@ import { createGenerator } from '../generators';
 import { applyMigrations } from '../prisma/migrator';
 import { createPrismaClient, type PrismaClient } from '../prisma/prisma-client';
 import { createPrismaRepositories } from '../prisma/repositories';
+import { PrismaReviewRepository } from '../prisma/repositories/prisma-review.repository';
+import { REVIEW, REVIEW_SETTINGS } from '@forensics/core';
 import { startEmbeddedPostgres, startEmbeddedRedis, type EmbeddedService } from '../runtime/embedded-services';
 import { createVectorStore } from '../vector-store';
 import { coreSettingsFor, embedderFor, feedbackTokenSecret, identitySettingsFor, judgeFor, probeFor } from './adapters';
@@ -135,6 +137,9 @@ export class InfrastructureModule {
       // DOMAIN_EVENTS = the webhook outbox (issue 14), with its repository, URL guard, transport and metrics.
       ...WEBHOOK_PROVIDERS(config),
       { provide: FAILPOINTS, useValue: opts.failpoints ?? NO_FAILPOINTS },
+      // Review console queries, claims, decisions (issue 11).
+      { provide: REVIEW, useFactory: (prisma: PrismaClient) => new PrismaReviewRepository(prisma), inject: [PRISMA] },
+      { provide: REVIEW_SETTINGS, useValue: { claimTtlMs: config.reviewClaimTtlSec * 1000 } },
       // ENDPOINTS first: the secret file lives in DATA_DIR, which the embedded services create.
       { provide: CORE_SETTINGS, useFactory: () => coreSettingsFor(config, feedbackTokenSecret(config, (m) => log.warn(m))), inject: [ENDPOINTS] },
       { provide: IDENTITY_SETTINGS, useFactory: (core: { feedbackTokens: { secret: string } }) => identitySettingsFor(config, core.feedbackTokens.secret), inject: [CORE_SETTINGS] },
@@ -142,7 +147,7 @@ export class InfrastructureModule {
     ];
     const exported: (symbol | DynamicModule)[] = [APP_CONFIG, ENDPOINTS, PRISMA, REPOSITORIES, DOCUMENTS, FEEDBACK_EVENTS, VERDICTS, QUARANTINES, ANSWERS, ENHANCEMENTS, AUDIT_LOG, DATABASE_HEALTH,
       VECTOR_STORE, EMBEDDER, JUDGE, METRICS, GENERATOR, GRADIENT_PROBE, NEIGHBOUR_LISTS, CLOCK, FAILPOINTS, CORE_SETTINGS, DOMAIN_EVENTS, ...WEBHOOK_TOKENS,
-      USERS, API_KEYS, SESSIONS, IDENTITY_SETTINGS];
+      USERS, API_KEYS, SESSIONS, IDENTITY_SETTINGS, REVIEW, REVIEW_SETTINGS];
     if (withQueue) {
       providers.push({ provide: REDIS_CONNECTION, useFactory: (e: Endpoints) => createRedisConnection(e.redisUrl!), inject: [ENDPOINTS] });
       providers.push({ provide: QUEUE_METRICS, useFactory: (m: ForensicsMetrics, q: Queue) => { registerQueueCollectors(m, [q]); return true; }, inject: [METRICS, getQueueToken(TRACEBACK_QUEUE_NAME)] });

@@ -72,7 +72,9 @@ export class IngestCorpusUseCase {
     const unique = [...seen.values()];
     const registered = new Map((await documents.findByHashes(cmd.collection, unique.map((u) => u.hash))).map((d) => [d.textHash, d]));
     const fresh = unique.filter((u) => !registered.has(u.hash));
-    const known = unique.filter((u) => registered.has(u.hash)).map((u) => ({ ...u, id: registered.get(u.hash)!.id }));
+    // A purged text (issue 11) is never written back: its vector stays deleted and its text redacted;
+    // an approved (QUARANTINED) one is repaired below with its quarantine flag, so it stays out of serving.
+    const known = unique.filter((u) => registered.has(u.hash) && registered.get(u.hash)!.status !== 'PURGED').map((u) => ({ ...u, id: registered.get(u.hash)!.id }));
     const skipped = cmd.records.length - fresh.length;
     const batch = INGEST_BATCH;
     let inserted = 0;

@@ -12,6 +12,13 @@ const toRow = (r: QuarantineRecord): QuarantineRow => ({
 
 const ACTIVE = ['QUARANTINED', 'NEEDS_REVIEW'] as const;
 
+/** The review console's denormalised columns (issue 11): combined suspicion (when evidence was available) and judge kind. */
+function reviewColumns(e: QuarantineEvidence): { suspicion: number | null; judgeKind: string | null } {
+  const r = e.retrieverEvidence;
+  const combined = r && 'combined' in r ? r.combined : null;
+  return { suspicion: combined?.available && Number.isFinite(combined.suspicion) ? combined.suspicion : null, judgeKind: e.judge?.kind ?? null };
+}
+
 export class PrismaQuarantineRepository implements QuarantineRepository {
   constructor(private readonly db: PrismaClient) {}
 
@@ -33,6 +40,7 @@ export class PrismaQuarantineRepository implements QuarantineRepository {
           data: {
             documentId: q.documentId, feedbackId: q.feedbackId, collection: q.collection, reason: q.reason, evidence: jsonValue(q.evidence),
             policy: q.policy, createdBy: q.createdBy, state, servedDuringReview: state === 'NEEDS_REVIEW' && !!q.servedDuringReview,
+            ...reviewColumns(q.evidence),
           },
         });
         if (state === 'QUARANTINED' || !q.servedDuringReview) await tx.document.update({ where: { id: q.documentId }, data: { status: 'QUARANTINED' } });

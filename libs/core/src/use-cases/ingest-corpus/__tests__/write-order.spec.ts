@@ -1,4 +1,5 @@
 import type { Generator } from '../../../ports/generator.port';
+import { REVIEW } from '../../../ports/repositories/review.port';
 import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore, ScriptedJudge } from '../../../testing';
 import { EnhanceAnswerUseCase } from '../../enhance-answer/enhance-answer.use-case';
 import { IngestCorpusUseCase } from '../ingest-corpus.use-case';
@@ -101,7 +102,7 @@ describe('RestoreQuarantineUseCase write order', () => {
     const { ids } = await useCases.get(IngestCorpusUseCase).execute({ collection: C, records: TEXTS.map((text) => ({ text })) });
     const { record } = await repos.quarantines.create({ documentId: ids[0], feedbackId: null, collection: C, reason: 'test', evidence: {} as never, policy: 'test', createdBy: 'test' });
     await store.setQuarantined(C, [ids[0]], true);
-    const restore = jest.spyOn(repos.quarantines, 'restore').mockRejectedValueOnce(new Error('connection refused'));
+    const restore = jest.spyOn(useCases.port(REVIEW), 'decide').mockRejectedValueOnce(new Error('connection refused'));
     await expect(useCases.get(RestoreQuarantineUseCase).execute({ quarantineId: record.id, actor: 'test' })).rejects.toThrow('connection refused');
     expect((await store.fetch(C, [ids[0]]))[0].quarantined).toBe(true);
     restore.mockRestore();
