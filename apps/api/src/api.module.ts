@@ -10,6 +10,9 @@ import { QuarantineController } from './controllers/quarantine.controller';
 import { ReviewController } from './controllers/review.controller';
 import { WidgetController } from './controllers/widget.controller';
 import { WebhooksController } from './controllers/webhooks.controller';
+import { AdminController } from './controllers/admin.controller';
+import { SessionController } from './controllers/session.controller';
+import { LoginThrottle } from './http/login-throttle';
 import { ApiKeyGuard } from './http/api-key.guard';
 import { Authenticator } from './http/authenticator';
 import { ErrorsFilter } from './http/errors.filter';
@@ -26,9 +29,11 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: [infrastructure, CoreModule],
-      controllers: [FeedbackController, AnswersController, EnhancementsController, QuarantineController, CollectionsController, HealthController, WidgetController, MetricsController, WebhooksController],
+      controllers: [FeedbackController, AnswersController, EnhancementsController, QuarantineController, CollectionsController, HealthController, WidgetController, MetricsController, WebhooksController,
+        AdminController, SessionController, ReviewController],
       providers: [
         Authenticator,
+        LoginThrottle,
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_FILTER, useClass: ErrorsFilter },
       ],
