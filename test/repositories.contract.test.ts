@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { combineEvidence } from '@forensics/algorithms';
 import {
-  NotFoundError, type CandidateEvidence, type FeedbackRow, type NewQuarantine, type NewVerdict, type QuarantineEvidence, type Repositories, type TraceRecord,
+  ConflictError, NotFoundError, type CandidateEvidence, type FeedbackRow, type NewQuarantine, type NewVerdict, type QuarantineEvidence, type Repositories, type TraceRecord,
 } from '@forensics/core';
 import { createInMemoryRepositories } from '@forensics/core/testing';
 import { applyMigrations, createPrismaClient, createPrismaRepositories, type PrismaClient } from '@forensics/infra';
@@ -521,6 +521,86 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
 
     it('health ping answers', async () => {
       await expect(repos.health.ping()).resolves.toBeUndefined();
+    });
+  });
+
+  describe('users, API keys, sessions (issue 11)', () => {
+    const user = (role: 'admin' | 'reviewer' | 'viewer' = 'reviewer') => repos.users.create({ name: uniqueName(`${collection}-u`), role, createdBy: 'tester' });
+    const key = (userId: string | null, over: Record<string, unknown> = {}) => repos.apiKeys.create({
+      userId, name: uniqueName('k'), scopes: userId ? [] : ['ingest', 'feedback'], prefix: `rfk_${uniqueName('p').slice(2)}`, hash: 'a'.repeat(64), createdBy: 'tester', ...over,
+    });
+
+    it('users: unique name (409), get / findByName / list, disable once (audited), unknown ids', async () => {
+      const u = await user('viewer');
+      expect(u).toMatchObject({ role: 'viewer', createdBy: 'tester', disabledAt: null, disabledBy: null });
+      await expect(repos.users.create({ name: u.name, role: 'admin', createdBy: 'x' })).rejects.toBeInstanceOf(ConflictError);
+      expect(await repos.users.get(u.id)).toEqual(u);
+      expect(await repos.users.findByName(u.name)).toEqual(u);
+      expect(await repos.users.get('not-a-uuid')).toBeNull();
+      expect(await repos.users.findByName(uniqueName('none'))).toBeNull();
+      const v = await user();
+      const listed = (await repos.users.list()).filter((x) => x.id === u.id || x.id === v.id);
+      expect(listed.map((x) => x.id)).toEqual([u.id, v.id]);
+      const d = await repos.users.disable(u.id, 'admin-x');
+      expect(d.disabledAt).toBeInstanceOf(Date);
+      expect(d.disabledBy).toBe('admin-x');
+      expect(await repos.users.disable(u.id, 'admin-y')).toEqual(d);
+      expect((await repos.audit.listFor('User', u.id)).map((a) => [a.action, a.actor])).toEqual([['user.created', 'tester'], ['user.disabled', 'admin-x']]);
+      await expect(repos.users.disable(randomUUID(), 'a')).rejects.toBeInstanceOf(NotFoundError);
+    });
+
+    it('api keys: unique prefix (409), unknown user, findByPrefix, list filters, revoke once (audited), touch at most once per interval', async () => {
+      const u = await user();
+      const k = await key(u.id);
+      expect(k).toMatchObject({ userId: u.id, scopes: [], lastUsedAt: null, revokedAt: null, revokedBy: null });
+      await expect(key(u.id, { prefix: k.prefix })).rejects.toBeInstanceOf(ConflictError);
+      await expect(key(randomUUID())).rejects.toBeInstanceOf(NotFoundError);
+      const svc = await key(null);
+      expect(svc.scopes).toEqual(['ingest', 'feedback']);
+      expect(await repos.apiKeys.findByPrefix(k.prefix)).toEqual(k);
+      expect(await repos.apiKeys.get(svc.id)).toEqual(svc);
+      expect(await repos.apiKeys.get('nope')).toBeNull();
+      expect(await repos.apiKeys.findByPrefix('rfk_none')).toBeNull();
+      expect((await repos.apiKeys.list({ userId: u.id })).map((x) => x.id)).toEqual([k.id]);
+      const r = await repos.apiKeys.revoke(k.id, 'admin-x');
+      expect(r.revokedAt).toBeInstanceOf(Date);
+      expect(await repos.apiKeys.revoke(k.id, 'admin-y')).toEqual(r);
+      expect(await repos.apiKeys.list({ userId: u.id })).toEqual([]);
+      expect((await repos.apiKeys.list({ userId: u.id, includeRevoked: true })).map((x) => x.id)).toEqual([k.id]);
+      expect((await repos.audit.listFor('ApiKey', k.id)).map((a) => [a.action, a.actor, a.details?.prefix])).toEqual([['key.created', 'tester', k.prefix], ['key.revoked', 'admin-x', k.prefix]]);
+      await expect(repos.apiKeys.revoke(randomUUID(), 'a')).rejects.toBeInstanceOf(NotFoundError);
+      const t0 = new Date(Math.floor(Date.now() / 1000) * 1000);
+      expect(await repos.apiKeys.touch(svc.id, t0, 60_000)).toBe(true);
+      expect(await repos.apiKeys.touch(svc.id, new Date(t0.getTime() + 30_000), 60_000)).toBe(false);
+      expect((await repos.apiKeys.get(svc.id))!.lastUsedAt).toEqual(t0);
+      const t1 = new Date(t0.getTime() + 61_000);
+      expect(await repos.apiKeys.touch(svc.id, t1, 60_000)).toBe(true);
+      expect((await repos.apiKeys.get(svc.id))!.lastUsedAt).toEqual(t1);
+      expect(await repos.apiKeys.touch('nope', t1, 0)).toBe(false);
+    });
+
+    it('sessions: create / get / touch / delete; expired ones swept; rows are copies', async () => {
+      const u = await user();
+      const now = Date.now();
+      const base = { userId: u.id, keyId: randomUUID(), name: `user:${u.name}`, role: 'reviewer' as const, csrfSecret: 'c'.repeat(43), ip: '127.0.0.1', userAgent: null };
+      const live = await repos.sessions.create({ ...base, id: uniqueName('s').padEnd(64, '0'), expiresAt: new Date(now + 3_600_000) });
+      const dead = await repos.sessions.create({ ...base, id: uniqueName('s').padEnd(64, '1'), expiresAt: new Date(now - 1000), userId: null, keyId: 'env-12345678' });
+      expect(live).toMatchObject({ ...base, expiresAt: new Date(now + 3_600_000) });
+      expect(live.createdAt).toBeInstanceOf(Date);
+      await expect(repos.sessions.create({ ...base, id: live.id, expiresAt: new Date(now) })).rejects.toBeInstanceOf(ConflictError);
+      const got = (await repos.sessions.get(live.id))!;
+      expect(got).toEqual(live);
+      got.role = 'admin';
+      expect((await repos.sessions.get(live.id))!.role).toBe('reviewer');
+      const seen = new Date(now + 5000);
+      await repos.sessions.touch(live.id, seen);
+      expect((await repos.sessions.get(live.id))!.lastSeenAt).toEqual(seen);
+      expect(await repos.sessions.deleteExpired(new Date(now))).toBeGreaterThanOrEqual(1);
+      expect(await repos.sessions.get(dead.id)).toBeNull();
+      expect(await repos.sessions.get(live.id)).not.toBeNull();
+      expect(await repos.sessions.delete(live.id)).toBe(true);
+      expect(await repos.sessions.delete(live.id)).toBe(false);
+      expect(await repos.sessions.get(live.id)).toBeNull();
     });
   });
 });

@@ -307,6 +307,10 @@ function productionProblems(problems: string[], v: Partial<ConfigEnv>): void {
     const why = secret === undefined ? 'not set' : weakness(secret, MIN_PRODUCTION_SECRET_LENGTH);
     if (why) problems.push(`FEEDBACK_TOKEN_SECRET is ${why} ${where}: set at least ${MIN_PRODUCTION_SECRET_LENGTH} random characters (e.g. openssl rand -hex 32), the same on every API process`);
   }
+  if ('API_KEY_PEPPER' in v && v.API_KEY_PEPPER !== undefined) {
+    const why = weakness(v.API_KEY_PEPPER, MIN_PRODUCTION_SECRET_LENGTH);
+    if (why) problems.push(`API_KEY_PEPPER is ${why} ${where}: set at least ${MIN_PRODUCTION_SECRET_LENGTH} random characters (e.g. openssl rand -hex 32), or leave it unset to derive it from FEEDBACK_TOKEN_SECRET`);
+  }
   if ('METRICS_TOKEN' in v && v.METRICS_TOKEN !== undefined) {
     const why = weakness(v.METRICS_TOKEN, MIN_PRODUCTION_API_KEY_LENGTH);
     if (why) problems.push(`METRICS_TOKEN is ${why} ${where}: use at least ${MIN_PRODUCTION_API_KEY_LENGTH} random characters`);
