@@ -84,6 +84,8 @@ export interface AppConfig {
   readonly apiKeyPepper?: string;
   /** Lifetime of a console session (minutes). */
   readonly sessionTtlMinutes: number;
+  /** Review console: how long opening an item claims it (seconds). */
+  readonly reviewClaimTtlSec: number;
 }
 
 export const DEV_API_KEY = 'dev-local-key';
@@ -95,8 +97,6 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
-  /** Review console: how long opening an item claims it (seconds). */
-  readonly reviewClaimTtlSec: number;
 
 // ---------------------------------------------------------------------------------------------
 // The schema: every variable, its type, range, default and meaning, in one place.
@@ -206,6 +206,7 @@ export const ENV_SCHEMA = z.object({
   QUEUE_BACKOFF_MS: intVar(0, 3_600_000, 2000, 'first retry delay of a failed job (ms)'),
   WORKER_CONCURRENCY: intVar(1, 64, 2, 'jobs per worker process'),
   WORKER_LOCK_MS: intVar(1000, 600_000, 30_000, 'job lock of a worker; a job whose worker died is taken over after about this long'),
+  REVIEW_CLAIM_TTL_SEC: intVar(10, 3600, 300, 'review console: how long opening an item claims it for its reviewer (renewed while open; expires by itself)'),
   SWEEP_EVERY_MS: intVar(100, 3_600_000, 30_000, 'how often the worker reconciles: re-enqueues pending feedback that has no live job (persisted while the queue was unreachable, or failed during an outage)'),
   QUEUE_ENQUEUE_TIMEOUT_MS: intVar(50, 60_000, 500, 'bound on enqueueing a traceback at intake (ms): past it the request answers 202 with queued:false and the reconciler enqueues later'),
   QUEUE_PREFIX: textWithDefault('forensics', 'Redis key prefix of the queues (services sharing a Redis keep their jobs apart)'),
@@ -226,7 +227,6 @@ export const ENV_SCHEMA = z.object({
   BIRD_K: intVar(2, 1000, DEFAULT_BIRD_PARAMS.k, 'BiRD k: forward and backward ranking depth (library default)'),
   PROGRANK_RUNS: intVar(1, 200, DEFAULT_PROGRANK_PARAMS.runs, 'ProGRank perturbation runs R (library default)'),
   PROGRANK_TOKEN_DROPOUT: variable(z.coerce.number().min(0).lt(1).default(DEFAULT_TOKEN_DROPOUT_RATE), {
-  REVIEW_CLAIM_TTL_SEC: intVar(10, 3600, 300, 'review console: how long opening an item claims it for its reviewer (renewed while open; expires by itself)'),
     expect: 'a number in [0, 1)',
     doc: 'ProGRank token dropout rate (library default)',
   }),
@@ -433,7 +433,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     },
     apiKeyPepper: e.API_KEY_PEPPER,
     sessionTtlMinutes: e.SESSION_TTL_MINUTES,
+    reviewClaimTtlSec: e.REVIEW_CLAIM_TTL_SEC,
   };
   return deepFreeze(config);
 }
-    reviewClaimTtlSec: e.REVIEW_CLAIM_TTL_SEC,
