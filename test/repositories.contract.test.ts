@@ -260,6 +260,14 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
       expect(all.every((r) => (r.status === 'RECEIVED' || r.status === 'QUEUED') && r.updatedAt < cut)).toBe(true);
       expect((await repos.feedback.listStale(['RECEIVED', 'QUEUED'], cut, 2)).map((r) => r.id)).toEqual(all.slice(0, 2).map((r) => r.id));
       expect(await repos.feedback.listStale(['RECEIVED'], cut, 0)).toEqual([]);
+      // Paging with `after` (the previous page's last row) walks the same order, nothing twice or skipped.
+      const paged: string[] = [];
+      let after: { updatedAt: Date; id: string } | undefined;
+      for (let page = await repos.feedback.listStale(['RECEIVED', 'QUEUED'], cut, 2); page.length; page = await repos.feedback.listStale(['RECEIVED', 'QUEUED'], cut, 2, after)) {
+        paged.push(...page.map((r) => r.id));
+        after = { updatedAt: page[page.length - 1].updatedAt, id: page[page.length - 1].id };
+      }
+      expect(paged).toEqual(all.map((r) => r.id));
     });
   });
 

@@ -1,7 +1,7 @@
-import { WorkerHost } from '@nestjs/bullmq';
+import { OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ReconcilePendingFeedbackUseCase } from '@forensics/core';
-import { APP_CONFIG, type AppConfig } from '@forensics/infra';
+import { APP_CONFIG, rateLimitedErrorLog, type AppConfig } from '@forensics/infra';
 
 /**
  * Runs the reconciler when the maintenance queue's job scheduler fires: every pending event with no
@@ -11,12 +11,19 @@ import { APP_CONFIG, type AppConfig } from '@forensics/infra';
 @Injectable()
 export class MaintenanceProcessor extends WorkerHost {
   private readonly log = new Logger('reconciler');
+  private readonly connectionError = rateLimitedErrorLog((m) => this.log.warn(m), 'maintenance worker: redis connection error (BullMQ reconnects on its own)');
 
   constructor(
     @Inject(ReconcilePendingFeedbackUseCase) private readonly reconcile: ReconcilePendingFeedbackUseCase,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     super();
+  }
+
+  /** The worker's Redis connection failing (an outage): one warn line per 30 s, not one per reconnect. */
+  @OnWorkerEvent('error')
+  onError(err: Error): void {
+    this.connectionError(err);
   }
 
   async process(): Promise<unknown> {

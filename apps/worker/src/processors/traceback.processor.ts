@@ -4,7 +4,7 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import { z } from 'zod';
 import { GeneratorError, JudgeError, MarkFeedbackFailedUseCase, PermanentError, ProcessFeedbackEventUseCase } from '@forensics/core';
 import { withLogContext, type TracebackJobData } from '@forensics/infra';
-import { isTransientFailure } from '@forensics/infra';
+import { isTransientFailure, rateLimitedErrorLog } from '@forensics/infra';
 
 /** The job payload: the feedback id only (the row holds everything else, including the step). */
 const TracebackJobPayload = z.object({ feedbackId: z.uuid() });
@@ -26,6 +26,7 @@ function isPermanent(e: unknown): boolean {
 @Injectable()
 export class TracebackProcessor extends WorkerHost {
   private readonly log = new Logger('traceback');
+  private readonly connectionError = rateLimitedErrorLog((m) => this.log.warn(m), 'traceback worker: redis connection error (BullMQ reconnects on its own)');
 
   constructor(
     @Inject(ProcessFeedbackEventUseCase) private readonly pipeline: ProcessFeedbackEventUseCase,
@@ -59,6 +60,12 @@ export class TracebackProcessor extends WorkerHost {
       if (isPermanent(e)) throw new UnrecoverableError((e as Error).message);
       throw e;
     }
+  }
+
+  /** The worker's Redis connection failing (an outage): one warn line per 30 s, not one per reconnect. */
+  @OnWorkerEvent('error')
+  onError(err: Error): void {
+    this.connectionError(err);
   }
 
   /** Called for every failed attempt; acts after the last one (or a permanent failure). */

@@ -59,9 +59,10 @@ export class InMemoryFeedbackEventRepository extends InMemoryRepository implemen
     if (f) Object.assign(f, stored(patch), { updatedAt: this.now() });
   }
 
-  async listStale(statuses: readonly FeedbackStatus[], updatedBefore: Date, limit: number): Promise<FeedbackRow[]> {
+  async listStale(statuses: readonly FeedbackStatus[], updatedBefore: Date, limit: number, after?: { updatedAt: Date; id: string }): Promise<FeedbackRow[]> {
     if (limit <= 0) return [];
-    return [...this.s.feedback.values()].filter((f) => statuses.includes(f.status) && f.updatedAt < updatedBefore)
+    const isAfter = (f: FeedbackRow) => !after || f.updatedAt.getTime() > after.updatedAt.getTime() || (f.updatedAt.getTime() === after.updatedAt.getTime() && f.id > after.id);
+    return [...this.s.feedback.values()].filter((f) => statuses.includes(f.status) && f.updatedAt < updatedBefore && isAfter(f))
       .sort(byTimeThenId((f) => f.updatedAt)).slice(0, limit).map(copy);
   }
 }

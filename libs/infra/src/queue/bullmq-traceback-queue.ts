@@ -1,4 +1,4 @@
-import type { Queue } from 'bullmq';
+import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import type { RedriveOutcome, TracebackQueue } from '@forensics/core';
 import { TRACEBACK_JOB, tracebackJobId, tracebackJobOptions, type TracebackJobData } from './queue.constants';
@@ -9,15 +9,40 @@ export function createRedisConnection(url: string): IORedis {
 }
 
 /**
+ * The producer's own connection (see BullMqTracebackQueue): commands fail at once while Redis is
+ * unreachable instead of waiting in ioredis' offline queue. BullMQ accepts it for a Queue (only
+ * blocking connections need `maxRetriesPerRequest: null`). It reconnects on its own.
+ */
+export function createProducerConnection(from: IORedis): IORedis {
+  return from.duplicate({ enableOfflineQueue: false, maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: false, connectionName: 'forensics-producer' });
+}
+
+/** Thrown (as a transient failure) when the producer connection is not connected: nothing is buffered. */
+export class QueueUnreachableError extends Error {
+  readonly transient = true;
+  constructor(message: string) {
+    super(`queue unreachable: ${message}`);
+    this.name = 'QueueUnreachableError';
+  }
+}
+
+/**
  * Producer side of the traceback queue, over the BullMQ queue the Nest module registered.
  *
- * Enqueueing is bounded (`enqueueTimeoutMs`): the shared connection keeps commands while Redis is
- * away (the worker's blocking commands need that), so an unbounded `add` would hang intake until
- * Redis returns. Past the bound the caller sees a rejection and leaves the event RECEIVED; the
- * `add` still queued in ioredis may complete later, which is harmless — the job id is
- * deterministic (one job per event) and the processor moves RECEIVED or QUEUED events alike.
+ * Enqueueing goes through a connection of its own (`producerConnection`): no offline queue
+ * (`enableOfflineQueue: false`), one try per command, no resend of unfulfilled commands after a
+ * reconnect. While Redis is away an `add` fails at once instead of being buffered in memory and
+ * replayed whenever Redis returns (late or piled-up enqueues); the event stays RECEIVED and the
+ * reconciler enqueues it. The shared connection keeps its offline queue: BullMQ's workers need it
+ * (blocking commands, `maxRetriesPerRequest: null`) and read-side calls (`getJob`) may wait.
+ * `enqueueTimeoutMs` still bounds the whole call (a Redis that accepts the connection but does not
+ * answer). The job id is deterministic (one job per event), so an `add` that did reach Redis after
+ * its caller gave up is harmless: the processor moves RECEIVED or QUEUED events alike.
  */
 export class BullMqTracebackQueue implements TracebackQueue {
+  private producer: { connection: IORedis; queue: Queue<TracebackJobData>; ready: Promise<void> } | null = null;
+  private closed = false;
+
   constructor(
     private readonly queue: Queue<TracebackJobData>,
     private readonly connection: IORedis,
@@ -26,6 +51,46 @@ export class BullMqTracebackQueue implements TracebackQueue {
 
   async enqueueTraceback(feedbackId: string): Promise<void> {
     await this.bounded('enqueue', this.add(feedbackId));
+  }
+
+  /**
+   * The producer queue on its own connection, created on first use. The first connection attempt
+   * is awaited (bounded by the caller); afterwards a command issued while the connection is down
+   * is refused at once (QueueUnreachableError), never buffered.
+   */
+  private async producerQueue(): Promise<Queue<TracebackJobData>> {
+    if (this.closed) throw new QueueUnreachableError('the producer is closed');
+    if (!this.producer) {
+      const connection = createProducerConnection(this.connection);
+      // Connection errors surface through the commands that fail; reconnecting is ioredis' job.
+      connection.on('error', () => {});
+      const queue = new Queue<TracebackJobData>(this.queue.name, { connection, prefix: this.queue.opts.prefix });
+      queue.on('error', () => {});
+      const ready = new Promise<void>((resolve) => connection.once('ready', () => resolve()));
+      this.producer = { connection, queue, ready };
+    }
+    const p = this.producer;
+    if (p.connection.status !== 'ready') {
+      // Still opening its first connection: wait for it (bounded by enqueueTimeoutMs); any later
+      // disconnection: refuse now — the reconciler enqueues the event once Redis is back.
+      if (p.connection.status === 'connecting' || p.connection.status === 'connect') {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([p.ready, new Promise((r) => { timer = setTimeout(r, this.opts.enqueueTimeoutMs || 2_000); timer.unref(); })]).finally(() => clearTimeout(timer));
+      }
+      if ((p.connection.status as string) !== 'ready') throw new QueueUnreachableError(`redis connection is ${p.connection.status}`);
+    }
+    return p.queue;
+  }
+
+  /** Closes the producer's own connection (the registered queue belongs to the Nest module). */
+  async onModuleDestroy(): Promise<void> {
+    this.closed = true;
+    const p = this.producer;
+    this.producer = null;
+    if (!p) return;
+    // Disconnect first: a queue still waiting for its first connection then gives up at once.
+    p.connection.disconnect();
+    await p.queue.close().catch(() => {});
   }
 
   async redriveTraceback(feedbackId: string): Promise<RedriveOutcome> {
@@ -49,8 +114,9 @@ export class BullMqTracebackQueue implements TracebackQueue {
     return 'live';
   }
 
-  private add(feedbackId: string): Promise<unknown> {
-    return this.queue.add(TRACEBACK_JOB, { feedbackId }, { ...tracebackJobOptions(this.opts.attempts, this.opts.backoffMs), jobId: tracebackJobId(feedbackId) });
+  private async add(feedbackId: string): Promise<unknown> {
+    const queue = await this.producerQueue();
+    return queue.add(TRACEBACK_JOB, { feedbackId }, { ...tracebackJobOptions(this.opts.attempts, this.opts.backoffMs), jobId: tracebackJobId(feedbackId) });
   }
 
   /** Rejects after `enqueueTimeoutMs`; the operation itself is left to finish (or fail) quietly. */
@@ -60,7 +126,7 @@ export class BullMqTracebackQueue implements TracebackQueue {
     op.catch(() => {});
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`queue unreachable: ${what} did not complete within ${ms} ms`)), ms);
+      timer = setTimeout(() => reject(new QueueUnreachableError(`${what} did not complete within ${ms} ms`)), ms);
       timer.unref();
     });
     return Promise.race([op, timeout]).finally(() => clearTimeout(timer));
@@ -75,6 +141,8 @@ export class BullMqTracebackQueue implements TracebackQueue {
     return this.queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed');
   }
 
-  /** The queue's lifetime belongs to the Nest module that registered it. */
-  async close(): Promise<void> {}
+  /** Closes the producer connection; the registered queue's lifetime belongs to the Nest module. */
+  async close(): Promise<void> {
+    await this.onModuleDestroy();
+  }
 }

@@ -34,7 +34,8 @@ const PG_USER = 'forensics';
 const PG_PASSWORD = 'forensics';
 const PG_DB = 'forensics';
 
-export async function startEmbeddedPostgres(dataDir: string, log: (m: string) => void = () => {}): Promise<EmbeddedService> {
+/** `opts.port`: listen on this port instead of a free one (a restart that clients must find again). */
+export async function startEmbeddedPostgres(dataDir: string, log: (m: string) => void = () => {}, opts: { port?: number } = {}): Promise<EmbeddedService> {
   const runDir = join(dataDir, 'run');
   mkdirSync(runDir, { recursive: true });
   const runFile = join(runDir, 'postgres.json');
@@ -43,7 +44,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (m: string) =>
     return { url: pgUrl(existing.port), owned: false, stop: async () => {} };
   }
   const pgDir = join(dataDir, 'postgres');
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   // As root, Postgres runs as the 'postgres' system user, which must be able to enter dataDir.
   if (isRoot) chmodSync(dataDir, 0o755);

@@ -41,8 +41,11 @@ export interface FeedbackEventRepository {
   transition(id: string, change: { from: readonly FeedbackStatus[]; to: FeedbackStatus; set?: FeedbackPatch; incrementAttempts?: boolean }): Promise<FeedbackRow | null>;
   /** Writes fields that are not the status (progress, step, verification, correct answer). */
   update(id: string, patch: FeedbackPatch): Promise<void>;
-  /** Events in one of `statuses` last updated before `updatedBefore`, oldest first. */
-  listStale(statuses: readonly FeedbackStatus[], updatedBefore: Date, limit: number): Promise<FeedbackRow[]>;
+  /**
+   * Events in one of `statuses` last updated before `updatedBefore`, oldest first (updatedAt, then
+   * id); `after` (the last row of the previous page) pages through them.
+   */
+  listStale(statuses: readonly FeedbackStatus[], updatedBefore: Date, limit: number, after?: { updatedAt: Date; id: string }): Promise<FeedbackRow[]>;
 }
 
 /** Judge verdicts of one event, and the cross-event verdict cache. */

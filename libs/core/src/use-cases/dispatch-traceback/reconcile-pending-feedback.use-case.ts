@@ -1,6 +1,6 @@
 import { PENDING_STATUSES } from '../../domain/feedback-status';
 import type { Clock } from '../../ports/runtime.port';
-import type { FeedbackEventRepository } from '../../ports/repositories';
+import type { FeedbackEventRepository, FeedbackRow } from '../../ports/repositories';
 import { CLOCK, FEEDBACK_EVENTS, TRACEBACK_QUEUE } from '../../ports/tokens';
 import type { RedriveOutcome, TracebackQueue } from '../../ports/traceback-queue.port';
 import type { InjectMap } from '../../use-case';
@@ -30,28 +30,40 @@ export class ReconcilePendingFeedbackUseCase {
   static readonly inject: InjectMap<ReconcilePendingFeedbackDeps> = { feedback: FEEDBACK_EVENTS, dispatch: DispatchTracebackUseCase, queue: TRACEBACK_QUEUE, clock: CLOCK };
   constructor(private readonly deps: ReconcilePendingFeedbackDeps) {}
 
-  async execute(cmd: { graceMs?: number; limit?: number } = {}): Promise<ReconcileResult> {
-    const { feedback, dispatch, queue } = this.deps;
+  async execute(cmd: { graceMs?: number; pageSize?: number } = {}): Promise<ReconcileResult> {
+    const { feedback } = this.deps;
     const before = new Date(this.deps.clock.now().getTime() - (cmd.graceMs ?? 5_000));
-    const stale = await feedback.listStale(PENDING_STATUSES, before, cmd.limit ?? 1000);
+    const pageSize = Math.max(1, cmd.pageSize ?? 500);
     const out: ReconcileResult = { dispatched: [], redriven: [], errors: 0 };
-    for (const event of stale) {
-      try {
-        if (event.status === 'RECEIVED') {
-          if ((await dispatch.execute({ event })).queued) out.dispatched.push(event.id);
-          else out.errors++;
-          continue;
-        }
-        if (!queue.redriveTraceback) {
-          await queue.enqueueTraceback(event.id);
-          continue;
-        }
-        const outcome = await queue.redriveTraceback(event.id);
-        if (outcome !== 'live') out.redriven.push({ feedbackId: event.id, outcome });
-      } catch {
-        out.errors++;
-      }
+    // Every pending event, oldest first, page by page (keyset on updatedAt, id): an event handled
+    // here either moves on (updatedAt now, past `before`) or stays, and the cursor passes it.
+    let after: { updatedAt: Date; id: string } | undefined;
+    for (;;) {
+      const page = await feedback.listStale(PENDING_STATUSES, before, pageSize, after);
+      for (const event of page) await this.reconcileOne(event, out);
+      if (page.length < pageSize) break;
+      const last = page[page.length - 1];
+      after = { updatedAt: last.updatedAt, id: last.id };
     }
     return out;
+  }
+
+  private async reconcileOne(event: FeedbackRow, out: ReconcileResult): Promise<void> {
+    const { dispatch, queue } = this.deps;
+    try {
+      if (event.status === 'RECEIVED') {
+        if ((await dispatch.execute({ event })).queued) out.dispatched.push(event.id);
+        else out.errors++;
+        return;
+      }
+      if (!queue.redriveTraceback) {
+        await queue.enqueueTraceback(event.id);
+        return;
+      }
+      const outcome = await queue.redriveTraceback(event.id);
+      if (outcome !== 'live') out.redriven.push({ feedbackId: event.id, outcome });
+    } catch {
+      out.errors++;
+    }
   }
 }

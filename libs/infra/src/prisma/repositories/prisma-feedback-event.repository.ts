@@ -72,8 +72,9 @@ export class PrismaFeedbackEventRepository implements FeedbackEventRepository {
     await this.db.feedbackEvent.updateMany({ where: { id }, data: patchData(patch) });
   }
 
-  async listStale(statuses: readonly FeedbackStatus[], updatedBefore: Date, limit: number): Promise<FeedbackRow[]> {
+  async listStale(statuses: readonly FeedbackStatus[], updatedBefore: Date, limit: number, after?: { updatedAt: Date; id: string }): Promise<FeedbackRow[]> {
     if (!statuses.length || limit <= 0) return [];
-    return (await this.db.feedbackEvent.findMany({ where: { status: { in: [...statuses] }, updatedAt: { lt: updatedBefore } }, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }], take: limit })).map(toRow);
+    const page = after ? { OR: [{ updatedAt: { gt: after.updatedAt } }, { updatedAt: after.updatedAt, id: { gt: after.id } }] } : {};
+    return (await this.db.feedbackEvent.findMany({ where: { status: { in: [...statuses] }, updatedAt: { lt: updatedBefore }, ...page }, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }], take: limit })).map(toRow);
   }
 }

@@ -1,4 +1,5 @@
-import { isTransientFailure } from '../transient-failure';
+import { QueueUnreachableError } from '../bullmq-traceback-queue';
+import { isTransientFailure, rateLimitedErrorLog } from '../transient-failure';
 
 describe('isTransientFailure', () => {
   it('is true for an unreachable dependency, through cause chains', () => {
@@ -8,6 +9,10 @@ describe('isTransientFailure', () => {
     expect(isTransientFailure(new Error('wrapped', { cause: Object.assign(new Error('timeout'), { code: 'P2024' }) }))).toBe(true);
     expect(isTransientFailure(Object.assign(new Error('judge 503'), { transient: true }))).toBe(true);
     expect(isTransientFailure(new AggregateError([new Error('a'), Object.assign(new Error('b'), { code: 'ETIMEDOUT' })]))).toBe(true);
+    // A full disk under the vector store: the store is out until space is freed.
+    expect(isTransientFailure(Object.assign(new Error("ENOSPC: no space left on device, write"), { code: 'ENOSPC' }))).toBe(true);
+    expect(isTransientFailure(new Error('lance error: IO error: No space left on device (os error 28)'))).toBe(true);
+    expect(isTransientFailure(new QueueUnreachableError('redis connection is reconnecting'))).toBe(true);
   });
 
   it('is false for failures of the event itself', () => {
@@ -15,5 +20,19 @@ describe('isTransientFailure', () => {
     expect(isTransientFailure(Object.assign(new Error('judge 401'), { transient: false }))).toBe(false);
     expect(isTransientFailure(new TypeError("Cannot read properties of undefined (reading 'x')"))).toBe(false);
     expect(isTransientFailure(undefined)).toBe(false);
+  });
+});
+
+describe('rateLimitedErrorLog', () => {
+  it('logs the first error, folds the rest of the window into the next line', () => {
+    let now = 0;
+    const lines: string[] = [];
+    const log = rateLimitedErrorLog((m) => lines.push(m), 'redis', 30_000, () => now);
+    log(new Error('connect ECONNREFUSED 127.0.0.1:6379\n    at stack'));
+    for (let i = 0; i < 50; i++) { now += 100; log(new Error('connect ECONNREFUSED 127.0.0.1:6379')); }
+    expect(lines).toEqual(['redis: connect ECONNREFUSED 127.0.0.1:6379']);
+    now = 30_001;
+    log(new Error('Connection is closed.'));
+    expect(lines).toEqual(['redis: connect ECONNREFUSED 127.0.0.1:6379', 'redis: Connection is closed. (50 more since the last report)']);
   });
 });

@@ -70,4 +70,24 @@ describe('ReconcilePendingFeedbackUseCase', () => {
     queue.down = false;
     expect((await reconcile.execute({ graceMs: 5_000 })).dispatched).toEqual([ev.id]);
   });
+
+  it('pages through every pending event, oldest first, however many there are', async () => {
+    const { repos, queue, reconcile, make, advance } = await setup();
+    const ids: string[] = [];
+    for (let i = 0; i < 23; i++) {
+      const ev = await make(`q${i}`);
+      // Most are QUEUED with a live job (the row does not change, so the cursor must pass them).
+      if (i % 4 !== 0) { await repos.feedback.transition(ev.id, { from: ['RECEIVED'], to: 'QUEUED' }); queue.jobs.set(ev.id, i % 4 === 1 ? 'failed' : 'active'); }
+      ids.push(ev.id);
+      advance(1);
+    }
+    advance(10_000);
+    const out = await reconcile.execute({ graceMs: 5_000, pageSize: 5 });
+    const expectedDispatched = ids.filter((_, i) => i % 4 === 0);
+    expect(out.dispatched).toEqual(expectedDispatched);
+    expect(out.redriven.map((r) => r.feedbackId)).toEqual(ids.filter((_, i) => i % 4 === 1));
+    // Every pending event was looked at exactly once, oldest first.
+    expect(queue.calls).toEqual(ids.filter((_, i) => i % 4 !== 0));
+    expect(out.errors).toBe(0);
+  });
 });
