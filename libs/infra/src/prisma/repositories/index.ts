@@ -11,23 +11,26 @@ import { PrismaVerdictRepository } from './prisma-verdict.repository';
 import { PrismaApiKeyRepository } from './prisma-api-key.repository';
 import { PrismaSessionRepository } from './prisma-session.repository';
 import { PrismaUserRepository } from './prisma-user.repository';
+import { BatchingAuditLogRepository, BatchingFeedbackEventRepository } from './batching-repositories';
 
 export {
   PrismaAnswerRepository, PrismaAuditLogRepository, PrismaDatabaseHealth, PrismaDocumentRepository, PrismaEnhancementRepository,
   PrismaFeedbackEventRepository, PrismaQuarantineRepository, PrismaVerdictRepository,
   PrismaApiKeyRepository, PrismaSessionRepository, PrismaUserRepository,
+  BatchingAuditLogRepository, BatchingFeedbackEventRepository,
 };
 
 /** Every repository over one Prisma client (Postgres). */
 export function createPrismaRepositories(db: PrismaClient): Repositories {
   return {
     documents: new PrismaDocumentRepository(db),
-    feedback: new PrismaFeedbackEventRepository(db),
+    // Intake writes (events, audit entries, RECEIVED → QUEUED) as group commits: see batching-repositories.ts.
+    feedback: new BatchingFeedbackEventRepository(db, new PrismaFeedbackEventRepository(db)),
     verdicts: new PrismaVerdictRepository(db),
     quarantines: new PrismaQuarantineRepository(db),
     answers: new PrismaAnswerRepository(db),
     enhancements: new PrismaEnhancementRepository(db),
-    audit: new PrismaAuditLogRepository(db),
+    audit: new BatchingAuditLogRepository(db, new PrismaAuditLogRepository(db)),
     health: new PrismaDatabaseHealth(db),
     users: new PrismaUserRepository(db),
     apiKeys: new PrismaApiKeyRepository(db),
