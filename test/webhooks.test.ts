@@ -45,9 +45,10 @@ async function startReceiver(status: () => number): Promise<{ url: string; recei
 
 const EVIDENCE: QuarantineEvidence = {
   policy: { name: 'judge-only', decision: 'QUARANTINE', withhold: true, reason: 'judge: yes', inputs: { label: 'YES' } },
-  judge: { kind: 'scripted', model: 'm', promptVersion: 'v1', label: 'YES', reply: '[Label: Yes]' },
+  judge: { kind: 'scripted', model: 'm', promptVersion: 'v1', label: 'YES', reply: '[Label: Yes]', signals: null },
   retrieval: { rank: 1, score: 0.9 },
-} as QuarantineEvidence;
+  retrieverEvidence: { error: 'no probe in this test' },
+};
 
 const BACKOFF_MS = 300;
 const ATTEMPTS = 4;
