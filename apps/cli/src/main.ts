@@ -1,13 +1,16 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { EMBEDDER, IngestCorpusUseCase, ValidationError, VECTOR_STORE, type Embedder, type VectorStore } from '@forensics/core';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { setPriority } from 'node:os';
+import { join } from 'node:path';
 import { CoreModule, InfrastructureModule, loadConfig } from '@forensics/infra';
 import { readIngestJsonl } from './jsonl';
 import { progressBar } from './progress';
 
 const USAGE = `usage:
   npm run ingest -- --collection NAME FILE.jsonl    import {id?, text, metadata?} lines (idempotent by text hash)
-  npm start                                        API + worker in one process on embedded defaults
+  npm start                                        API + worker (a child process) on embedded defaults
 environment: see README (DATABASE_URL, REDIS_URL, QDRANT_URL, EMBEDDER, JUDGE, …)`;
 
 async function ingest(argv: string[]): Promise<void> {
@@ -44,17 +47,54 @@ async function ingest(argv: string[]): Promise<void> {
   }
 }
 
+/**
+ * The worker of `npm start`, in a child process at a lower CPU priority (nice 10). In the API's
+ * process it shared one event loop with intake: a traceback's CPU-bound stretches (embedding,
+ * evidence) held every waiting request, and under a burst the API answered in seconds (issue 15).
+ * As its own process the OS schedules it beside the API and gives the API the CPU first. It finds
+ * the embedded Postgres and Redis this process started (DATA_DIR/run) and is restarted if it dies.
+ */
+function superviseWorker(): { stop(): Promise<void> } {
+  const entry = join(__dirname, '..', '..', 'worker', 'src', 'main.ts');
+  let child: ChildProcess | null = null;
+  let stopping = false;
+  const start = () => {
+    const c = spawn(process.execPath, [...process.execArgv, entry], { stdio: 'inherit', env: process.env });
+    child = c;
+    try { if (c.pid) setPriority(c.pid, 10); } catch { /* not permitted: same priority */ }
+    c.on('exit', (code, signal) => {
+      if (child === c) child = null;
+      if (stopping) return;
+      console.error(`worker exited (${signal ?? code}); restarting in 2 s`);
+      setTimeout(() => { if (!stopping) start(); }, 2000).unref();
+    });
+  };
+  start();
+  return {
+    async stop() {
+      stopping = true;
+      const c = child;
+      if (!c || c.exitCode !== null) return;
+      const exited = new Promise<void>((r) => c.once('exit', () => r()));
+      c.kill('SIGTERM');
+      // Active jobs finish first (as with docker compose's stop grace period); then it is killed.
+      const kill = setTimeout(() => c.kill('SIGKILL'), 120_000);
+      await exited;
+      clearTimeout(kill);
+    },
+  };
+}
+
 async function serve(): Promise<void> {
-  // API and worker in one process: the quickest way to run the service on one machine.
+  // The API in this process, the worker in a child process (see superviseWorker).
   const { createApiApp } = await import('../../api/src/create-api-app');
-  const { WorkerModule } = await import('../../worker/src/worker.module');
   const config = loadConfig(process.env);
-  // One infrastructure module shared by the API and the worker modules of this process.
-  const infrastructure = InfrastructureModule.forRoot(config);
-  const app = await createApiApp(config, { infrastructure, with: [WorkerModule.forRoot(config, infrastructure)] });
+  const app = await createApiApp(config);
   await app.listen(config.port, config.host);
+  const worker = superviseWorker();
   console.log(`serving on ${await app.getUrl()} (docs at /docs)${config.devApiKey ? `; development API key '${config.apiKeys[0]}'` : ''}`);
-  const stop = async () => { await app.close().catch(() => {}); process.exit(0); };
+  // The worker first: it uses the embedded Postgres and Redis that closing the API stops.
+  const stop = async () => { await worker.stop(); await app.close().catch(() => {}); process.exit(0); };
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());
 }
