@@ -89,7 +89,7 @@ export interface LanceDbVectorStoreOptions {
   autoIndex?: boolean;
   /** IVF partitions probed per ANN search (VECTOR_ANN_NPROBES). Default 32. */
   nprobes?: number;
-  /** ANN candidates re-ranked by exact distance = refineFactor × limit (VECTOR_ANN_REFINE). Default 30. */
+  /** ANN candidates re-ranked by exact distance = refineFactor × limit (VECTOR_ANN_REFINE). Default 10. */
   refineFactor?: number;
 }
 
@@ -192,7 +192,7 @@ export class LanceDbVectorStore implements VectorStore {
     this.indexMinRows = Math.max(0, Math.floor(options.indexMinRows ?? 50_000));
     this.autoIndex = options.autoIndex ?? true;
     this.nprobes = Math.max(1, Math.floor(options.nprobes ?? 32));
-    this.refineFactor = Math.max(1, Math.floor(options.refineFactor ?? 30));
+    this.refineFactor = Math.max(1, Math.floor(options.refineFactor ?? 10));
   }
 
   // ---- VectorStore --------------------------------------------------------------------------------

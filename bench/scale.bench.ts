@@ -1,0 +1,304 @@
+/**
+ * A million texts in the embedded store (issue 15, item 2). Prints progress on stderr and ONE JSON line
+ * on stdout:
+ *   {"texts":N,"vectors":"random","ingestPerSec":..,"indexBuildSec":..,"searchP50Ms":..,"searchP99Ms":..,
+ *    "foreignWriteNextSearchMs":..,"rssMb":..,"recallAt10":..,"cores":2,"load1":..}
+ *
+ *   npm run bench:scale -- --texts 1000000 [--vectors random|clustered] [--queries 200] [--dir /tmp/x]
+ *
+ * Three processes, like the service:
+ * - a WRITER child ("the API") generates N 384-d unit vectors (random by default — the hardest case
+ *   for ANN recall, no structure; `--vectors clustered` = N/100 topics, cosine to the topic ≈ 0.7,
+ *   closer to real embeddings), texts cycled from /work/shared/data/*.jsonl (synthetic text when
+ *   absent), ~1 in 500 flagged quarantined; upserts them through LanceDbVectorStore (10k per call),
+ *   then trains the ANN index (`buildIndex`; the service does this in the background by itself once
+ *   VECTOR_INDEX_MIN_ROWS is reached) and computes the EXACT top-10 of every query (same quarantine
+ *   filter and exclusions) with the store's exact kernel, streaming, so it never holds all vectors;
+ * - this process ("the worker") opens the same directory and runs the traceback's query shape:
+ *   top-K = 5..10, three excluded ids (the query's own text and two others), quarantine filter on.
+ *   rssMb is this process's resident set after the searches (it never sees the whole table);
+ * - FOREIGN children ("the API again") each upsert 100 texts (one of them = the next query's vector)
+ *   and quarantine 10 rows, then exit; the next search here is timed and must see the new text.
+ * Vectors are a pure function of (seed, row), so every process regenerates what it needs.
+ */
+import { mulberry32 } from '@forensics/algorithms';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { VectorRecord } from '../libs/core/src/ports/vector-store.port';
+import { ExactMatrix } from '../libs/infra/src/vector-store/exact-kernel';
+import { LanceDbVectorStore } from '../libs/infra/src/vector-store/lancedb-vector-store.adapter';
+
+const DIM = 384;
+const COLLECTION = 'scale';
+const CHUNK = 10_000;
+const FLAG_EVERY = 500;
+const FOREIGN_ROUNDS = 5;
+
+function arg(name: string, dflt: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : dflt;
+}
+const log = (msg: string): void => {
+  process.stderr.write(`[scale ${process.argv.includes('--role') ? arg('role', '') : 'search'} ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+};
+
+const N = Number(arg('texts', '100000'));
+const KIND = arg('vectors', 'random') as 'random' | 'clustered';
+const QUERIES = Number(arg('queries', '200'));
+if (!Number.isInteger(N) || N < 1000) throw new Error('--texts must be an integer ≥ 1000');
+if (KIND !== 'random' && KIND !== 'clustered') throw new Error('--vectors must be random or clustered');
+
+const uuid = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+const rowOf = (id: string): number => parseInt(id.slice(24), 16) - 1;
+const flagged = (row: number): boolean => row % FLAG_EVERY === 7;
+
+function gaussian(rand: () => number): number {
+  return Math.sqrt(-2 * Math.log(rand() || 1e-12)) * Math.cos(2 * Math.PI * rand());
+}
+const TOPICS = Math.max(1, Math.round(N / 100));
+const topicCache = new Map<number, Float32Array>();
+function topic(t: number): Float32Array {
+  let v = topicCache.get(t);
+  if (!v) {
+    const rand = mulberry32(0x51ed ^ Math.imul(t + 1, 0x9e3779b1));
+    v = Float32Array.from({ length: DIM }, () => gaussian(rand));
+    if (topicCache.size < 20_000) topicCache.set(t, v);
+  }
+  return v;
+}
+/** The unit vector of `row` (pure function of the row: every process regenerates the same). */
+function vectorOf(row: number, out = new Float32Array(DIM)): Float32Array {
+  const rand = mulberry32(0xbe7c ^ Math.imul(row + 1, 0x85ebca6b));
+  if (KIND === 'random') for (let d = 0; d < DIM; d++) out[d] = gaussian(rand);
+  else {
+    const c = topic(Math.floor(rand() * TOPICS));
+    for (let d = 0; d < DIM; d++) out[d] = c[d] + 0.9 * gaussian(rand);
+  }
+  let s = 0;
+  for (let d = 0; d < DIM; d++) s += out[d] * out[d];
+  const inv = 1 / Math.sqrt(s);
+  for (let d = 0; d < DIM; d++) out[d] *= inv;
+  return out;
+}
+
+interface Query {
+  row: number;
+  k: number;
+  exclude: number[];
+}
+/** The traceback's query shape: a stored text's vector, K = 5..10, itself and two others excluded. */
+function queries(): Query[] {
+  const rand = mulberry32(4242);
+  return Array.from({ length: QUERIES }, (_, j) => {
+    let row = Math.floor(rand() * N);
+    while (flagged(row)) row = (row + 1) % N;
+    return { row, k: 5 + (j % 6), exclude: [row, Math.floor(rand() * N), Math.floor(rand() * N)] };
+  });
+}
+
+function loadTexts(): string[] {
+  const dir = '/work/shared/data';
+  const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')) : [];
+  const texts: string[] = [];
+  for (const f of files) {
+    for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n')) {
+      if (!line.trim()) continue;
+      try {
+        const r = JSON.parse(line) as Record<string, unknown>;
+        for (const key of ['clean_texts', 'gold_texts', 'poisoned_texts']) {
+          const v = r[key];
+          if (Array.isArray(v)) for (const t of v) if (typeof t === 'string' && t.length > 0) texts.push(t);
+        }
+      } catch {
+        /* a malformed line is skipped */
+      }
+    }
+  }
+  if (texts.length === 0) {
+    log(`no texts under ${dir} (third-party data absent): using synthetic texts`);
+    return Array.from({ length: 1000 }, (_, i) => `synthetic passage ${i}: ${'lorem ipsum dolor sit amet '.repeat(1 + (i % 8))}`);
+  }
+  log(`${texts.length} texts from ${files.length} files in ${dir}, cycled`);
+  return [...new Set(texts)];
+}
+
+const percentile = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((s.length - 1) * p))];
+};
+const rssMb = (): number => Math.round(process.memoryUsage().rss / 1e6);
+
+function runChild(role: string, dir: string, extra: string[] = []): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, process.argv[1], '--role', role, '--dir', dir, '--texts', String(N), '--vectors', KIND, '--queries', String(QUERIES), ...extra], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${role} child exited with ${code}`))));
+  });
+}
+
+// ---- writer: ingest, index, exact truth ---------------------------------------------------------
+
+async function writer(dir: string): Promise<void> {
+  const texts = loadTexts();
+  const store = new LanceDbVectorStore({ dir, autoIndex: false });
+  await store.ensureCollection(COLLECTION, DIM);
+  const t0 = performance.now();
+  for (let start = 0; start < N; start += CHUNK) {
+    const records: (VectorRecord & { quarantined?: boolean })[] = [];
+    for (let row = start; row < Math.min(N, start + CHUNK); row++) {
+      records.push({
+        id: uuid(row + 1),
+        vector: vectorOf(row),
+        text: texts[row % texts.length],
+        payload: { externalId: `doc-${row}` },
+        ...(flagged(row) ? { quarantined: true } : {}),
+      });
+    }
+    await store.upsert(COLLECTION, records);
+    if ((start / CHUNK) % 10 === 9 || start + CHUNK >= N) {
+      log(`ingested ${Math.min(N, start + CHUNK)}/${N} (${Math.round(Math.min(N, start + CHUNK) / ((performance.now() - t0) / 1000))}/s, rss ${rssMb()} MB)`);
+    }
+  }
+  const ingestSec = (performance.now() - t0) / 1000;
+  await store.optimize(COLLECTION); // compaction of the 10k-row fragments, as the service does periodically
+  log('training the ANN index (IVF_PQ)…');
+  const t1 = performance.now();
+  await store.buildIndex(COLLECTION);
+  const indexBuildSec = (performance.now() - t1) / 1000;
+  log(`index built in ${indexBuildSec.toFixed(1)} s`);
+  await store.close();
+
+  // Exact truth: top-10 of every query among non-quarantined, non-excluded rows, streaming the rows.
+  const qs = queries();
+  const qv = qs.map((q) => vectorOf(q.row));
+  const best = qs.map(() => [] as [number, number][]); // [score, row], kept sorted desc, length ≤ 10
+  const matrix = new ExactMatrix(DIM, CHUNK);
+  const tmp = new Float32Array(DIM);
+  for (let start = 0; start < N; start += CHUNK) {
+    const n = Math.min(CHUNK, N - start);
+    while (matrix.size > n) matrix.pop();
+    for (let i = 0; i < n; i++) matrix.setRow(i, vectorOf(start + i, tmp));
+    const scores = matrix.scores(qv);
+    for (let j = 0; j < qs.length; j++) {
+      const list = best[j];
+      const excluded = new Set(qs[j].exclude);
+      for (let i = 0; i < n; i++) {
+        const row = start + i;
+        const s = scores[j * n + i];
+        if (list.length === 10 && s <= list[9][0]) continue;
+        if (flagged(row) || excluded.has(row)) continue;
+        list.push([s, row]);
+        list.sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+        if (list.length > 10) list.pop();
+      }
+    }
+    if ((start / CHUNK) % 20 === 19) log(`exact truth ${start + n}/${N}`);
+  }
+  process.stdout.write(JSON.stringify({ ingestPerSec: Math.round(N / ingestSec), indexBuildSec: +indexBuildSec.toFixed(1), truth: best.map((l) => l.map(([, r]) => r)) }));
+}
+
+// ---- foreign writer: another process's upsert + quarantine --------------------------------------
+
+async function foreign(dir: string): Promise<void> {
+  const round = Number(arg('round', '0'));
+  const target = Number(arg('target', '0'));
+  const store = new LanceDbVectorStore({ dir, autoIndex: false });
+  const base = N + 1000 + round * 1000;
+  const records: VectorRecord[] = Array.from({ length: 100 }, (_, i) => ({
+    id: uuid(base + i),
+    vector: i === 0 ? vectorOf(target) : vectorOf(base + i),
+    text: `foreign write ${round}.${i}`,
+    payload: { externalId: `foreign-${round}-${i}` },
+  }));
+  await store.upsert(COLLECTION, records);
+  await store.setQuarantined(COLLECTION, Array.from({ length: 10 }, (_, i) => uuid(((round * 7919 + i * 104729) % N) + 1)), true);
+  await store.close();
+  process.stdout.write(JSON.stringify({ newId: uuid(base) }));
+}
+
+// ---- the searching process ----------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const dir = arg('dir', '') || fs.mkdtempSync(path.join(os.tmpdir(), 'scale-bench-'));
+  const keep = process.argv.includes('--keep');
+  log(`${N} texts, ${KIND} ${DIM}-d vectors, ${QUERIES} queries, dir ${dir}, ${os.cpus().length} cores`);
+  try {
+    const w = JSON.parse(await runChild('writer', dir)) as { ingestPerSec: number; indexBuildSec: number; truth: number[][] };
+    const store = new LanceDbVectorStore({ dir });
+    const qs = queries();
+    const path0 = await store.servingPath(COLLECTION);
+    log(`serving path: ${path0}`);
+    // warm-up (opens the table, loads index metadata)
+    for (let i = 0; i < 5; i++) await store.search(COLLECTION, { vector: vectorOf(qs[i].row), k: qs[i].k, excludeIds: qs[i].exclude.map((r) => uuid(r + 1)) });
+
+    const lat: number[] = [];
+    let found = 0;
+    let flaggedReturned = 0;
+    let excludedReturned = 0;
+    for (let j = 0; j < qs.length; j++) {
+      const q = qs[j];
+      const vector = vectorOf(q.row);
+      const excludeIds = q.exclude.map((r) => uuid(r + 1));
+      const t = performance.now();
+      const hits = await store.search(COLLECTION, { vector, k: q.k, excludeIds });
+      lat.push(performance.now() - t);
+      const rows = hits.map((h) => rowOf(h.id));
+      flaggedReturned += rows.filter(flagged).length;
+      excludedReturned += rows.filter((r) => q.exclude.includes(r)).length;
+      // recall@10: the same query with k = 10 against the exact top-10 (untimed)
+      const ten = await store.search(COLLECTION, { vector, k: 10, excludeIds });
+      const truth = new Set(w.truth[j]);
+      found += ten.filter((h) => truth.has(rowOf(h.id))).length;
+    }
+    const recallAt10 = found / (qs.length * 10);
+    log(`searches: p50 ${percentile(lat, 0.5).toFixed(1)} ms, p99 ${percentile(lat, 0.99).toFixed(1)} ms, recall@10 ${recallAt10.toFixed(4)}, quarantined returned ${flaggedReturned}, excluded returned ${excludedReturned}`);
+    const rss = rssMb();
+
+    const foreignMs: number[] = [];
+    let foreignSeen = 0;
+    for (let round = 0; round < FOREIGN_ROUNDS; round++) {
+      const q = qs[round];
+      const { newId } = JSON.parse(await runChild('foreign', dir, ['--round', String(round), '--target', String(q.row)])) as { newId: string };
+      const t = performance.now();
+      const hits = await store.search(COLLECTION, { vector: vectorOf(q.row), k: q.k, excludeIds: q.exclude.map((r) => uuid(r + 1)) });
+      foreignMs.push(performance.now() - t);
+      if (hits.some((h) => h.id === newId)) foreignSeen++;
+      log(`foreign write ${round}: next search ${foreignMs[round].toFixed(1)} ms, new text ${hits.some((h) => h.id === newId) ? 'seen' : 'NOT seen'}`);
+    }
+    const line = {
+      texts: N,
+      vectors: KIND,
+      ingestPerSec: w.ingestPerSec,
+      indexBuildSec: w.indexBuildSec,
+      servingPath: path0,
+      searchP50Ms: +percentile(lat, 0.5).toFixed(1),
+      searchP99Ms: +percentile(lat, 0.99).toFixed(1),
+      foreignWriteNextSearchMs: +percentile(foreignMs, 0.5).toFixed(1),
+      foreignWriteNextSearchMaxMs: +Math.max(...foreignMs).toFixed(1),
+      foreignWriteSeen: `${foreignSeen}/${FOREIGN_ROUNDS}`,
+      rssMb: rss,
+      recallAt10: +recallAt10.toFixed(4),
+      quarantinedReturned: flaggedReturned,
+      excludedReturned,
+      cores: os.cpus().length,
+      load1: +os.loadavg()[0].toFixed(2),
+    };
+    await store.close();
+    process.stdout.write(`${JSON.stringify(line)}\n`);
+  } finally {
+    if (!keep && !arg('dir', '')) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const role = arg('role', '');
+const run = role === 'writer' ? writer(arg('dir', '')) : role === 'foreign' ? foreign(arg('dir', '')) : main();
+run.catch((e: unknown) => {
+  process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+  process.exit(1);
+});
