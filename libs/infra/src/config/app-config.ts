@@ -76,6 +76,8 @@ export interface AppConfig {
   readonly production: boolean;
   /** Bearer token of GET /metrics; unset = open (refused in production). */
   readonly metricsToken?: string;
+  /** A separately running worker serves GET /metrics on this port (same token rule); unset = none. */
+  readonly workerMetricsPort?: number;
   /** 'json' (pino, one JSON object per line) or 'pretty' (Nest's console logger). */
   readonly logFormat: 'json' | 'pretty';
   /** Webhook delivery (issue 14). */
@@ -170,7 +172,7 @@ export const ENV_SCHEMA = z.object({
   QDRANT_API_KEY: text('API key of the Qdrant server', true),
   VECTOR_INDEX_MIN_ROWS: intVar(0, 1_000_000_000, 50_000, 'embedded store: rows from which a collection is served by an ANN index (IVF_PQ) instead of the exact in-process snapshot; 0 = never'),
   VECTOR_ANN_NPROBES: intVar(1, 4096, 32, 'embedded store ANN search: IVF partitions probed per query (recall vs latency)'),
-  VECTOR_ANN_REFINE: intVar(1, 1000, 30, 'embedded store ANN search: refine factor (limit × this many candidates re-scored exactly)'),
+  VECTOR_ANN_REFINE: intVar(1, 1000, 10, 'embedded store ANN search: refine factor (limit × this many candidates re-scored exactly)'),
   QDRANT_ATTACH_COLLECTION: text("attach mode (needs QDRANT_URL): the RAG app's existing Qdrant collection to read, search and flag instead of our own"),
   QDRANT_ATTACH_AS: text('attach mode: the service\'s name for that collection (feedback\'s `collection`); unset = QDRANT_ATTACH_COLLECTION'),
   QDRANT_ATTACH_TEXT_KEY: textWithDefault('text', 'attach mode: payload key of the text (dotted path for nested keys)'),
@@ -242,6 +244,7 @@ export const ENV_SCHEMA = z.object({
     secret: true,
   }),
   NODE_ENV: textWithDefault('development', "'production' = production mode: weak API keys / token secrets refused at start-up, /metrics needs METRICS_TOKEN, JSON logs"),
+  WORKER_METRICS_PORT: variable(integer(1, 65535).schema.optional(), { expect: integer(1, 65535).expect, doc: 'a worker running as its own process (npm run start:worker) serves GET /metrics on this port, on HOST, with the METRICS_TOKEN rule; unset = the worker serves no metrics' }),
   METRICS_TOKEN: text('bearer token of GET /metrics (Authorization: Bearer <token>); unset = no auth (refused in production)', true),
   LOG_FORMAT: derivedEnumVar(['json', 'pretty'], "log output; unset = 'json' in production, else 'pretty'"),
   FEEDBACK_TOKEN_TTL_SEC: intVar(60, 365 * DAY_SEC, 7 * DAY_SEC, 'lifetime of feedback tokens (s)'),
@@ -426,6 +429,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     feedbackTokenTtlSec: e.FEEDBACK_TOKEN_TTL_SEC,
     production,
     metricsToken: e.METRICS_TOKEN,
+    workerMetricsPort: e.WORKER_METRICS_PORT,
     logFormat: e.LOG_FORMAT ?? (production ? 'json' : 'pretty'),
     webhooks: {
       timeoutMs: e.WEBHOOK_TIMEOUT_MS, attempts: e.WEBHOOK_ATTEMPTS, backoffMs: e.WEBHOOK_BACKOFF_MS, disableAfter: e.WEBHOOK_DISABLE_AFTER,
