@@ -17,6 +17,7 @@ import { ApiKeyGuard } from './http/api-key.guard';
 import { Authenticator } from './http/authenticator';
 import { ErrorsFilter } from './http/errors.filter';
 import { MetricsController } from './metrics/metrics.controller';
+import { DeadLettersController } from './controllers/dead-letters.controller';
 
 /**
  * HTTP app: thin controllers, each endpoint calling one use case. `infrastructure` is the
@@ -30,7 +31,7 @@ export class ApiModule {
       module: ApiModule,
       imports: [infrastructure, CoreModule],
       controllers: [FeedbackController, AnswersController, EnhancementsController, QuarantineController, CollectionsController, HealthController, WidgetController, MetricsController, WebhooksController,
-        AdminController, SessionController, ReviewController],
+        AdminController, SessionController, ReviewController, DeadLettersController],
       providers: [
         Authenticator,
         LoginThrottle,

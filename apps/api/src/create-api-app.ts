@@ -12,6 +12,9 @@ import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { securityHeaders } from './http/security-headers';
 import cookieParser from 'cookie-parser';
 import { consoleStatic } from './console/serve-console';
+import { QueueRegistry } from '@forensics/infra';
+import { Authenticator } from './http/authenticator';
+import { QUEUE_DASHBOARD_PATH, queueDashboard } from './admin/queue-dashboard';
 
 /** Ingestion carries corpora; everything else is small. */
 const INGEST_BODY_LIMIT = '20mb';
@@ -47,6 +50,8 @@ export async function createApiApp(config: AppConfig, opts: ApiAppOptions = {}):
   app.use(securityHeaders());
   // The review console's static files (HTML, CSS, ES modules) at /console.
   app.use('/console', consoleStatic());
+  // The queue dashboard (bull-board) for admins, over every queue registered in the container.
+  app.use(QUEUE_DASHBOARD_PATH, queueDashboard({ authenticator: app.get(Authenticator), queues: app.get(QueueRegistry, { strict: false }).all() }));
   // The console's session cookie (read by the Authenticator) and its login form.
   app.use(cookieParser());
   const loginForm = express.urlencoded({ extended: false, limit: '4kb' });

@@ -1,7 +1,9 @@
 import { Processor } from '@nestjs/bullmq';
 import { Module, type DynamicModule } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { CoreModule, MAINTENANCE_QUEUE_NAME, TRACEBACK_QUEUE_NAME, WEBHOOK_QUEUE_NAME, type AppConfig } from '@forensics/infra';
 import { FeedbackSweeper } from './feedback-sweeper';
+import { WorkerMetrics } from './worker-metrics';
 import { MaintenanceProcessor } from './processors/maintenance.processor';
 import { TracebackProcessor } from './processors/traceback.processor';
 import { webhookBackoffStrategy, WebhookDeliveryProcessor } from './processors/webhook-delivery.processor';
@@ -31,8 +33,9 @@ export class WorkerModule {
     Processor(WEBHOOK_QUEUE_NAME, { concurrency: 4, settings: { backoffStrategy: webhookBackoffStrategy(config.webhooks.backoffMs) } })(ConfiguredWebhookProcessor);
     return {
       module: WorkerModule,
-      imports: [infrastructure, CoreModule],
-      providers: [ConfiguredTracebackProcessor, ConfiguredMaintenanceProcessor, ConfiguredWebhookProcessor, FeedbackSweeper],
+      imports: [infrastructure, CoreModule, DiscoveryModule],
+      // WorkerMetrics: queue wait / processing times of every processor, and WORKER_METRICS_PORT.
+      providers: [ConfiguredTracebackProcessor, ConfiguredMaintenanceProcessor, ConfiguredWebhookProcessor, FeedbackSweeper, WorkerMetrics],
     };
   }
 }

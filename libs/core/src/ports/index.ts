@@ -8,3 +8,4 @@ export * from './gradient-probe.port';
 export * from './runtime.port';
 export * from './tokens';
 export * from './domain-events.port';
+export * from './dead-letters.port';

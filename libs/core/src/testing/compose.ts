@@ -17,6 +17,8 @@ import type { CoreSettings } from '../settings';
 import type { InjectionKey, UseCaseClass } from '../use-case';
 import { NeighbourCache } from '../use-cases/run-traceback/collect-evidence';
 import { InMemoryTracebackQueue } from './in-memory-traceback-queue';
+import { FAILED_JOBS, type FailedJobs } from '../ports/dead-letters.port';
+import { InMemoryFailedJobs } from './in-memory-failed-jobs';
 import {
   WEBHOOK_DISPATCHER, WEBHOOK_SETTINGS, WEBHOOK_TRANSPORT, WEBHOOK_URL_GUARD, WEBHOOKS,
   type WebhookDispatcher, type WebhookRepository, type WebhookSettings, type WebhookTransport, type WebhookUrlGuard,
@@ -56,6 +58,8 @@ export interface ComposePorts {
   webhookSettings?: Partial<WebhookSettings>;
   /** Default: the in-memory review repository over `repos`' state (when `repos` is in-memory). */
   review?: ReviewRepository;
+  /** Failed jobs of the queues (dead letters). Default: an empty InMemoryFailedJobs. */
+  failedJobs?: FailedJobs;
   /** Overrides of TEST_IDENTITY_SETTINGS (key pepper, session lifetime). */
   identity?: Partial<IdentitySettings>;
 }
@@ -148,6 +152,7 @@ export function composeUseCases(ports: ComposePorts): ComposedUseCases {
     [WEBHOOK_URL_GUARD, ports.webhookGuard ?? { check: async () => {} }],
     [WEBHOOK_DISPATCHER, ports.webhookDispatcher ?? { enqueue: async () => {}, redrive: async () => 'live' as const }],
     [WEBHOOK_SETTINGS, { ...TEST_WEBHOOK_SETTINGS, ...ports.webhookSettings }],
+    [FAILED_JOBS, ports.failedJobs ?? new InMemoryFailedJobs()],
   ]);
   const built = new Map<Function, unknown>();
   const building = new Set<Function>();

@@ -11,6 +11,7 @@ export { InMemoryApiKeyRepository, InMemorySessionRepository, InMemoryUserReposi
 export { ConstraintViolation } from './in-memory-state';
 export { InMemoryVectorStore } from './in-memory-vector-store';
 export { InMemoryTracebackQueue } from './in-memory-traceback-queue';
+export { InMemoryFailedJobs } from './in-memory-failed-jobs';
 export { InMemoryWebhookRepository } from './in-memory-webhook.repository';
 export { HashingEmbedder, ScriptedJudge } from './test-doubles';
 export { TEST_IDENTITY_SETTINGS } from './compose';

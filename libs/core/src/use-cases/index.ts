@@ -21,6 +21,8 @@ import { ListQuarantinesUseCase } from './list-quarantines/list-quarantines.use-
 import { AnswerFeedbackUseCase } from './log-answer/answer-feedback.use-case';
 import { LogAnswerUseCase } from './log-answer/log-answer.use-case';
 import { MarkFeedbackFailedUseCase } from './mark-feedback-failed/mark-feedback-failed.use-case';
+import { ListDeadLettersUseCase } from './list-dead-letters/list-dead-letters.use-case';
+import { RedriveFeedbackUseCase } from './redrive-feedback/redrive-feedback.use-case';
 import { ProcessFeedbackEventUseCase } from './process-feedback-event/process-feedback-event.use-case';
 import { QuarantineTextUseCase } from './quarantine-text/quarantine-text.use-case';
 import { RestoreQuarantineUseCase } from './restore-quarantine/restore-quarantine.use-case';
@@ -62,6 +64,9 @@ export * from './list-quarantines/list-quarantines.use-case';
 export * from './log-answer/answer-feedback.use-case';
 export * from './log-answer/log-answer.use-case';
 export * from './mark-feedback-failed/mark-feedback-failed.use-case';
+export * from './list-dead-letters/list-dead-letters.use-case';
+export * from './list-dead-letters/dead-letters.schema';
+export * from './redrive-feedback/redrive-feedback.use-case';
 export * from './process-feedback-event/process-feedback-event.use-case';
 export * from './quarantine-text/quarantine-text.use-case';
 export * from './restore-quarantine/restore-quarantine.use-case';
@@ -88,4 +93,5 @@ export const USE_CASES = [
   CreateWebhookUseCase, DeleteWebhookUseCase, DeliverWebhookUseCase, GetWebhookUseCase, ListWebhookDeliveriesUseCase, ListWebhooksUseCase, PublishWebhookEventUseCase,
   RedriveWebhookDeliveriesUseCase, RotateWebhookSecretUseCase, UpdateWebhookUseCase,
   BulkReviewUseCase, ClaimReviewItemUseCase, ExportReviewUseCase, GetReviewEventUseCase, GetReviewItemUseCase, ListAuditLogUseCase, ListReviewEventsUseCase, ListReviewItemsUseCase, PurgeQuarantineUseCase,
+  ListDeadLettersUseCase, RedriveFeedbackUseCase,
 ] as const;

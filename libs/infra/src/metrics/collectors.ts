@@ -1,15 +1,19 @@
-import type { Queue } from 'bullmq';
+import type { Job, Queue, Worker } from 'bullmq';
 import type { PrismaClient } from '../prisma/prisma-client';
 import type { ForensicsMetrics } from './metrics';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 const QUARANTINE_STATES = ['QUARANTINED', 'NEEDS_REVIEW', 'RESTORED', 'PURGED'] as const;
 
-/** Per-queue job counts, read from Redis (BullMQ getJobCounts) on every scrape. */
-export function registerQueueCollectors(metrics: ForensicsMetrics, queues: readonly Queue[]): void {
+/**
+ * Per-queue job counts, read from Redis (BullMQ getJobCounts) on every scrape, for every queue the
+ * process registered (`queues` is called on each scrape: the QueueRegistry discovers them in the
+ * Nest container, so a queue added later — webhooks — is counted without a list to maintain).
+ */
+export function registerQueueCollectors(metrics: ForensicsMetrics, queues: readonly Queue[] | (() => readonly Queue[])): void {
   metrics.gauge('forensics_queue_jobs', 'Jobs per queue and state (waiting, active, delayed, failed), read from Redis on scrape', ['queue', 'state'], async (g) => {
     g.reset();
-    for (const q of queues) {
+    for (const q of typeof queues === 'function' ? queues() : queues) {
       const counts = await q.getJobCounts(...QUEUE_STATES);
       for (const s of QUEUE_STATES) g.set({ queue: q.name, state: s }, counts[s] ?? 0);
     }
@@ -28,9 +32,50 @@ export function registerQuarantineCollectors(metrics: ForensicsMetrics, prisma: 
     [{ state: 'NEEDS_REVIEW' }, await audited('review.requested')],
   ]);
   metrics.collectedCounter('forensics_quarantine_restores_total', 'Quarantined texts restored to serving, from the audit log', [], async () => [[{}, await audited('quarantine.restored')]]);
+  metrics.collectedCounter('forensics_quarantine_purges_total', 'Quarantined texts purged for good (admin), from the audit log', [], async () => [[{}, await audited('quarantine.purged')]]);
   metrics.collectedCounter('forensics_review_approvals_total', 'Texts awaiting review approved into quarantine, from the audit log', [], async () => [[{}, await audited('review.approved')]]);
   metrics.gauge('forensics_quarantine_records', 'Quarantine records by state (NEEDS_REVIEW is the review backlog)', ['state'], async (g) => {
     const rows = await prisma.quarantineRecord.groupBy({ by: ['state'], _count: { _all: true } });
     for (const s of QUARANTINE_STATES) g.set({ state: s }, rows.find((r) => r.state === s)?._count._all ?? 0);
   });
+}
+
+/**
+ * Every series read from Postgres on scrape: the quarantine series above and the dead letters
+ * (FAILED feedback events; failed jobs are `forensics_queue_jobs{state="failed"}`).
+ *
+ * Not registered: `forensics_audit_runs_total{kind,status}` and `forensics_audit_findings_total{kind}`
+ * (issue 14) — knowledge-base audits are not built yet and there is no table to read them from;
+ * they appear when audits exist (README, Metrics). No placeholder values are exported.
+ */
+export function registerDatabaseCollectors(metrics: ForensicsMetrics, prisma: PrismaClient): void {
+  registerQuarantineCollectors(metrics, prisma);
+  metrics.gauge('forensics_dead_letter_events', 'Feedback events in FAILED (dead letters awaiting a re-drive: GET /v1/dead-letters), read from Postgres on scrape', [], async (g) => {
+    g.set(await prisma.feedbackEvent.count({ where: { status: 'FAILED' } }));
+  });
+}
+
+/** The job-timing part of a BullMQ job (both Job and the worker's event payloads carry these). */
+type TimedJob = Pick<Job, 'timestamp' | 'processedOn' | 'finishedOn' | 'delay'>;
+
+/** Observes one finished attempt of `job` into the wait and processing histograms. */
+export function observeJobTiming(metrics: ForensicsMetrics, queue: string, outcome: 'completed' | 'failed', job: TimedJob, now = Date.now()): void {
+  if (!job.processedOn) return; // never started (e.g. failed while still waiting): nothing to time
+  const ready = job.timestamp + (job.delay ?? 0);
+  metrics.queueWait.observe({ queue, outcome }, Math.max(0, job.processedOn - ready) / 1000);
+  metrics.queueProcessing.observe({ queue, outcome }, Math.max(0, (job.finishedOn ?? now) - job.processedOn) / 1000);
+}
+
+/**
+ * Times every attempt a worker of this process finishes (its `completed` and `failed` events):
+ * each process counts the jobs it ran, so the series sum correctly over several workers, and no
+ * job is observed twice (QueueEvents would deliver every job to every listening process).
+ */
+export function observeWorkerTimings(metrics: ForensicsMetrics, worker: Worker): () => void {
+  const queue = worker.name;
+  const completed = (job: Job) => observeJobTiming(metrics, queue, 'completed', job);
+  const failed = (job: Job | undefined) => { if (job) observeJobTiming(metrics, queue, 'failed', job); };
+  worker.on('completed', completed);
+  worker.on('failed', failed);
+  return () => { worker.off('completed', completed); worker.off('failed', failed); };
 }

@@ -2,8 +2,8 @@ import type { Judge, JudgeRequest, JudgeVerdict } from '@forensics/core';
 import type { ForensicsMetrics } from './metrics';
 
 /**
- * Decorator around the Judge port: counts every call by judge kind, label and outcome and times
- * it. Bound in InfrastructureModule around whichever adapter the configuration picks, so core
+ * Decorator around the Judge port: counts every call by judge kind, label and outcome, times it
+ * and adds the tokens the API reported. Bound in InfrastructureModule around whichever adapter the configuration picks, so core
  * stays free of metrics code.
  */
 export class MeteredJudge implements Judge {
@@ -19,6 +19,11 @@ export class MeteredJudge implements Judge {
       const verdict = await this.inner.judge(request);
       stop({ outcome: 'ok' });
       this.metrics.judgeCalls.inc({ judge: this.inner.kind, label: verdict.label, outcome: 'ok' });
+      // Token usage, where the API reported it (the OpenAI adapter sums `usage` over its re-asks into the signals).
+      const prompt = verdict.signals?.promptTokens;
+      const completion = verdict.signals?.completionTokens;
+      if (typeof prompt === 'number' && prompt >= 0) this.metrics.judgeTokens.inc({ judge: this.inner.kind, type: 'prompt' }, prompt);
+      if (typeof completion === 'number' && completion >= 0) this.metrics.judgeTokens.inc({ judge: this.inner.kind, type: 'completion' }, completion);
       return verdict;
     } catch (e) {
       stop({ outcome: 'error' });

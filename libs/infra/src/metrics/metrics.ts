@@ -2,6 +2,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 
 /** Seconds buckets for HTTP requests and judge calls (5 ms … 60 s). */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** Seconds buckets for queue waits and job runs (10 ms … 1 h): a traceback takes seconds to minutes. */
+const QUEUE_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
 
 /**
  * The process's Prometheus series, on a registry of its own (one per InfrastructureModule, so
@@ -40,6 +42,29 @@ export class ForensicsMetrics {
     help: 'Judge call latency by judge kind and outcome',
     labelNames: ['judge', 'outcome'] as const,
     buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly judgeTokens = new Counter({
+    name: 'forensics_judge_tokens_total',
+    help: 'Tokens the judge API reported (usage) for the calls of this process, by judge kind and type (prompt | completion); judges that report none (offline) add nothing',
+    labelNames: ['judge', 'type'] as const,
+    registers: [this.registry],
+  });
+
+  readonly queueWait = new Histogram({
+    name: 'forensics_queue_wait_seconds',
+    help: 'Time a job waited before its (last) attempt started: processedOn - (timestamp + delay), by queue and the attempt\'s outcome (completed | failed); observed by the worker that ran it',
+    labelNames: ['queue', 'outcome'] as const,
+    buckets: QUEUE_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly queueProcessing = new Histogram({
+    name: 'forensics_queue_processing_seconds',
+    help: 'Time one attempt of a job ran: finishedOn - processedOn, by queue and outcome (completed | failed); observed by the worker that ran it',
+    labelNames: ['queue', 'outcome'] as const,
+    buckets: QUEUE_BUCKETS,
     registers: [this.registry],
   });
 

@@ -20,10 +20,10 @@ import { coreSettingsFor, embedderFor, feedbackTokenSecret, identitySettingsFor,
 import { QueueModule } from './queue.module';
 import { createRedisConnection } from '../queue/bullmq-traceback-queue';
 import { APP_CONFIG, ENDPOINTS, METRICS, PRISMA, REDIS_CONNECTION, REPOSITORIES, type Endpoints } from './infra.tokens';
-import { ForensicsMetrics, MeteredJudge, registerQuarantineCollectors, registerQueueCollectors } from '../metrics';
-import { getQueueToken } from '@nestjs/bullmq';
-import type { Queue } from 'bullmq';
-import { TRACEBACK_QUEUE_NAME } from '../queue/queue.constants';
+import { ForensicsMetrics, MeteredJudge, registerDatabaseCollectors, registerQueueCollectors } from '../metrics';
+import { QueueRegistry } from '../queue/queue-registry';
+import { NO_FAILED_JOBS } from '../queue/dead-letters';
+import { FAILED_JOBS } from '@forensics/core';
 import { WEBHOOK_PROVIDERS, WEBHOOK_TOKENS, webhookDispatcherProvider } from '../webhooks/webhook.providers';
 
 export interface InfrastructureOptions {
@@ -128,7 +128,7 @@ export class InfrastructureModule {
       { provide: METRICS, useFactory: () => new ForensicsMetrics() },
       // Every judge call counted and timed (forensics_judge_calls_total), whichever adapter is configured.
       { provide: JUDGE, useFactory: (m: ForensicsMetrics) => new MeteredJudge(judgeFor(config), m), inject: [METRICS] },
-      { provide: QUARANTINE_METRICS, useFactory: (m: ForensicsMetrics, prisma: PrismaClient) => { registerQuarantineCollectors(m, prisma); return true; }, inject: [METRICS, PRISMA] },
+      { provide: QUARANTINE_METRICS, useFactory: (m: ForensicsMetrics, prisma: PrismaClient) => { registerDatabaseCollectors(m, prisma); return true; }, inject: [METRICS, PRISMA] },
       { provide: GENERATOR, useFactory: () => createGenerator(config) },
       { provide: GRADIENT_PROBE, useFactory: (e: Embedder) => probeFor(config, e.id), inject: [EMBEDDER] },
       // BiRD neighbour lists, cached per store revision (process-wide).
@@ -150,12 +150,14 @@ export class InfrastructureModule {
       USERS, API_KEYS, SESSIONS, IDENTITY_SETTINGS, REVIEW, REVIEW_SETTINGS];
     if (withQueue) {
       providers.push({ provide: REDIS_CONNECTION, useFactory: (e: Endpoints) => createRedisConnection(e.redisUrl!), inject: [ENDPOINTS] });
-      providers.push({ provide: QUEUE_METRICS, useFactory: (m: ForensicsMetrics, q: Queue) => { registerQueueCollectors(m, [q]); return true; }, inject: [METRICS, getQueueToken(TRACEBACK_QUEUE_NAME)] });
+      // Job counts of every registered queue (discovered on each scrape).
+      providers.push({ provide: QUEUE_METRICS, useFactory: (m: ForensicsMetrics, registry: QueueRegistry) => { registerQueueCollectors(m, () => registry.all()); return true; }, inject: [METRICS, QueueRegistry] });
       exported.push(REDIS_CONNECTION);
       providers.push(webhookDispatcherProvider(config, true));
     } else {
       providers.push({ provide: TRACEBACK_QUEUE, useValue: new NoTracebackQueue() });
-      exported.push(TRACEBACK_QUEUE);
+      providers.push({ provide: FAILED_JOBS, useValue: NO_FAILED_JOBS });
+      exported.push(TRACEBACK_QUEUE, FAILED_JOBS);
       providers.push(webhookDispatcherProvider(config, false));
     }
     return {

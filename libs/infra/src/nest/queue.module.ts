@@ -1,11 +1,14 @@
 import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import { Module, type DynamicModule } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import type { Queue } from 'bullmq';
 import type IORedis from 'ioredis';
-import { TRACEBACK_QUEUE } from '@forensics/core';
+import { FAILED_JOBS, TRACEBACK_QUEUE } from '@forensics/core';
 import type { AppConfig } from '../config/app-config';
 import { BullMqTracebackQueue } from '../queue/bullmq-traceback-queue';
 import { BatchingTracebackQueue } from '../queue/batching-traceback-queue';
+import { BullMqFailedJobs } from '../queue/dead-letters';
+import { QueueRegistry } from '../queue/queue-registry';
 import { MAINTENANCE_QUEUE_NAME, TRACEBACK_QUEUE_NAME, WEBHOOK_QUEUE_NAME } from '../queue/queue.constants';
 import { REDIS_CONNECTION } from './infra.tokens';
 
@@ -23,8 +26,12 @@ export class QueueModule {
       imports: [
         BullModule.forRootAsync({ useFactory: (connection: IORedis) => ({ connection, prefix: config.queue.prefix }), inject: [REDIS_CONNECTION] }),
         BullModule.registerQueue({ name: TRACEBACK_QUEUE_NAME }, { name: MAINTENANCE_QUEUE_NAME }, { name: WEBHOOK_QUEUE_NAME }),
+        DiscoveryModule,
       ],
       providers: [
+        // Every registered queue, discovered in the container (metrics, dead letters, queue dashboard).
+        QueueRegistry,
+        { provide: FAILED_JOBS, useFactory: (registry: QueueRegistry) => new BullMqFailedJobs(() => registry.all()), inject: [QueueRegistry] },
         {
           provide: TRACEBACK_QUEUE,
           // Intake enqueues as one addBulk per batch of concurrent requests (batching-traceback-queue.ts).
@@ -35,7 +42,7 @@ export class QueueModule {
           inject: [getQueueToken(TRACEBACK_QUEUE_NAME), REDIS_CONNECTION],
         },
       ],
-      exports: [TRACEBACK_QUEUE, BullModule],
+      exports: [TRACEBACK_QUEUE, BullModule, QueueRegistry, FAILED_JOBS],
     };
   }
 }

@@ -2,3 +2,5 @@ export * from './queue.constants';
 export * from './bullmq-traceback-queue';
 export * from './batching-traceback-queue';
 export * from './transient-failure';
+export * from './queue-registry';
+export * from './dead-letters';
