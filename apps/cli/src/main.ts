@@ -92,7 +92,8 @@ async function serve(): Promise<void> {
   const app = await createApiApp(config);
   await app.listen(config.port, config.host);
   const worker = superviseWorker();
-  console.log(`serving on ${await app.getUrl()} (docs at /docs)${config.devApiKey ? `; development API key '${config.apiKeys[0]}'` : ''}`);
+  const url = await app.getUrl();
+  console.log(`serving on ${url} — review console ${url}/console (log in with an API key), docs at ${url}/docs${config.devApiKey ? `; development API key '${config.apiKeys[0]}'` : ''}`);
   // The worker first: it uses the embedded Postgres and Redis that closing the API stops.
   const stop = async () => { await worker.stop(); await app.close().catch(() => {}); process.exit(0); };
   process.on('SIGTERM', () => void stop());
