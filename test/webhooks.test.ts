@@ -56,7 +56,7 @@ const DISABLE_AFTER = 2;
 
 describe('webhooks (real receiver, API + worker)', () => {
   let t: TestApp;
-  const receivers: Array<{ close(): Promise<void> }> = [];
+  const receivers: Array<{ url: string; close(): Promise<void> }> = [];
 
   beforeAll(async () => {
     t = await createTestApp({
@@ -68,6 +68,8 @@ describe('webhooks (real receiver, API + worker)', () => {
     });
   });
   afterAll(async () => {
+    // Endpoints of a failed test would keep PENDING deliveries in the shared test database (later apps' sweeps would retry them).
+    await t?.prisma.webhookEndpoint.deleteMany({ where: { url: { in: receivers.map((r) => r.url) } } });
     await t?.close();
     for (const r of receivers) await r.close();
   });
