@@ -41,7 +41,7 @@ export class WorkerMetrics implements OnApplicationBootstrap, OnApplicationShutd
         this.log.warn(`a processor has no worker to time: ${(e as Error).message}`);
       }
     }
-    if (this.config.workerMetricsPort) await this.listen(this.config.workerMetricsPort);
+    if (this.config.workerMetricsPort !== undefined) await this.listen(this.config.workerMetricsPort);
   }
 
   /** Address of the metrics server (tests), or null. */

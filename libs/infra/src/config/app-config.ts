@@ -244,7 +244,7 @@ export const ENV_SCHEMA = z.object({
     secret: true,
   }),
   NODE_ENV: textWithDefault('development', "'production' = production mode: weak API keys / token secrets refused at start-up, /metrics needs METRICS_TOKEN, JSON logs"),
-  WORKER_METRICS_PORT: variable(integer(1, 65535).schema.optional(), { expect: integer(1, 65535).expect, doc: 'a worker running as its own process (npm run start:worker) serves GET /metrics on this port, on HOST, with the METRICS_TOKEN rule; unset = the worker serves no metrics' }),
+  WORKER_METRICS_PORT: variable(integer(0, 65535).schema.optional(), { expect: integer(0, 65535).expect, doc: 'a worker running as its own process (npm run start:worker) serves GET /metrics on this port, on HOST, with the METRICS_TOKEN rule (0 = a free port, logged at start); unset = the worker serves no metrics' }),
   METRICS_TOKEN: text('bearer token of GET /metrics (Authorization: Bearer <token>); unset = no auth (refused in production)', true),
   LOG_FORMAT: derivedEnumVar(['json', 'pretty'], "log output; unset = 'json' in production, else 'pretty'"),
   FEEDBACK_TOKEN_TTL_SEC: intVar(60, 365 * DAY_SEC, 7 * DAY_SEC, 'lifetime of feedback tokens (s)'),
