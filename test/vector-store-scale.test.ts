@@ -154,11 +154,25 @@ describe('LanceDB store above the index threshold (ANN path)', () => {
     expect(await store.count(c)).toBe(N);
   });
 
+  it('upsert replaces by id on the ANN path (BTREE on id), also after optimize; the flag is kept', async () => {
+    const id = uuid(98); // row 97: quarantined at ingest
+    const before = await store.count(c);
+    await store.upsert(c, [{ id, vector: vectors[500], text: 'replaced once' }]);
+    await store.optimize(c); // compaction + index merge (the LanceDB bug class "merge_insert misses rows after optimize")
+    await other.upsert(c, [{ id, vector: vectors[500], text: 'replaced twice' }]);
+    expect(await store.count(c)).toBe(before);
+    expect(await store.fetch(c, [id])).toMatchObject([{ id, text: 'replaced twice', quarantined: true }]);
+    const hits = await store.search(c, { vector: vectors[500], k: 3, includeQuarantined: true });
+    expect(hits.filter((h) => h.id === id)).toHaveLength(1);
+    expect((await store.search(c, { vector: vectors[500], k: 3 })).map((h) => h.id)).not.toContain(id);
+  });
+
   it('fetch returns stored vectors exactly and flags (ANN path reads the table)', async () => {
     const ids = [uuid(1), uuid(2), uuid(98), 'no-such-id'];
     const got = await store.fetch(c, ids);
     expect(got.map((r) => r.id)).toEqual([uuid(1), uuid(2), uuid(98)]);
     expect(Array.from(got[1].vector)).toEqual(Array.from(vectors[1]));
+    expect(Array.from(got[2].vector)).toEqual(Array.from(vectors[500])); // replaced above
     expect(got.map((r) => r.quarantined)).toEqual([true, false, true]);
   });
 
