@@ -24,8 +24,14 @@ export class BatchingTracebackQueue implements TracebackQueue {
     private readonly opts: { attempts: number; backoffMs: number; enqueueTimeoutMs?: number } & MicroBatcherOptions,
   ) {
     this.adds = new MicroBatcher<string, void>(async (ids) => {
-      const jobOpts = tracebackJobOptions(opts.attempts, opts.backoffMs);
-      await queue.addBulk([...new Set(ids)].map((feedbackId) => ({ name: TRACEBACK_JOB, data: { feedbackId }, opts: { ...jobOpts, jobId: tracebackJobId(feedbackId) } })));
+      const unique = [...new Set(ids)];
+      // The producer's own connection when the inner queue has one (no offline queue: refused at
+      // once while Redis is down, never buffered and replayed later — bullmq-traceback-queue.ts).
+      if (isBulkEnqueuer(inner)) await inner.enqueueBulk(unique);
+      else {
+        const jobOpts = tracebackJobOptions(opts.attempts, opts.backoffMs);
+        await queue.addBulk(unique.map((feedbackId) => ({ name: TRACEBACK_JOB, data: { feedbackId }, opts: { ...jobOpts, jobId: tracebackJobId(feedbackId) } })));
+      }
       return ids.map(() => undefined);
     }, { maxBatch: opts.maxBatch ?? 500, maxConcurrent: opts.maxConcurrent ?? 2 });
   }
@@ -50,4 +56,11 @@ export class BatchingTracebackQueue implements TracebackQueue {
   ping(): Promise<void> { return this.inner.ping(); }
 
   close(): Promise<void> { return this.inner.close(); }
+
+  /** Nest calls this on the provider (this wrapper): the inner queue's own connection closes with the app. */
+  onModuleDestroy(): Promise<void> { return this.inner.close(); }
+}
+
+function isBulkEnqueuer(q: TracebackQueue): q is TracebackQueue & { enqueueBulk(ids: readonly string[]): Promise<void> } {
+  return typeof (q as { enqueueBulk?: unknown }).enqueueBulk === 'function';
 }

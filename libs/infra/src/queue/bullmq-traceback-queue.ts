@@ -1,7 +1,9 @@
+import { Logger } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import type { RedriveOutcome, TracebackQueue } from '@forensics/core';
 import { TRACEBACK_JOB, tracebackJobId, tracebackJobOptions, type TracebackJobData } from './queue.constants';
+import { rateLimitedErrorLog } from './transient-failure';
 
 export function createRedisConnection(url: string): IORedis {
   // BullMQ workers need maxRetriesPerRequest: null (blocking commands).
@@ -47,10 +49,23 @@ export class BullMqTracebackQueue implements TracebackQueue {
     private readonly queue: Queue<TracebackJobData>,
     private readonly connection: IORedis,
     private readonly opts: { attempts: number; backoffMs: number; enqueueTimeoutMs?: number },
-  ) {}
+  ) {
+    // The registered queue emits its connection's errors; without a listener BullMQ prints every
+    // reconnect attempt of an outage as an unhandled error. One warn line per 30 s instead.
+    const log = new Logger('queue');
+    queue.on('error', rateLimitedErrorLog((m) => log.warn(m), `${queue.name} queue: redis connection error (reconnecting)`));
+  }
 
   async enqueueTraceback(feedbackId: string): Promise<void> {
     await this.bounded('enqueue', this.add(feedbackId));
+  }
+
+  /** Many events in one `addBulk` on the producer connection (the caller bounds it in time). */
+  async enqueueBulk(feedbackIds: readonly string[]): Promise<void> {
+    if (!feedbackIds.length) return;
+    const queue = await this.producerQueue();
+    const opts = tracebackJobOptions(this.opts.attempts, this.opts.backoffMs);
+    await queue.addBulk(feedbackIds.map((feedbackId) => ({ name: TRACEBACK_JOB, data: { feedbackId }, opts: { ...opts, jobId: tracebackJobId(feedbackId) } })));
   }
 
   /**
