@@ -67,6 +67,12 @@ describe('dead letters and re-drive', () => {
     expect(job.failedReason).toContain('is unknown');
     expect(jobs.body.failedJobCounts.traceback).toBeGreaterThanOrEqual(1);
 
+    // The dead-letter gauge counts the FAILED events in Postgres (this one included).
+    const scraped = await (await fetch(`${t.url}/metrics`)).text();
+    const gauge = Number(/^forensics_dead_letter_events (\d+)$/m.exec(scraped)?.[1]);
+    expect(gauge).toBeGreaterThanOrEqual(1);
+    expect(gauge).toBe(await t.prisma.feedbackEvent.count({ where: { status: 'FAILED' } }));
+
     // A viewer reads (sanitised reasons) but may not re-drive.
     const asViewer = await call('GET', `/v1/dead-letters?collection=${collection}`, undefined, viewerKey);
     expect(asViewer.status).toBe(200);

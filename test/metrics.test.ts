@@ -1,7 +1,10 @@
 /**
- * GET /metrics (issue 14): after one traced event the scrape shows the queue gauges, the judge
- * calls this process made (as many as the event's non-cached verdicts) and the quarantine counter
- * moved by the event's quarantine records; a wrong or missing bearer token gets 401.
+ * GET /metrics (issue 14): after one traced event the scrape shows the job counts of every queue,
+ * the traceback queue's wait and processing histograms (one completed job), the judge calls this
+ * process made (as many as the event's non-cached verdicts, no tokens for the offline judge), the
+ * quarantine counter moved by the event's quarantine records, a purge counted as the audit log in
+ * Postgres counts it, and the dead-letter gauge equal to the FAILED events in Postgres; a wrong or
+ * missing bearer token gets 401. (A separate worker's own /metrics: metrics-worker.test.ts.)
  */
 import { createTestApp, type TestApp } from './support/test-app';
 import { eventually, TEST_API_KEY, uniqueName } from './support/test-runtime';
@@ -67,11 +70,15 @@ describe('GET /metrics', () => {
     // eslint-disable-next-line no-console
     console.log(`/metrics excerpt:\n${m.text.split('\n').filter((l) => /^forensics_(queue|judge_calls|quarantine|review|http_requests_total)/.test(l) || /^# TYPE forensics_(queue|judge_calls|quarantine)/.test(l)).slice(0, 60).join('\n')}`);
 
-    // Queue gauges, per state, with the queue's name.
-    for (const state of ['waiting', 'active', 'delayed', 'failed']) {
-      expect(sample(m.text, `forensics_queue_jobs{queue="traceback",state="${state}"}`)).toBeGreaterThanOrEqual(0);
+    // Queue gauges, per state, for every registered queue.
+    for (const queue of ['traceback', 'maintenance', 'webhooks']) {
+      for (const state of ['waiting', 'active', 'delayed', 'failed']) {
+        expect(sample(m.text, `forensics_queue_jobs{queue="${queue}",state="${state}"}`)).toBeGreaterThanOrEqual(0);
+      }
     }
     expect(sample(m.text, 'forensics_queue_jobs{queue="traceback",state="failed"}')).toBe(0);
+    // The maintenance queue's scheduler keeps its next run delayed.
+    expect(sample(m.text, 'forensics_queue_jobs{queue="maintenance",state="delayed"}')).toBe(1);
 
     // Judge calls: one per verdict the pipeline did not take from the cache.
     const judged = (await t.repos.verdicts.list(id)).filter((v) => !v.cached);
@@ -84,6 +91,18 @@ describe('GET /metrics', () => {
     }
     expect(m.text).toMatch(/^forensics_judge_call_duration_seconds_count\{judge="offline",outcome="ok"\} \d+$/m);
 
+    // Queue timings: the worker observes the job's completion just after the pipeline's last write.
+    const timed = await eventually(async () => {
+      const s = await scrape();
+      return (sample(s.text, 'forensics_queue_processing_seconds_count{queue="traceback",outcome="completed"}') ?? 0) >= 1 ? s.text : null;
+    }, 20_000);
+    expect(sample(timed, 'forensics_queue_processing_seconds_count{queue="traceback",outcome="completed"}')).toBe(1);
+    expect(sample(timed, 'forensics_queue_wait_seconds_count{queue="traceback",outcome="completed"}')).toBe(1);
+    expect(sample(timed, 'forensics_queue_processing_seconds_sum{queue="traceback",outcome="completed"}')).toBeGreaterThan(0);
+    expect(sample(timed, 'forensics_queue_processing_seconds_count{queue="traceback",outcome="failed"}')).toBeUndefined();
+    // The offline judge reports no tokens.
+    expect(m.text).not.toMatch(/^forensics_judge_tokens_total\{judge="offline"/m);
+
     // Quarantines: the counter moved by this event's records (read from Postgres on scrape).
     const records = await t.repos.quarantines.list({ feedbackId: id });
     const quarantined = records.filter((r) => r.state === 'QUARANTINED').length;
@@ -91,6 +110,20 @@ describe('GET /metrics', () => {
     expect(m.text).toMatch(/^forensics_quarantine_records\{state="NEEDS_REVIEW"\} \d+$/m);
     expect(m.text).toMatch(/^forensics_quarantine_restores_total \d+$/m);
     expect(m.text).toMatch(/^forensics_review_approvals_total \d+$/m);
+
+    // A purge (admin, through the review API) moves the purge counter as the audit log counts it.
+    const victim = records.find((r) => r.state === 'QUARANTINED');
+    expect(victim).toBeDefined();
+    const purged = await api('POST', `/v1/review/items/${victim!.id}/decision`, { action: 'purge', confirm: victim!.documentId });
+    expect(purged.status).toBe(200);
+    const afterPurge = await scrape();
+    const purgesInDb = await t.prisma.auditLog.count({ where: { entityType: 'QuarantineRecord', action: 'quarantine.purged' } });
+    expect(purgesInDb).toBeGreaterThanOrEqual(1);
+    expect(sample(afterPurge.text, 'forensics_quarantine_purges_total')).toBe(purgesInDb);
+    expect(sample(afterPurge.text, 'forensics_quarantine_purges_total')).toBe((sample(m.text, 'forensics_quarantine_purges_total') ?? 0) + 1);
+    expect(sample(afterPurge.text, 'forensics_quarantine_records{state="PURGED"}')).toBe(await t.prisma.quarantineRecord.count({ where: { state: 'PURGED' } }));
+    // Dead letters: the FAILED events in Postgres.
+    expect(sample(afterPurge.text, 'forensics_dead_letter_events')).toBe(await t.prisma.feedbackEvent.count({ where: { status: 'FAILED' } }));
 
     // HTTP series by route template, never the raw URL.
     expect(sample(m.text, 'forensics_http_requests_total{method="POST",route="/v1/feedback",status_code="202"}')).toBe(1);
