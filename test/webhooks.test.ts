@@ -148,6 +148,13 @@ describe('webhooks (real receiver, API + worker)', () => {
     const second = await eventually(async () => rx.received[1], 20_000);
     expect(verifyWebhook(rotated.body.secret, second.body, String(second.headers['webhook-signature']))).toBe(true);
     expect(verifyWebhook(secret, second.body, String(second.headers['webhook-signature']))).toBe(false);
+
+    // A test ping: sent now, signed, reported back.
+    const ping = await call('POST', `/v1/webhooks/${created.body.id}/test`);
+    expect(ping.body).toEqual({ ok: true, statusCode: 200, error: null, durationMs: expect.any(Number) });
+    const pinged = rx.received[2];
+    expect(JSON.parse(pinged.body)).toEqual(expect.objectContaining({ type: 'ping', data: { endpointId: created.body.id } }));
+    expect(verifyWebhook(rotated.body.secret, pinged.body, String(pinged.headers['webhook-signature']))).toBe(true);
     await call('DELETE', `/v1/webhooks/${created.body.id}`);
   });
 
@@ -203,6 +210,9 @@ describe('webhooks (real receiver, API + worker)', () => {
     // Re-enabling resets the failure count.
     const on = await call('PATCH', `/v1/webhooks/${id}`, { active: true });
     expect(on.body).toEqual(expect.objectContaining({ active: true, consecutiveFailures: 0, disabledReason: null }));
+    // A failed test ping is reported, not counted.
+    expect((await call('POST', `/v1/webhooks/${id}/test`)).body).toEqual(expect.objectContaining({ ok: false, statusCode: 500, error: 'HTTP 500' }));
+    expect((await call('GET', `/v1/webhooks/${id}`)).body.consecutiveFailures).toBe(0);
 
     // The metric counts every attempt by outcome (read from the delivery log).
     const metrics = await (await fetch(`${t.url}/metrics`)).text();

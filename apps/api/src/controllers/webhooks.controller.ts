@@ -3,7 +3,7 @@ import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import {
   CreateWebhookRequest, CreateWebhookUseCase, DeleteWebhookUseCase, GetWebhookUseCase, ListWebhookDeliveriesQuery, ListWebhookDeliveriesUseCase, ListWebhooksUseCase,
-  parseRequest, RotateWebhookSecretUseCase, UpdateWebhookRequest, UpdateWebhookUseCase,
+  parseRequest, PingWebhookUseCase, RotateWebhookSecretUseCase, UpdateWebhookRequest, UpdateWebhookUseCase,
 } from '@forensics/core';
 import { actorOf } from '../http/api-key.guard';
 import { Allow } from '../http/auth';
@@ -12,7 +12,7 @@ import { ZodBody, ZodQuery } from '../http/zod-request';
 /**
  * Webhook subscriptions (issue 14), admins only (`manage`): register an endpoint (the signing
  * secret is in the 201 response and never again), list / show (no secrets), change, re-enable,
- * delete, rotate the secret, read the delivery log. Deliveries themselves are made by the worker.
+ * delete, rotate the secret, send a test ping, read the delivery log. Deliveries themselves are made by the worker.
  */
 @ApiTags('webhooks')
 @ApiSecurity('api-key')
@@ -26,6 +26,7 @@ export class WebhooksController {
     @Inject(DeleteWebhookUseCase) private readonly remove: DeleteWebhookUseCase,
     @Inject(RotateWebhookSecretUseCase) private readonly rotate: RotateWebhookSecretUseCase,
     @Inject(ListWebhookDeliveriesUseCase) private readonly deliveries: ListWebhookDeliveriesUseCase,
+    @Inject(PingWebhookUseCase) private readonly ping: PingWebhookUseCase,
   ) {}
 
   @Post()
@@ -76,6 +77,14 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Replace the signing secret (the old one stops working at once); the new one is shown once' })
   async rotateSecret(@Param('id') id: string, @Req() req: Request) {
     return this.rotate.execute({ id, actor: actorOf(req) });
+  }
+
+  @Post(':id/test')
+  @Allow('manage')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Send a signed ping now ({type: "ping"}) and show what the receiver answered (not queued, not retried, not counted)' })
+  async test(@Param('id') id: string) {
+    return this.ping.execute({ id });
   }
 
   @Get(':id/deliveries')

@@ -1,11 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { echoInput, NotFoundError } from '../../domain/errors';
 import { assertStorable } from '../../domain/request-schema';
 import type { DomainEventType } from '../../ports/domain-events.port';
 import {
-  WEBHOOK_URL_GUARD, WEBHOOKS, type WebhookDeliveryPage, type WebhookEndpointRow, type WebhookRepository, type WebhookUrlGuard,
+  WEBHOOK_SETTINGS, WEBHOOK_TRANSPORT, WEBHOOK_URL_GUARD, WEBHOOKS,
+  type WebhookDeliveryPage, type WebhookEndpointRow, type WebhookRepository, type WebhookSettings, type WebhookTransport, type WebhookUrlGuard,
 } from '../../ports/repositories/webhook.port';
+import type { Clock } from '../../ports/runtime.port';
+import { CLOCK } from '../../ports/tokens';
 import type { InjectMap } from '../../use-case';
-import { newWebhookSecret } from './webhook-signature';
+import { newWebhookSecret, signWebhook, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER } from './webhook-signature';
 
 /** Admin management of webhook endpoints (issue 14). The API allows these to `manage` only. */
 
@@ -88,5 +92,30 @@ export class ListWebhookDeliveriesUseCase {
   async execute(cmd: { id: string; limit: number; cursor?: string }): Promise<WebhookDeliveryPage> {
     await mustGet(this.deps.webhooks, cmd.id);
     return this.deps.webhooks.listDeliveries(cmd.id, { limit: cmd.limit, cursor: cmd.cursor });
+  }
+}
+
+export interface PingWebhookDeps extends WebhookUrlDeps { transport: WebhookTransport; settings: WebhookSettings; clock: Clock }
+
+/**
+ * POST /v1/webhooks/:id/test: sends one signed `ping` now (`{id, type: "ping", createdAt, data: {endpointId}}`)
+ * and reports what the receiver answered. Not queued, not retried, not counted against the endpoint.
+ */
+export class PingWebhookUseCase {
+  static readonly inject: InjectMap<PingWebhookDeps> = { webhooks: WEBHOOKS, guard: WEBHOOK_URL_GUARD, transport: WEBHOOK_TRANSPORT, settings: WEBHOOK_SETTINGS, clock: CLOCK };
+  constructor(private readonly deps: PingWebhookDeps) {}
+
+  async execute(cmd: { id: string }): Promise<{ ok: boolean; statusCode: number | null; error: string | null; durationMs: number }> {
+    const e = await mustGet(this.deps.webhooks, cmd.id);
+    await this.deps.guard.check(e.url, 'url');
+    const secret = (await this.deps.webhooks.getSecret(e.id))!;
+    const body = JSON.stringify({ id: randomUUID(), type: 'ping', createdAt: this.deps.clock.now().toISOString(), data: { endpointId: e.id } });
+    const t = Math.floor(this.deps.clock.now().getTime() / 1000);
+    const res = await this.deps.transport.send({
+      url: e.url, body, timeoutMs: this.deps.settings.timeoutMs,
+      headers: { 'Content-Type': 'application/json', 'User-Agent': 'rag-forensics-webhooks/1', [WEBHOOK_ID_HEADER]: randomUUID(), [WEBHOOK_SIGNATURE_HEADER]: signWebhook(secret, t, body) },
+    });
+    const ok = res.statusCode !== null && res.statusCode >= 200 && res.statusCode < 300;
+    return { ok, statusCode: res.statusCode, error: ok ? null : (res.error ?? `HTTP ${res.statusCode}`).slice(0, 500), durationMs: res.durationMs };
   }
 }
