@@ -4,7 +4,10 @@
  *   {"texts":N,"vectors":"random","ingestPerSec":..,"indexBuildSec":..,"searchP50Ms":..,"searchP99Ms":..,
  *    "foreignWriteNextSearchMs":..,"rssMb":..,"recallAt10":..,"cores":2,"load1":..}
  *
- *   npm run bench:scale -- --texts 1000000 [--vectors random|clustered] [--queries 200] [--dir /tmp/x]
+ *   npm run bench:scale -- --texts 1000000 [--vectors random|clustered] [--queries 200] [--dir /tmp/x [--reuse]]
+ * `--dir` keeps the data; `--reuse` then skips ingestion/indexing/truth (saved in the dir) and re-runs the
+ * searches and foreign writes only (each foreign write is undone after its timed search, so the data
+ * stay as ingested) — e.g. to measure again when the shared machine is quieter.
  *
  * Three processes, like the service:
  * - a WRITER child ("the API") generates N 384-d unit vectors (random by default — the hardest case
@@ -205,6 +208,9 @@ async function writer(dir: string): Promise<void> {
 
 // ---- foreign writer: another process's upsert + quarantine --------------------------------------
 
+const foreignFlagged = (round: number): number[] => Array.from({ length: 10 }, (_, i) => (round * 7919 + i * 104729) % N);
+const foreignIds = (round: number): string[] => Array.from({ length: 100 }, (_, i) => uuid(N + 1000 + round * 1000 + i));
+
 async function foreign(dir: string): Promise<void> {
   const round = Number(arg('round', '0'));
   const target = Number(arg('target', '0'));
@@ -217,7 +223,7 @@ async function foreign(dir: string): Promise<void> {
     payload: { externalId: `foreign-${round}-${i}` },
   }));
   await store.upsert(COLLECTION, records);
-  await store.setQuarantined(COLLECTION, Array.from({ length: 10 }, (_, i) => uuid(((round * 7919 + i * 104729) % N) + 1)), true);
+  await store.setQuarantined(COLLECTION, foreignFlagged(round).map((r) => uuid(r + 1)), true);
   await store.close();
   process.stdout.write(JSON.stringify({ newId: uuid(base) }));
 }
@@ -229,7 +235,11 @@ async function main(): Promise<void> {
   const keep = process.argv.includes('--keep');
   log(`${N} texts, ${KIND} ${DIM}-d vectors, ${QUERIES} queries, dir ${dir}, ${os.cpus().length} cores`);
   try {
-    const w = JSON.parse(await runChild('writer', dir)) as { ingestPerSec: number; indexBuildSec: number; truth: number[][] };
+    const saved = path.join(dir, 'writer.json');
+    const reuse = process.argv.includes('--reuse') && fs.existsSync(saved);
+    if (reuse) log(`reusing the ingested data and exact truth in ${dir}`);
+    const w = JSON.parse(reuse ? fs.readFileSync(saved, 'utf8') : await runChild('writer', dir)) as { ingestPerSec: number; indexBuildSec: number; truth: number[][] };
+    if (!reuse && arg('dir', '')) fs.writeFileSync(saved, JSON.stringify(w));
     const store = new LanceDbVectorStore({ dir });
     const qs = queries();
     const path0 = await store.servingPath(COLLECTION);
@@ -270,12 +280,16 @@ async function main(): Promise<void> {
       foreignMs.push(performance.now() - t);
       if (hits.some((h) => h.id === newId)) foreignSeen++;
       log(`foreign write ${round}: next search ${foreignMs[round].toFixed(1)} ms, new text ${hits.some((h) => h.id === newId) ? 'seen' : 'NOT seen'}`);
+      // undo it (untimed), so the data stay as ingested (--reuse) and the next round is alike
+      await store.delete(COLLECTION, foreignIds(round));
+      await store.setQuarantined(COLLECTION, foreignFlagged(round).filter((r) => !flagged(r)).map((r) => uuid(r + 1)), false);
     }
     const line = {
       texts: N,
       vectors: KIND,
       ingestPerSec: w.ingestPerSec,
       indexBuildSec: w.indexBuildSec,
+      reused: reuse,
       servingPath: path0,
       searchP50Ms: +percentile(lat, 0.5).toFixed(1),
       searchP99Ms: +percentile(lat, 0.99).toFixed(1),
