@@ -5,6 +5,8 @@
  * wait for the tracebacks, print a per-question table and one JSON line with the totals.
  *
  *   npm run demo            (options: --questions N, --keep-data, --data-dir DIR)
+ * The data dir is wiped at the start (unless --keep-data) and kept at the end, so `npm start` on it
+ * shows the demo's quarantined texts in the review console.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, mkdirSync } from 'node:fs';
@@ -183,7 +185,8 @@ async function main(): Promise<void> {
     };
     console.log(JSON.stringify(summary));
     await cleanup();
-    if (!keep) rmSync(dataDir, { recursive: true, force: true });
+    // The data dir stays (the next run starts it afresh unless --keep-data): the review console shows the results.
+    say(`the demo's data stays in ${dataDir}: DATA_DIR=${dataDir} npm start, then open /console (log in with the printed key) to review the quarantined texts`);
   } catch (e) {
     await cleanup();
     throw e;
