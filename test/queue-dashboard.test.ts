@@ -39,12 +39,15 @@ describe('queue dashboard (bull-board)', () => {
     const csp = page.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("base-uri 'self'"); // the page resolves its assets against <base href>
     expect(page.headers.get('x-frame-options')).toBe('DENY');
     const html = await page.text();
     const scripts = [...html.matchAll(/<script[^>]*src="([^"]+)"/g)].map((m) => m[1]);
     expect(scripts.length).toBeGreaterThan(0);
-    // Its scripts come from its own static path, behind the same check.
-    const asset = scripts[0].startsWith('/') ? scripts[0] : `/admin/queues/${scripts[0]}`;
+    // Its scripts come from its own static path (relative to its <base href>), behind the same check.
+    const base = /<base href="([^"]+)"/.exec(html)?.[1];
+    expect(base).toBe('/admin/queues/');
+    const asset = new URL(scripts[0], `http://x${base}`).pathname;
     expect((await fetch(t.url + asset, { headers: { 'x-api-key': TEST_API_KEY } })).status).toBe(200);
     expect((await fetch(t.url + asset)).status).toBe(401);
 

@@ -13,12 +13,13 @@ export const QUEUE_DASHBOARD_PATH = '/admin/queues';
  * The dashboard's own Content-Security-Policy, set explicitly on its route (the global strict CSP
  * excepts /admin/queues, see security-headers.ts): bull-board's page loads its scripts from its own
  * static path (`'self'`; its only inline <script> is a JSON data block, which is never executed),
- * styles itself with inline styles, and calls its JSON API on the same origin. Its link to Google
+ * resolves them against its `<base href="/admin/queues/">` (so `base-uri 'self'`, not `'none'` as
+ * elsewhere), styles itself with inline styles, and calls its JSON API on the same origin. Its link to Google
  * Fonts is blocked on purpose (an admin page makes no third-party requests; system fonts are used).
  */
 export const QUEUE_DASHBOARD_CSP = [
   "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:", "font-src 'self'",
-  "connect-src 'self'", "object-src 'none'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'",
+  "connect-src 'self'", "object-src 'none'", "frame-ancestors 'none'", "base-uri 'self'", "form-action 'self'",
 ].join('; ');
 
 function send(res: Response, status: number, message: string): void {
