@@ -9,7 +9,15 @@ import { badge, clear, field, fmtDate, fmtNum, h, highlighted, jsonPre, miniBar,
 const RENEW_MS = 60_000;
 
 const sus = (v) => (v === null || v === undefined ? null : typeof v === 'number' ? v : v.suspicion ?? null);
-const raw = (v) => (v === null || v === undefined ? null : typeof v === 'number' ? null : v.raw ?? null);
+/** Raw values of a signal as short text ("score=0.42, rank=1"); null when none. */
+const raw = (v) => {
+  const r = v === null || v === undefined || typeof v !== 'object' ? null : v.raw;
+  if (r === null || r === undefined) return null;
+  if (typeof r !== 'object') return fmtNum(r);
+  const parts = Object.entries(r).filter(([, x]) => typeof x === 'number' || typeof x === 'string' || typeof x === 'boolean').slice(0, 4).map(([k, x]) => `${k}=${typeof x === 'number' ? fmtNum(x) : x}`);
+  return parts.length ? parts.join(', ') : null;
+};
+const skipped = (v) => (v && typeof v === 'object' && v.skipped ? String(v.skipped) : null);
 
 function dl(pairs) {
   return h('dl', { class: 'kv' }, pairs.filter(Boolean).map(([k, v]) => [h('dt', { text: k }), h('dd', {}, v instanceof Node ? v : String(v ?? '—'))]));
@@ -21,10 +29,13 @@ function evidenceChart(title, key, detail) {
   const cands = [...(detail.evidence?.candidates ?? [])];
   const thisText = detail.evidence?.thisText ?? {};
   if (!cands.some((c) => c.documentId === me)) cands.push({ documentId: me, label: detail.verdict?.label, quarantined: true, ...thisText });
-  const rows = cands.map((c) => ({ id: c.documentId, label: c.label, quarantined: !!c.quarantined, s: sus(c[key]), r: raw(c[key]), me: c.documentId === me }))
+  const rows = cands.map((c) => ({ id: c.documentId, label: c.label, quarantined: !!c.quarantined, s: sus(c[key]), r: raw(c[key]), skip: skipped(c[key]), me: c.documentId === me }))
     .sort((a, b) => (b.s ?? -1) - (a.s ?? -1)).slice(0, 12);
   if (!rows.some((r) => r.me)) rows.push(cands.map((c) => ({ id: c.documentId, s: sus(c[key]), r: raw(c[key]), me: true })).find((r) => r.id === me));
-  if (rows.every((r) => r.s === null)) return h('figure', { class: 'chart', dataset: { measure: key } }, h('figcaption', { text: `${title}: not computed for this event` }));
+  if (rows.every((r) => r.s === null)) {
+    const why = rows.find((r) => r.me)?.skip ?? rows.find((r) => r.skip)?.skip;
+    return h('figure', { class: 'chart', dataset: { measure: key } }, h('figcaption', { text: `${title}: not computed for this event${why ? ` (${why})` : ''}` }));
+  }
   const W = 150, ROW = 16, LABEL = 120, NUM = 70;
   const height = rows.length * ROW + 4;
   const svg = s('svg', { width: LABEL + W + NUM, height, viewBox: `0 0 ${LABEL + W + NUM} ${height}`, role: 'img', 'aria-label': `${title} suspicion of this text and the event's other candidates`, class: 'bars' });
@@ -32,16 +43,16 @@ function evidenceChart(title, key, detail) {
     const y = i * ROW + 2;
     const cls = r.me ? 'me' : r.quarantined ? 'quarantined' : 'other';
     const g = s('g', { class: `row ${cls}`, dataset: { doc: r.id } },
-      s('title', { text: `${r.id}${r.me ? ' (this text)' : ''}: suspicion ${fmtNum(r.s)}${r.r !== null ? `, raw ${fmtNum(r.r)}` : ''}${r.label ? `, judge ${r.label}` : ''}` }),
+      s('title', { text: `${r.id}${r.me ? ' (this text)' : ''}: suspicion ${fmtNum(r.s)}${r.r !== null ? `; raw ${r.r}` : ''}${r.skip ? `; skipped: ${r.skip}` : ''}${r.label ? `; judge ${r.label}` : ''}` }),
       s('text', { x: 0, y: y + 11, class: 'lbl', text: `${r.me ? '▶ ' : ''}${short(r.id, 16)}` }),
       s('rect', { x: LABEL, y: y + 2, width: W, height: ROW - 5, class: 'track' }),
       s('rect', { x: LABEL, y: y + 2, width: ((r.s ?? 0) * W).toFixed(1), height: ROW - 5, class: `fill ${cls}` }),
-      s('text', { x: LABEL + W + 4, y: y + 11, class: 'val', text: `${fmtNum(r.s, 2)}${r.r !== null ? ` (${fmtNum(r.r, 2)})` : ''}` }));
+      s('text', { x: LABEL + W + 4, y: y + 11, class: 'val', text: `${fmtNum(r.s, 2)}${r.label ? ` ${r.label}` : ''}` }));
     svg.appendChild(g);
   });
   const mine = rows.find((r) => r.me);
   return h('figure', { class: 'chart', dataset: { measure: key } },
-    h('figcaption', {}, h('strong', { text: title }), ` — this text: suspicion ${fmtNum(mine?.s, 2)}`, mine?.r !== null && mine?.r !== undefined ? `, raw ${fmtNum(mine.r)}` : ''), svg);
+    h('figcaption', {}, h('strong', { text: title }), ` — this text: suspicion ${fmtNum(mine?.s, 2)}`, mine?.r ? h('div', { class: 'muted small raw', text: `raw: ${mine.r}` }) : null, mine?.skip ? h('div', { class: 'muted small', text: `skipped: ${mine.skip}` }) : null), svg);
 }
 
 function itemTable(items) {
@@ -174,7 +185,7 @@ export async function renderItem(view, id, current) {
       ['Round', v.round ?? '—'], ['Retrieval rank / score', `${v.retrievalRank ?? '—'} / ${fmtNum(v.retrievalScore)}`], ['Latency', v.latencyMs !== undefined && v.latencyMs !== null ? `${v.latencyMs} ms` : '—'],
     ]), h('h3', { text: 'Full reply' }), h('pre', { class: 'reply', id: 'judge-reply', text: v.reply ?? '' })] : h('p', { class: 'muted', text: 'No verdict recorded.' })),
     h('section', { 'aria-labelledby': 'h-ev', id: 'evidence' }, h('h2', { id: 'h-ev', text: 'Evidence' }), ev ? [
-      h('p', { class: 'muted small', text: 'Suspicion (0..1) of this text (▶, blue) against the event\'s other candidates (red: quarantined); raw values in brackets.' }),
+      h('p', { class: 'muted small', text: 'Suspicion (0..1) of this text (▶, blue) against the event\'s other candidates (red: quarantined, grey: served) with the judge\'s label; hover a bar for its raw values.' }),
       h('div', { class: 'charts' }, evidenceChart('BiRD', 'bird', detail), evidenceChart('GRADA', 'grada', detail), evidenceChart('ProGRank', 'progrank', detail), evidenceChart('Combined', 'combined', detail)),
       h('h3', { text: `Policy: ${ev.policy?.name ?? '—'}` }),
       ev.policy?.inputs ? h('table', { class: 'compact policy' }, h('tbody', {}, Object.entries(ev.policy.inputs).map(([k, val]) => h('tr', {}, h('th', { scope: 'row', text: k }), h('td', {}, typeof val === 'object' && val !== null ? jsonPre(val) : String(val)))))) : null,
@@ -200,13 +211,13 @@ export async function renderItem(view, id, current) {
   view.append(
     nav,
     h('h1', {}, 'Item ', h('code', { id: 'item-doc', text: it.documentId }), ' ', stateBadge),
-    h('p', { class: 'muted' }, `collection ${it.collection} · created ${fmtDate(it.createdAt)}`, it.decidedBy ? ` · decided by ${it.decidedBy} at ${fmtDate(it.decidedAt)}` : '', ' · suspicion ', miniBar(it.suspicion, 'suspicion')),
+    h('p', { class: 'muted' }, `collection ${it.collection} · created ${fmtDate(it.createdAt)}`, it.decidedBy ? ` · ${it.decision ?? 'decided'} by ${it.decidedBy} at ${fmtDate(it.decidedAt)}${it.note ? ` (note: ${it.note})` : ''}` : '', ' · suspicion ', miniBar(it.suspicion, 'suspicion')),
     claimLine, decisionPanel,
     h('div', { class: 'sections' }, sections),
     h('p', { class: 'shortcuts muted' }, 'Shortcuts: ', h('kbd', { text: 'j' }), '/', h('kbd', { text: 'k' }), ' next/previous item · ',
       decide ? [h('kbd', { text: 'a' }), ' approve · ', h('kbd', { text: 'r' }), ' restore · '] : null, h('kbd', { text: 'u' }), ' back to the queue · ', h('kbd', { text: '?' }), ' help'));
   view.setAttribute('data-page', 'item');
-  view.dataset.loaded = String(Date.now());
+  view.dataset.loaded = String(performance.now());
   if (!decide) claimLine.textContent = it.claim ? `Claimed by ${it.claim.by} until ${fmtDate(it.claim.until).slice(11, 19)}.` : '';
 
   page({

@@ -139,7 +139,7 @@ export async function renderQueue(view, params, current) {
     box?.addEventListener('change', () => { if (box.checked) selected.add(it.id); else selected.delete(it.id); selCount.textContent = `${selected.size} selected`; });
     const tr = h('tr', { dataset: { id: it.id, state: it.state }, tabindex: '-1' },
       decide ? h('td', {}, box) : null,
-      h('td', {}, badge(it.state), it.decidedBy ? h('div', { class: 'muted small', text: `by ${short(it.decidedBy, 30)}` }) : null),
+      h('td', {}, badge(it.state), it.decidedBy ? h('div', { class: 'muted small', text: `${it.decision ?? 'decided'} by ${short(it.decidedBy, 30)}` }) : null),
       h('td', {}, miniBar(it.suspicion, 'suspicion')),
       h('td', {}, h('a', { href: `#/item/${encodeURIComponent(it.id)}`, class: 'doc', text: short(it.documentId, 40) }), h('div', { class: 'muted small', text: it.collection })),
       h('td', { class: 'preview', text: short(it.textPreview, 160) }),
@@ -171,7 +171,7 @@ export async function renderQueue(view, params, current) {
     h('p', { class: 'shortcuts muted' }, 'Shortcuts: ', h('kbd', { text: 'j' }), '/', h('kbd', { text: 'k' }), ' next/previous · ', h('kbd', { text: 'Enter' }), ' open · ',
       decide ? [h('kbd', { text: 'x' }), ' select · '] : null, h('kbd', { text: '/' }), ' search · ', h('kbd', { text: 'n' }), '/', h('kbd', { text: 'p' }), ' next/previous page · ', h('kbd', { text: '?' }), ' help'));
   view.setAttribute('data-page', 'queue');
-  view.dataset.loaded = String(Date.now());
+  view.dataset.loaded = String(performance.now());
   if (rows.length) paintFocus();
 
   const move = (d) => { if (!rows.length) return; focus = Math.max(0, Math.min(rows.length - 1, focus + d)); paintFocus(); rows[focus].tr.scrollIntoView({ block: 'nearest' }); };

@@ -19,7 +19,12 @@ export function consoleStatic(): RequestHandler {
     index: 'index.html', redirect: false, dotfiles: 'ignore', fallthrough: true,
     setHeaders: (res) => { res.setHeader('Cache-Control', 'no-cache'); },
   });
-  return (req, res, next) => (SERVED.test(req.path) ? files(req, res, next) : next());
+  return (req, res, next) => {
+    if (!SERVED.test(req.path)) return next();
+    // `/console` itself (no trailing slash): serve-static would only redirect; serve the page (its URLs are absolute).
+    if (req.path === '/') req.url = '/index.html';
+    return files(req, res, next);
+  };
 }
 
 export const CONSOLE_INDEX = join(CONSOLE_DIR, 'index.html');
