@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   planDecision, PURGED_TEXT_MARKER,
-  type AuditQuery, type AuditRow, type BulkRequestRow, type ClaimResult, type DecideOptions, type DecideResult, type DecisionAction, type QuarantineRow,
+  type AuditQuery, type AuditRow, type BatchDecided, type BulkRequestRow, type NewRememberedDecision, type ClaimResult, type DecideOptions, type DecideResult, type DecisionAction, type QuarantineRow,
   type QuarantineState, type RememberedDecision, type ReviewCounts, type ReviewCursor, type ReviewEventFilter, type ReviewEventRow, type ReviewFilter,
   type ReviewItemRow, type ReviewPage, type ReviewRepository, type ReviewSort,
 } from '../ports/repositories';
@@ -157,6 +157,17 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
     });
     if (opts.remember) this.r.memory.push({ id: randomUUID(), collection: q.collection, ...opts.remember, action, actor: opts.actor, note: opts.note ?? null, recordId: id, at: this.now() });
     return { outcome: 'changed', row: this.item(q) };
+  }
+
+  async decideBatch(entries: readonly { id: string; remember: NewRememberedDecision | null }[], action: 'approve' | 'restore', opts: Omit<DecideOptions, 'remember'>): Promise<BatchDecided[]> {
+    const out: BatchDecided[] = [];
+    for (const e of entries) {
+      const r = await this.decide(e.id, action, { ...opts, remember: e.remember });
+      if (r.outcome !== 'changed') continue;
+      const q = this.s.quarantines.get(e.id)!;
+      out.push({ id: q.id, documentId: q.documentId, collection: q.collection, feedbackId: q.feedbackId, state: q.state, storeSynced: q.storeSynced });
+    }
+    return out;
   }
 
   async remembered(collection: string, textHash: string): Promise<RememberedDecision[]> {

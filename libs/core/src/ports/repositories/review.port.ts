@@ -103,6 +103,8 @@ export type DecideResult =
   | { outcome: 'conflict'; row: ReviewItemRow }
   | { outcome: 'missing' };
 
+export interface BatchDecided { id: string; documentId: string; collection: string; feedbackId: string | null; state: QuarantineState; storeSynced: boolean }
+
 export interface ClaimResult { outcome: 'claimed' | 'held-by-other' | 'missing'; claim: ReviewClaim | null }
 
 export interface BulkRequestRow {
@@ -168,6 +170,13 @@ export interface ReviewRepository {
    * when the vector store must change: the caller syncs it (store-sync.ts) and marks it synced.
    */
   decide(id: string, action: DecisionAction, opts: DecideOptions): Promise<DecideResult>;
+
+  /**
+   * Bulk: approve or restore many records in ONE transaction with the semantics of `decide` per
+   * record (claim check, state plan, document status, one audit entry each, remembered decision),
+   * set-based. Returns the records it changed, with whether their store side is still to be synced.
+   */
+  decideBatch(entries: readonly { id: string; remember: NewRememberedDecision | null }[], action: 'approve' | 'restore', opts: Omit<DecideOptions, 'remember'>): Promise<BatchDecided[]>;
 
   /** Remembered decisions for a text, newest first. */
   remembered(collection: string, textHash: string): Promise<RememberedDecision[]>;

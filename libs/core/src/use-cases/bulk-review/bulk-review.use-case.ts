@@ -6,7 +6,6 @@ import { REVIEW, type QuarantineRepository, type ReviewRepository } from '../../
 import { DOMAIN_EVENTS, QUARANTINES, VECTOR_STORE } from '../../ports/tokens';
 import type { VectorStore } from '../../ports/vector-store.port';
 import type { InjectMap } from '../../use-case';
-import { decidedData } from '../approve-quarantine/approve-quarantine.use-case';
 import type { Decider } from '../review-decide/apply-decision';
 import { ReviewBulkRequest, toReviewFilter } from '../review-items/review.schema';
 
@@ -27,8 +26,8 @@ const BATCH = 200;
  * (each record's decision is a compare-and-set, so none is decided twice) and `changed` counts the
  * records this request decided (decisionRequestId), however many runs it took.
  *
- * Per batch: Postgres first (each decision in its own transaction, with the claim check — items
- * another reviewer holds are skipped unless the decider may override), then the vector store
+ * Per batch: Postgres first (the batch's decisions in one transaction, each with the claim check —
+ * items another reviewer holds are skipped unless the decider may override), then the vector store
  * flags in one call per collection, then the records marked synced. A crash between the two is
  * repaired by SyncQuarantinesUseCase (the records stay unsynced), as for single decisions.
  */
@@ -54,22 +53,22 @@ export class BulkReviewUseCase {
     const target = b.action === 'approve' ? 'QUARANTINED' : 'RESTORED';
     for (let i = 0; i < row.ids.length; i += BATCH) {
       const part = await review.summaries(row.ids.slice(i, i + BATCH));
-      const changed: typeof part = [];
-      for (const item of part) {
-        const remember = item.query !== null && item.wrongAnswer !== null
+      const entries = part.map((item) => ({
+        id: item.id,
+        remember: item.query !== null && item.wrongAnswer !== null
           ? { textHash: item.textHash, query: item.query, wrongAnswer: item.wrongAnswer, queryKey: reportKey(item.query), wrongAnswerKey: reportKey(item.wrongAnswer) }
-          : null;
-        const res = await review.decide(item.id, b.action, { actor: who.actor, claimant: who.claimant ?? who.actor, override: !!who.override, note: b.note, requestId: b.requestId, remember });
-        if (res.outcome === 'changed') changed.push(res.row);
-      }
-      // The store, once per collection for the batch (only records whose store side changed: unsynced ones).
-      const unsynced = (await Promise.all(changed.map((c) => this.deps.quarantines.get(c.id)))).filter((r) => r && !r.storeSynced);
+          : null,
+      }));
+      // Postgres first: the batch in one transaction.
+      const changed = await review.decideBatch(entries, b.action, { actor: who.actor, claimant: who.claimant ?? who.actor, override: !!who.override, note: b.note, requestId: b.requestId });
+      // Then the store, one call per collection, for the records whose store side changed; then marked synced.
+      const unsynced = changed.filter((c) => !c.storeSynced);
       const byCollection = new Map<string, string[]>();
-      for (const r of unsynced) byCollection.set(r!.collection, [...(byCollection.get(r!.collection) ?? []), r!.documentId]);
+      for (const r of unsynced) byCollection.set(r.collection, [...(byCollection.get(r.collection) ?? []), r.documentId]);
       for (const [collection, docIds] of byCollection) await this.deps.store.setQuarantined(collection, docIds, target === 'QUARANTINED');
-      for (const r of unsynced) await this.deps.quarantines.markSynced(r!.id);
+      await Promise.all(unsynced.map((r) => this.deps.quarantines.markSynced(r.id)));
       for (const c of changed) {
-        await this.deps.events.publish({ type: 'review.decided', data: decidedData({ id: c.id, documentId: c.documentId, feedbackId: c.feedbackId, collection: c.collection, state: c.state } as never, b.action, who.actor) });
+        await this.deps.events.publish({ type: 'review.decided', data: { quarantineId: c.id, documentId: c.documentId, feedbackId: c.feedbackId, collection: c.collection, decision: b.action, state: c.state, decidedBy: who.actor } });
       }
     }
     const changed = await review.countDecidedBy(b.requestId);

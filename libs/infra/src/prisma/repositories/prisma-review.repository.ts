@@ -1,6 +1,6 @@
 import {
   planDecision, PURGED_TEXT_MARKER,
-  type AuditQuery, type AuditRow, type BulkRequestRow, type ClaimResult, type DecideOptions, type DecideResult, type DecisionAction, type JsonObject,
+  type AuditQuery, type AuditRow, type BatchDecided, type BulkRequestRow, type NewRememberedDecision, type ClaimResult, type DecideOptions, type DecideResult, type DecisionAction, type JsonObject,
   type Label, type QuarantineState, type RememberedDecision, type ReviewCounts, type ReviewCursor, type ReviewEventFilter, type ReviewEventRow,
   type ReviewFilter, type ReviewItemRow, type ReviewPage, type ReviewRepository, type ReviewSort,
 } from '@forensics/core';
@@ -45,7 +45,8 @@ function where(f: ReviewFilter, withStates: boolean): Prisma.Sql | null {
   const parts: Prisma.Sql[] = [];
   if (withStates && f.states) {
     if (!f.states.length) return null;
-    parts.push(Prisma.sql`r."state"::text IN (${Prisma.join(f.states)})`);
+    // Compared as the enum (not ::text), so the planner uses the state indexes and estimates.
+    parts.push(Prisma.sql`r."state" IN (${Prisma.join(f.states.map((st) => Prisma.sql`CAST(${st} AS "QuarantineState")`))})`);
   }
   if (f.collection !== undefined) parts.push(Prisma.sql`r."collection" = ${f.collection}`);
   if (f.feedbackId !== undefined) {
@@ -191,6 +192,49 @@ export class PrismaReviewRepository implements ReviewRepository {
         });
       }
       return { outcome: 'changed', row: await row() } as const;
+    });
+  }
+
+  async decideBatch(entries: readonly { id: string; remember: NewRememberedDecision | null }[], action: 'approve' | 'restore', opts: Omit<DecideOptions, 'remember'>): Promise<BatchDecided[]> {
+    const byId = new Map(entries.filter((e) => isUuid(e.id)).map((e) => [e.id, e.remember]));
+    if (!byId.size) return [];
+    const idList = (ids: Iterable<string>) => Prisma.join([...ids].map((id) => Prisma.sql`${id}::uuid`));
+    return this.db.$transaction(async (tx) => {
+      // Locked in id order (no deadlock with another batch over overlapping ids).
+      const rows = await tx.$queryRaw<Array<{ id: string; state: QuarantineState; decision: string | null; documentId: string; collection: string; claimedBy: string | null; claimLive: boolean }>>(Prisma.sql`
+        SELECT r."id", r."state"::text AS "state", r."decision", r."documentId", r."collection", r."claimedBy",
+               (r."claimedUntil" IS NOT NULL AND r."claimedUntil" > ${NOW}) AS "claimLive"
+        FROM "QuarantineRecord" r WHERE r."id" IN (${idList(byId.keys())}) ORDER BY r."id" FOR UPDATE`);
+      const changes = rows.flatMap((r) => {
+        if (r.claimLive && r.claimedBy && r.claimedBy !== opts.claimant && !opts.override) return [];
+        const plan = planDecision(action, r.state, r.decision);
+        return typeof plan === 'object' ? [{ r, plan }] : [];
+      });
+      if (!changes.length) return [];
+      const to = action === 'approve' ? 'QUARANTINED' : 'RESTORED';
+      const flip = changes.filter((c) => c.plan.storeChanges).map((c) => c.r.id);
+      await tx.$executeRaw(Prisma.sql`
+        UPDATE "QuarantineRecord" SET "state" = CAST(${to} AS "QuarantineState"), "decision" = ${action}, "resolvedBy" = ${opts.actor}, "resolvedAt" = ${NOW},
+          "note" = ${opts.note ?? null}, "decisionRequestId" = ${opts.requestId ?? null}, "claimedBy" = NULL, "claimedUntil" = NULL,
+          "storeSynced" = CASE WHEN "id" IN (${flip.length ? idList(flip) : Prisma.sql`NULL`}) THEN false ELSE "storeSynced" END,
+          "servedDuringReview" = CASE WHEN ${to} = 'QUARANTINED' THEN false ELSE "servedDuringReview" END
+        WHERE "id" IN (${idList(changes.map((c) => c.r.id))})`);
+      await tx.$executeRaw(Prisma.sql`UPDATE "Document" SET "status" = CAST(${to === 'RESTORED' ? 'ACTIVE' : 'QUARANTINED'} AS "DocumentStatus"), "updatedAt" = ${NOW}
+        WHERE "id" IN (${idList(changes.map((c) => c.r.documentId))})`);
+      await tx.$executeRaw(Prisma.sql`INSERT INTO "AuditLog" ("actor", "action", "entityType", "entityId", "details") VALUES ${Prisma.join(changes.map((c) => Prisma.sql`(
+        ${opts.actor}, ${AUDIT_ACTION[action]}, 'QuarantineRecord', ${c.r.id},
+        ${JSON.stringify({ documentId: c.r.documentId, note: opts.note ?? null, from: c.r.state, to, ...(opts.requestId ? { requestId: opts.requestId } : {}), ...(opts.override && c.r.claimLive && c.r.claimedBy !== opts.claimant ? { overrodeClaimOf: c.r.claimedBy } : {}) })}::jsonb)`))}`);
+      const remembered = changes.filter((c) => byId.get(c.r.id));
+      if (remembered.length) {
+        await tx.$executeRaw(Prisma.sql`INSERT INTO "ReviewMemory" ("id", "collection", "textHash", "queryKey", "wrongAnswerKey", "query", "wrongAnswer", "action", "actor", "note", "recordId")
+          VALUES ${Prisma.join(remembered.map((c) => {
+            const m = byId.get(c.r.id)!;
+            return Prisma.sql`(gen_random_uuid(), ${c.r.collection}, ${m.textHash}, ${m.queryKey}, ${m.wrongAnswerKey}, ${m.query}, ${m.wrongAnswer}, ${action}, ${opts.actor}, ${opts.note ?? null}, ${c.r.id}::uuid)`;
+          }))}`);
+      }
+      const done = await tx.$queryRaw<Array<{ id: string; documentId: string; collection: string; feedbackId: string | null; state: QuarantineState; storeSynced: boolean }>>(Prisma.sql`
+        SELECT "id", "documentId", "collection", "feedbackId", "state"::text AS "state", "storeSynced" FROM "QuarantineRecord" WHERE "id" IN (${idList(changes.map((c) => c.r.id))})`);
+      return done;
     });
   }
 
