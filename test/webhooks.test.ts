@@ -237,6 +237,26 @@ describe('webhooks (real receiver, API + worker)', () => {
     await call('DELETE', `/v1/webhooks/${created.body.id}`);
   });
 
+  it('the transport bounds an attempt by its timeout and does not follow redirects', async () => {
+    const transport = t.get<WebhookTransport>(WEBHOOK_TRANSPORT);
+    const hang = createServer(() => { /* never answers */ });
+    const redirect = await startReceiver(() => 302);
+    receivers.push(redirect);
+    await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(hang.address() as AddressInfo).port}/slow`;
+      const slow = await transport.send({ url, body: '{}', headers: {}, timeoutMs: 300 });
+      expect([slow.statusCode, slow.error]).toEqual([null, 'timed out after 300 ms']);
+      expect(slow.durationMs).toBeGreaterThanOrEqual(290);
+      expect(slow.durationMs).toBeLessThan(2000);
+      const moved = await transport.send({ url: redirect.url, body: '{}', headers: {}, timeoutMs: 2000 });
+      expect([moved.statusCode, redirect.received.length]).toEqual([302, 1]);
+    } finally {
+      hang.closeAllConnections();
+      await new Promise((r) => hang.close(r));
+    }
+  });
+
   it('validates requests: 400 naming the field; unknown ids 404', async () => {
     const bad = await call('POST', '/v1/webhooks', { url: 'http://127.0.0.1:1/x', events: ['nope'] });
     expect(bad.status).toBe(400);
