@@ -235,6 +235,7 @@ describe('console sessions, CSRF and security headers', () => {
     }
     const blocked = await request('POST', '/v1/session', { body: { key: k.key } });
     expect(blocked.status).toBe(429);
+    expect(blocked.body).toMatchObject({ statusCode: 429, error: 'TooManyRequests', message: expect.stringMatching(/^too many failed logins from this address: try again in \d+ s$/) });
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
     // API keys in headers are not affected by the login brake.
     expect((await request('GET', '/v1/session/me', { key: k.key })).status).toBe(200);

@@ -1,6 +1,14 @@
 import { HttpException, HttpStatus, Injectable } from '@nestjs/common';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 
+/** 429 (the errors filter names it `TooManyRequests`). */
+export class TooManyRequestsException extends HttpException {
+  constructor(message: string) {
+    super(message, HttpStatus.TOO_MANY_REQUESTS);
+    this.name = 'TooManyRequestsException';
+  }
+}
+
 /** Failed console logins allowed per client IP within the window; past it every login is refused until the window ends. */
 export const LOGIN_FAILURES_PER_WINDOW = 10;
 export const LOGIN_WINDOW_SEC = 300;
@@ -22,7 +30,7 @@ export class LoginThrottle {
     if (r && r.consumedPoints >= LOGIN_FAILURES_PER_WINDOW) {
       const retryAfter = Math.max(1, Math.ceil(r.msBeforeNext / 1000));
       res.setHeader('Retry-After', String(retryAfter));
-      throw new HttpException(`too many failed logins from this address: try again in ${retryAfter} s`, HttpStatus.TOO_MANY_REQUESTS);
+      throw new TooManyRequestsException(`too many failed logins from this address: try again in ${retryAfter} s`);
     }
   }
 
