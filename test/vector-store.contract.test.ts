@@ -493,10 +493,16 @@ contract(qdrantFactory);
     expect((await raw.count(app, { exact: true })).count).toBe(5);
     expect(ids(await store.search(app, { vector: X, k: 2 }))).toEqual([doc(point.A), proxy]);
     expect(await store.count(app)).toBe(6);
-    await expect(store.upsert(app, [{ id: doc(point.C), vector: [0, 1, 0], text: 'x' }])).rejects.toThrow(/never writes/);
-    await store.delete(app, [proxy, doc(point.D)]); // the app's point D is not ours to delete
+    await store.delete(app, [proxy, doc(point.D)]); // the app's point D is not deleted: withdrawn with the flag
     expect((await raw.count(app, { exact: true })).count).toBe(5);
     expect(await store.fetch(app, [proxy])).toEqual([]);
     expect(await store.count(app)).toBe(5);
+    const d = (await raw.retrieve(app, { ids: [point.D], with_payload: true }))[0];
+    expect(d.payload).toEqual({ doc: { body: 'app text D' }, lang: 'en', rf_quarantined: true });
+    expect(ids(await store.search(app, { vector: [-1, 0, 0], k: 1 }))).not.toEqual([doc(point.D)]);
+    // a record whose id names an app point goes to our collection, never into the app's point
+    await store.upsert(app, [{ id: doc(point.C), vector: [0, 1, 0], text: 'our copy' }]);
+    expect((await raw.retrieve(app, { ids: [point.C], with_payload: true }))[0].payload).toEqual({ doc: { body: 'app text C' }, lang: 'en' });
+    await store.delete(app, [doc(point.C)]);
   });
 });

@@ -16,8 +16,10 @@
  * through the service) go to a separate collection of ours, `rf_own_<name>`, managed by the normal
  * QdrantVectorStore (named vectors, its own `quarantined` flag). Searches query both and merge by
  * score (ties by id), so the traceback sees one collection; the app itself never sees our proxies.
- * `delete` removes our own records only: an app point asked to be deleted (a purge) stays in the
- * app's collection, flagged — deleting the app's data is the app's decision.
+ * `delete` removes our own records; an app point asked to be deleted (a purge, or a duplicate text
+ * folded into its registered twin by RunTraceback's registerUnknown) is withdrawn from serving with the
+ * same flag instead — it stays in the app's collection (deleting the app's data is the app's decision),
+ * but neither the app's searches nor ours return it again.
  *
  * Ids: the app's point ids map to our document ids deterministically (`documentIdOf`/`pointIdOf`):
  * UUIDs as is, integers to a reversible UUID. Texts are registered in Postgres lazily when a search
@@ -121,16 +123,14 @@ export class QdrantAttachedVectorStore implements VectorStore {
     await this.own.ensureCollection(this.ownName(), dimension);
   }
 
-  /** Never into the app's collection: records for the attached collection go to our own `rf_own_<name>`. */
+  /**
+   * Never into the app's collection: records for the attached collection go to our own `rf_own_<name>`
+   * — also a record whose id names an app point (RunTraceback re-homing a registered text whose app
+   * point disappeared): our copy, searched with the app's points, never written into them.
+   */
   async upsert(collection: string, records: readonly VectorRecordInput[]): Promise<void> {
     assertCollectionName(collection);
     if (!this.isAttached(collection)) return this.own.upsert(collection, records);
-    if (this.cfg.idType === 'integer') {
-      const appIds = (records ?? []).filter((r) => r && typeof r.id === 'string' && pointIdOf(r.id, 'integer') !== null);
-      if (appIds.length > 0) {
-        throw new VectorStoreError(`attach mode never writes the app's points (${appIds[0].id} names point ${String(pointIdOf(appIds[0].id, 'integer'))})`);
-      }
-    }
     await this.own.upsert(this.ownName(), records);
   }
 
@@ -146,7 +146,11 @@ export class QdrantAttachedVectorStore implements VectorStore {
     validateSearchRequests(collection, requests, dim);
     if (requests.length === 0) return [];
     const [app, mine] = await Promise.all([this.searchApp(requests), this.searchOwn(requests)]);
-    return requests.map((r, i) => [...app[i], ...mine[i]].sort(compareHits).slice(0, r.k));
+    // An id in both (our copy of a text whose app point exists) is returned once, at its best score.
+    return requests.map((r, i) => {
+      const seen = new Set<string>();
+      return [...app[i], ...mine[i]].sort(compareHits).filter((h) => !seen.has(h.id) && seen.add(h.id)).slice(0, r.k);
+    });
   }
 
   async fetch(collection: string, ids: readonly string[]): Promise<StoredRecord[]> {
@@ -186,22 +190,33 @@ export class QdrantAttachedVectorStore implements VectorStore {
     if (typeof quarantined !== 'boolean') throw new VectorStoreError('setQuarantined: `quarantined` must be a boolean');
     this.assertOpen();
     const wanted = uniqueIds(ids);
-    const points = wanted.map((id) => pointIdOf(id, this.cfg.idType)).filter((p): p is PointId => p !== null);
+    await this.flagAppPoints(wanted, quarantined);
+    await this.own.setQuarantined(this.ownName(), wanted, quarantined);
+  }
+
+  /** `set_payload` of the flag key alone on the app points named (by id filter: unknown ids are ignored). */
+  private async flagAppPoints(ids: readonly string[], flag: boolean): Promise<void> {
+    const points = ids.map((id) => pointIdOf(id, this.cfg.idType)).filter((p): p is PointId => p !== null);
     for (const part of chunks(points, ID_CHUNK)) {
       await this.client.setPayload(this.cfg.collection, {
-        payload: { [this.cfg.quarantineKey]: quarantined },
+        payload: { [this.cfg.quarantineKey]: flag },
         filter: { must: [{ has_id: part }] },
         wait: true,
       });
     }
-    await this.own.setQuarantined(this.ownName(), wanted, quarantined);
   }
 
-  /** Our own records only; the app's points are never deleted (a purged app text stays flagged). */
+  /**
+   * Deletes our own records; the app's points are never deleted — they are withdrawn from serving
+   * with the quarantine flag (`set_payload` of that key only), for the app's searches and ours.
+   */
   async delete(collection: string, ids: readonly string[]): Promise<void> {
     assertCollectionName(collection);
     if (!this.isAttached(collection)) return this.own.delete(collection, ids);
-    await this.own.delete(this.ownName(), ids);
+    this.assertOpen();
+    const wanted = uniqueIds(ids);
+    await this.flagAppPoints(wanted, true);
+    await this.own.delete(this.ownName(), wanted);
   }
 
   async count(collection: string): Promise<number> {

@@ -181,8 +181,15 @@ describe('QdrantAttachedVectorStore request bodies (recorded by a fake HTTP endp
       { payload: { rf_quarantined: false }, filter: { must: [{ has_id: [7] }] } },
     ]);
     expect(payloads.map((r) => r.query)).toEqual(['wait=true', 'wait=true']);
-    await expect(s.upsert('docs', [{ id: documentIdOf(7, 'integer'), vector: [1, 0, 0, 0], text: 'x' }])).rejects.toThrow(/never writes the app's points/);
-    await s.delete('docs', [documentIdOf(7, 'integer')]);
+    // delete withdraws an app point with the same flag (never a delete of the app's point)
+    await s.delete('docs', [documentIdOf(9, 'integer')]);
+    expect(fake.requests.filter((r) => r.path === '/collections/docs/points/payload').at(-1)?.body).toEqual({
+      payload: { rf_quarantined: true },
+      filter: { must: [{ has_id: [9] }] },
+    });
+    // upserts go to our own collection, even for an id that names an app point
+    await expect(s.upsert('docs', [{ id: documentIdOf(7, 'integer'), vector: [1, 0, 0, 0], text: 'x' }])).rejects.toThrow(/rf_own_docs/);
+    expect(fake.requests.filter((r) => r.path.startsWith('/collections/rf_own_docs')).length).toBeGreaterThan(0);
     expect(appWrites()).toEqual([]);
     await s.close();
   });
