@@ -193,6 +193,30 @@ describe('review API', () => {
     expect((await call('GET', '/v1/review/items', null)).status).toBe(401);
   });
 
+  it('console session: state-changing review calls need the CSRF token; the claim is held under the same name as with the key; in the OpenAPI document', async () => {
+    const login = await fetch(`${app.url}/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: keys.reviewer.key }) });
+    expect(login.status).toBeLessThan(300);
+    const cookie = login.headers.get('set-cookie')!.split(';')[0];
+    const { csrfToken } = (await login.json()) as { csrfToken: string };
+    const [id] = seededIds.filter((_, i) => i % 10 === 9);
+    const withCookie = (method: string, path: string, csrf?: string) =>
+      fetch(app.url + path, { method, headers: { cookie, 'content-type': 'application/json', ...(csrf ? { 'x-csrf-token': csrf } : {}) } });
+    expect((await withCookie('GET', `/v1/review/items/${id}`)).status).toBe(200);
+    expect((await withCookie('POST', `/v1/review/items/${id}/claim`)).status).toBe(403);
+    const ok = await withCookie('POST', `/v1/review/items/${id}/claim`, csrfToken);
+    expect(ok.status).toBe(200);
+    const { claim } = (await ok.json()) as { claim: { by: string } };
+    // The same reviewer through the API key renews the same claim (no 409 against themselves).
+    const viaKey = await call('POST', `/v1/review/items/${id}/claim`, keys.reviewer.key);
+    expect(viaKey.status).toBe(200);
+    expect(viaKey.body.claim.by).toBe(claim.by);
+    const openapi = (await (await fetch(`${app.url}/docs/openapi.json`)).json()) as { paths: Record<string, Record<string, any>> };
+    for (const p of ['/v1/review/items', '/v1/review/items/{id}', '/v1/review/items/{id}/claim', '/v1/review/items/{id}/decision', '/v1/review/bulk', '/v1/review/events', '/v1/review/events/{id}', '/v1/review/audit-log', '/v1/review/export']) {
+      expect(openapi.paths[p]).toBeDefined();
+    }
+    expect(openapi.paths['/v1/review/items'].get.parameters.map((x: any) => x.name)).toEqual(expect.arrayContaining(['state', 'q', 'minSuspicion', 'cursor', 'sort']));
+  });
+
   it('bulk approve by filter applies to exactly the filtered 500, once; a retry with the same requestId changes nothing', async () => {
     const coll = uniqueName('bulk');
     const target = (await seedReview(db, { items: 500, collection: coll, seed: 11, state: 'NEEDS_REVIEW' })).ids;
