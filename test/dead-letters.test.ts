@@ -129,7 +129,7 @@ describe('dead letters and re-drive', () => {
   });
 
   it('retries a failed job of another queue with job.retry()', async () => {
-    const webhooks = t.get<Queue>(getQueueToken('webhooks'));
+    const webhooks = t.app.get<string, Queue>(getQueueToken('webhooks'), { strict: false });
     const job = await webhooks.add('WebhookDelivery', { deliveryId: 'not-a-uuid' } as never, { attempts: 1 });
     await eventually(async () => (await job.getState()) === 'failed', 20_000);
     const listed = await call('GET', '/v1/dead-letters?include=jobs&queue=webhooks');

@@ -50,8 +50,10 @@ export async function createApiApp(config: AppConfig, opts: ApiAppOptions = {}):
   app.use(securityHeaders());
   // The review console's static files (HTML, CSS, ES modules) at /console.
   app.use('/console', consoleStatic());
-  // The queue dashboard (bull-board) for admins, over every queue registered in the container.
-  app.use(QUEUE_DASHBOARD_PATH, queueDashboard({ authenticator: app.get(Authenticator), queues: app.get(QueueRegistry, { strict: false }).all() }));
+  // The queue dashboard (bull-board) for admins, over every queue registered in the container
+  // (an infrastructure composed without the queue has no registry, and then no dashboard).
+  const queueRegistry = (() => { try { return app.get(QueueRegistry, { strict: false }); } catch { return null; } })();
+  if (queueRegistry) app.use(QUEUE_DASHBOARD_PATH, queueDashboard({ authenticator: app.get(Authenticator), queues: queueRegistry.all() }));
   // The console's session cookie (read by the Authenticator) and its login form.
   app.use(cookieParser());
   const loginForm = express.urlencoded({ extended: false, limit: '4kb' });
