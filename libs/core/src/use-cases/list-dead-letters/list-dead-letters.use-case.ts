@@ -17,7 +17,10 @@ const SCAN_MAX = 5000;
 const FAR_FUTURE = new Date('9999-01-01T00:00:00Z');
 
 export interface DeadLetterViewer {
-  /** Admins (`manage`) see failure reasons in full; everybody else the sanitised first line. */
+  /**
+   * Admins (`manage`) see failure reasons in full; everybody else the sanitised first line of an
+   * event's (and its traceback job's) reason, and no reason of other queues' jobs.
+   */
   fullReasons: boolean;
 }
 
@@ -116,7 +119,9 @@ export class ListDeadLettersUseCase {
     }
     return {
       items: items.map((j) => {
-        const reason = reasonFor(j.failedReason, viewer);
+        // Non-admins see a traceback job's reason as they see its event's (sanitised); other queues'
+        // reasons are withheld: a webhook failure names the endpoint's URL, which may carry a secret.
+        const reason = viewer.fullReasons || j.feedbackId !== null ? reasonFor(j.failedReason, viewer) : { reason: null, detailsWithheld: true };
         return { queue: j.queue, id: j.id, name: j.name, feedbackId: j.feedbackId, failedReason: reason.reason, failureDetailsWithheld: reason.detailsWithheld, attemptsMade: j.attemptsMade, createdAt: j.createdAt, failedAt: j.failedAt };
       }),
       next,
