@@ -3,7 +3,8 @@ import { userInfo } from 'node:os';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import {
-  ConflictError, CreateApiKeyUseCase, DisableUserUseCase, ListApiKeysUseCase, ListUsersUseCase, NotFoundError, RevokeApiKeyUseCase, ValidationError,
+  CreateApiKeyRequest, CreateApiKeyUseCase, DisableUserUseCase, ListApiKeysUseCase, ListUsersUseCase, parseRequest, RevokeApiKeyUseCase, ValidationError,
+  type CreateApiKeyRequestBody,
 } from '@forensics/core';
 import { CoreModule, InfrastructureModule, loadConfig } from '@forensics/infra';
 
@@ -38,19 +39,25 @@ function parseArgs(argv: string[]): { opts: Map<string, string>; positional: str
   return { opts, positional };
 }
 
+/** The request body of `create`, validated (400-style message, exit code 2) before anything starts. */
+function createBody(argv: string[]): CreateApiKeyRequestBody {
+  const { opts, positional } = parseArgs(argv);
+  const known = new Set(['name', 'role', 'scopes']);
+  const unknown = [...opts.keys()].filter((k) => !known.has(k));
+  if (unknown.length || positional.length) throw new ValidationError(`unknown argument ${unknown.length ? `--${unknown[0]}` : positional[0]}\n${USAGE}`);
+  const body: Record<string, unknown> = { name: opts.get('name') };
+  if (opts.has('role')) body.role = opts.get('role');
+  if (opts.has('scopes')) body.scopes = opts.get('scopes')!.split(',').map((x) => x.trim()).filter(Boolean);
+  return parseRequest(CreateApiKeyRequest, body);
+}
+
 const day = (d: Date | string | null): string => (d ? new Date(d).toISOString().replace('T', ' ').slice(0, 19) : '-');
 
 async function run(app: INestApplicationContext, cmd: string, argv: string[], actor: string): Promise<void> {
-  const { opts, positional } = parseArgs(argv);
+  const { positional } = parseArgs(argv);
   switch (cmd) {
     case 'create': {
-      const known = new Set(['name', 'role', 'scopes']);
-      const unknown = [...opts.keys()].filter((k) => !known.has(k));
-      if (unknown.length || positional.length) throw new ValidationError(`unknown argument ${unknown.length ? `--${unknown[0]}` : positional[0]}\n${USAGE}`);
-      const body: Record<string, unknown> = { name: opts.get('name') };
-      if (opts.has('role')) body.role = opts.get('role');
-      if (opts.has('scopes')) body.scopes = opts.get('scopes')!.split(',').map((s) => s.trim()).filter(Boolean);
-      const { key, record } = await app.get(CreateApiKeyUseCase).execute({ body, actor });
+      const { key, record } = await app.get(CreateApiKeyUseCase).execute({ body: createBody(argv), actor });
       console.error(`created ${record.kind} key ${record.prefix} for ${record.name} (id ${record.id}); it is shown only now:`);
       const line = record.kind === 'user'
         ? { name: record.name, role: record.role, prefix: record.prefix, key }
@@ -93,6 +100,7 @@ async function main(): Promise<void> {
     return;
   }
   if (!['create', 'list', 'revoke', 'users', 'disable-user'].includes(cmd)) throw new ValidationError(`unknown command '${cmd}'\n${USAGE}`);
+  if (cmd === 'create') createBody(rest); // bad arguments fail before the database is touched
   const config = loadConfig(process.env);
   // The same core and adapters as the service (same database, same key pepper), without the queue.
   const app = await NestFactory.createApplicationContext(
@@ -109,5 +117,5 @@ async function main(): Promise<void> {
 
 main().catch((e) => {
   console.error(e instanceof Error ? e.message : String(e));
-  process.exit(e instanceof ValidationError ? 2 : e instanceof NotFoundError || e instanceof ConflictError ? 1 : 1);
+  process.exit(e instanceof ValidationError ? 2 : 1);
 });
