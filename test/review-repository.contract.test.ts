@@ -168,7 +168,8 @@ describe.each(implementations)('ReviewRepository contract: %s', (_name, make) =>
     expect((await review.decide(ids[3], 'restore', who('carol'))).outcome).toBe('changed');
     const remember = (i: number) => ({ textHash: docs[i].textHash, query: 'q', wrongAnswer: 'w', queryKey: 'q', wrongAnswerKey: 'w' });
     const rq = uniqueName('rq');
-    const done = await review.decideBatch(ids.map((id, i) => ({ id, remember: remember(i) })).concat([{ id: randomUUID(), remember: null }]), 'approve', who('bob', { requestId: rq }));
+    const entries: { id: string; remember: ReturnType<typeof remember> | null }[] = [...ids.map((id, i) => ({ id, remember: remember(i) })), { id: randomUUID(), remember: null }];
+    const done = await review.decideBatch(entries, 'approve', who('bob', { requestId: rq }));
     // ids[2] is claimed by alice (skipped), ids[3] is RESTORED (cannot be approved).
     expect(done.map((d) => d.id).sort()).toEqual([ids[0], ids[1]].sort());
     expect(done.find((d) => d.id === ids[0])).toMatchObject({ state: 'QUARANTINED', storeSynced: false, collection, documentId: docs[0].id });

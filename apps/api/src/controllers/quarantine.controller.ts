@@ -6,7 +6,7 @@ import {
 } from '@forensics/core';
 import { actorOf } from '../http/api-key.guard';
 import { ZodBody, ZodQuery } from '../http/zod-request';
-import { Allow } from '../http/auth';
+import { Allow, principalOf } from '../http/auth';
 
 const view = (r: QuarantineRow) => ({ id: r.id, state: r.state, documentId: r.documentId, resolvedBy: r.resolvedBy, resolvedAt: r.resolvedAt });
 
@@ -28,7 +28,7 @@ export class QuarantineController {
   async approveOne(@Param('id') id: string, @Body() body: unknown, @Req() req: Request) {
     assertStorable('id', id);
     const { note } = parseRequest(ReviewNoteRequest, body ?? {});
-    return view(await this.approve.execute({ quarantineId: id, actor: actorOf(req), note }));
+    return view(await this.approve.execute({ quarantineId: id, actor: actorOf(req), claimant: principalOf(req)?.name, override: principalOf(req)?.role === 'admin', note }));
   }
 
   @Get()
@@ -47,6 +47,6 @@ export class QuarantineController {
   async restoreOne(@Param('id') id: string, @Body() body: unknown, @Req() req: Request) {
     assertStorable('id', id);
     const { note } = parseRequest(ReviewNoteRequest, body ?? {});
-    return view(await this.restore.execute({ quarantineId: id, actor: actorOf(req), note }));
+    return view(await this.restore.execute({ quarantineId: id, actor: actorOf(req), claimant: principalOf(req)?.name, override: principalOf(req)?.role === 'admin', note }));
   }
 }
