@@ -676,6 +676,7 @@ describe.each(webhookImplementations)('webhook repository contract: %s', (_name,
     expect(await repo.recordAttempt(d.id, { outcome: 'delivered', statusCode: 200, error: null, durationMs: 1 })).toBeNull();
     expect(await repo.recordAttempt(randomUUID(), { outcome: 'delivered', statusCode: 200, error: null, durationMs: 1 })).toBeNull();
     expect(await repo.markDead(d.id, 'x')).toBe(false);
+    expect(await repo.requeueDelivery(d.id, 'admin')).toBeNull(); // DELIVERED: nothing to re-drive
     const page = await repo.listDeliveries(e.id, { limit: 10 });
     expect(page.items[0].attemptLog.map((a) => [a.attempt, a.outcome, a.statusCode, a.error])).toEqual([[1, 'retried', null, 'timed out'], [2, 'delivered', 204, null]]);
     expect(page.items[0].attemptLog.map((a) => a.durationMs)).toEqual([3000, 5]);
@@ -703,6 +704,13 @@ describe.each(webhookImplementations)('webhook repository contract: %s', (_name,
     for (let i = 0; i < 3; i++) { ds.push(await deliver(e.id)); await sleep(5); }
     expect(await repo.markDead(ds[0].id, 'endpoint deleted')).toBe(true);
     expect(await repo.getDelivery(ds[0].id)).toEqual(expect.objectContaining({ status: 'DEAD', lastError: 'endpoint deleted' }));
+    // Re-drive: DEAD / FAILED → PENDING (history kept), once.
+    const dead = await repo.requeueDelivery(ds[0].id, 'admin');
+    expect(dead).toEqual(expect.objectContaining({ id: ds[0].id, status: 'PENDING', nextAttemptAt: null }));
+    expect(await repo.requeueDelivery(ds[0].id, 'admin')).toBeNull();
+    expect(await repo.requeueDelivery(randomUUID(), 'admin')).toBeNull();
+    expect(await repo.requeueDelivery('nope', 'admin')).toBeNull();
+    expect(await repo.markDead(ds[0].id, 'endpoint deleted')).toBe(true);
     const pending = (await repo.listPending(new Date(Date.now() + 1000), 10_000)).filter((d) => d.endpointId === e.id).map((d) => d.id);
     expect(pending).toEqual([ds[1].id, ds[2].id]);
     expect((await repo.listPending(new Date(ds[0].createdAt.getTime()), 10_000)).filter((d) => d.endpointId === e.id)).toEqual([]);

@@ -159,7 +159,8 @@ describe('webhooks (real receiver, API + worker)', () => {
   });
 
   it('a receiver answering 500 gets retries with growing delays; after N failed deliveries the endpoint is disabled with a reason', async () => {
-    const rx = await startReceiver(() => 500);
+    let answer = 500;
+    const rx = await startReceiver(() => answer);
     receivers.push(rx);
     const created = await call('POST', '/v1/webhooks', { url: rx.url, events: ['feedback.failed'] });
     expect(created.status).toBe(201);
@@ -207,12 +208,26 @@ describe('webhooks (real receiver, API + worker)', () => {
     await t.get(MarkFeedbackFailedUseCase).execute({ feedbackId: event.id, reason: 'again', attempts: 1 });
     expect(await t.prisma.webhookDelivery.count({ where: { endpointId: id } })).toBe(DISABLE_AFTER);
 
+    // Re-driving needs an active endpoint.
+    expect((await call('POST', `/v1/webhooks/${id}/deliveries/${log.items[0].id}/redeliver`)).status).toBe(409);
     // Re-enabling resets the failure count.
     const on = await call('PATCH', `/v1/webhooks/${id}`, { active: true });
     expect(on.body).toEqual(expect.objectContaining({ active: true, consecutiveFailures: 0, disabledReason: null }));
     // A failed test ping is reported, not counted.
     expect((await call('POST', `/v1/webhooks/${id}/test`)).body).toEqual(expect.objectContaining({ ok: false, statusCode: 500, error: 'HTTP 500' }));
     expect((await call('GET', `/v1/webhooks/${id}`)).body.consecutiveFailures).toBe(0);
+
+    // The receiver is fixed: re-drive the last failed delivery; it gets a fresh set of attempts and is delivered, its history kept.
+    answer = 200;
+    const again = await call('POST', `/v1/webhooks/${id}/deliveries/${log.items[0].id}/redeliver`);
+    expect([again.status, again.body.status]).toEqual([202, 'PENDING']);
+    const redelivered = await eventually(async () => {
+      const d = (await call('GET', `/v1/webhooks/${id}/deliveries?limit=1`)).body.items[0];
+      return d.status === 'DELIVERED' ? d : null;
+    }, 20_000);
+    expect(redelivered.attemptLog.map((a: { attempt: number; outcome: string }) => `${a.attempt}:${a.outcome}`)).toEqual(['1:retried', '2:retried', '3:retried', '4:disabled', '5:delivered']);
+    expect(verifyWebhook(created.body.secret, rx.received.at(-1)!.body, String(rx.received.at(-1)!.headers['webhook-signature']))).toBe(true);
+    expect((await call('POST', `/v1/webhooks/${id}/deliveries/${log.items[0].id}/redeliver`)).status).toBe(409);
 
     // The metric counts every attempt by outcome (read from the delivery log).
     const metrics = await (await fetch(`${t.url}/metrics`)).text();

@@ -3,7 +3,7 @@ import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import {
   CreateWebhookRequest, CreateWebhookUseCase, DeleteWebhookUseCase, GetWebhookUseCase, ListWebhookDeliveriesQuery, ListWebhookDeliveriesUseCase, ListWebhooksUseCase,
-  parseRequest, PingWebhookUseCase, RotateWebhookSecretUseCase, UpdateWebhookRequest, UpdateWebhookUseCase,
+  parseRequest, PingWebhookUseCase, RedeliverWebhookUseCase, RotateWebhookSecretUseCase, UpdateWebhookRequest, UpdateWebhookUseCase,
 } from '@forensics/core';
 import { actorOf } from '../http/api-key.guard';
 import { Allow } from '../http/auth';
@@ -27,6 +27,7 @@ export class WebhooksController {
     @Inject(RotateWebhookSecretUseCase) private readonly rotate: RotateWebhookSecretUseCase,
     @Inject(ListWebhookDeliveriesUseCase) private readonly deliveries: ListWebhookDeliveriesUseCase,
     @Inject(PingWebhookUseCase) private readonly ping: PingWebhookUseCase,
+    @Inject(RedeliverWebhookUseCase) private readonly redeliver: RedeliverWebhookUseCase,
   ) {}
 
   @Post()
@@ -85,6 +86,14 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Send a signed ping now ({type: "ping"}) and show what the receiver answered (not queued, not retried, not counted)' })
   async test(@Param('id') id: string) {
     return this.ping.execute({ id });
+  }
+
+  @Post(':id/deliveries/:deliveryId/redeliver')
+  @Allow('manage')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Re-drive a FAILED or DEAD delivery after fixing the receiver: PENDING again with a fresh set of attempts (idempotent; the endpoint must be active)' })
+  async redeliverOne(@Param('id') id: string, @Param('deliveryId') deliveryId: string, @Req() req: Request) {
+    return this.redeliver.execute({ id, deliveryId, actor: actorOf(req) });
   }
 
   @Get(':id/deliveries')

@@ -144,6 +144,14 @@ export class InMemoryWebhookRepository extends InMemoryRepository implements Web
     return true;
   }
 
+  async requeueDelivery(deliveryId: string, actor: string): Promise<WebhookDeliveryRow | null> {
+    const d = this.deliveries.get(deliveryId);
+    if (!d || (d.status !== 'FAILED' && d.status !== 'DEAD')) return null;
+    Object.assign(d, { status: 'PENDING', nextAttemptAt: null });
+    this.log({ actor, action: 'webhook.redelivered', entityType: 'WebhookDelivery', entityId: deliveryId, details: { endpointId: d.endpointId } });
+    return copy(d);
+  }
+
   async listPending(createdBefore: Date, limit: number): Promise<WebhookDeliveryRow[]> {
     return [...this.deliveries.values()].filter((d) => d.status === 'PENDING' && d.createdAt < createdBefore).sort(byTimeThenId((d) => d.createdAt)).slice(0, limit).map(copy);
   }

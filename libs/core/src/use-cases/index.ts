@@ -35,7 +35,7 @@ import { CreateUserUseCase, DisableUserUseCase, ListUsersUseCase } from './manag
 import { CreateSessionUseCase, DestroySessionUseCase, ResolveSessionUseCase } from './sessions/sessions.use-case';
 import {
   CreateWebhookUseCase, DeleteWebhookUseCase, DeliverWebhookUseCase, GetWebhookUseCase, ListWebhookDeliveriesUseCase, ListWebhooksUseCase, PublishWebhookEventUseCase,
-  PingWebhookUseCase, RedriveWebhookDeliveriesUseCase, RotateWebhookSecretUseCase, UpdateWebhookUseCase,
+  PingWebhookUseCase, RedeliverWebhookUseCase, RedriveWebhookDeliveriesUseCase, RotateWebhookSecretUseCase, UpdateWebhookUseCase,
 } from './webhooks';
 
 export * from './bulk-review/bulk-review.use-case';
@@ -91,7 +91,7 @@ export const USE_CASES = [
   CreateUserUseCase, DisableUserUseCase, ListUsersUseCase,
   CreateSessionUseCase, DestroySessionUseCase, ResolveSessionUseCase,
   CreateWebhookUseCase, DeleteWebhookUseCase, DeliverWebhookUseCase, GetWebhookUseCase, ListWebhookDeliveriesUseCase, ListWebhooksUseCase, PublishWebhookEventUseCase,
-  PingWebhookUseCase, RedriveWebhookDeliveriesUseCase, RotateWebhookSecretUseCase, UpdateWebhookUseCase,
+  PingWebhookUseCase, RedeliverWebhookUseCase, RedriveWebhookDeliveriesUseCase, RotateWebhookSecretUseCase, UpdateWebhookUseCase,
   BulkReviewUseCase, ClaimReviewItemUseCase, ExportReviewUseCase, GetReviewEventUseCase, GetReviewItemUseCase, ListAuditLogUseCase, ListReviewEventsUseCase, ListReviewItemsUseCase, PurgeQuarantineUseCase,
   ListDeadLettersUseCase, RedriveFeedbackUseCase,
 ] as const;

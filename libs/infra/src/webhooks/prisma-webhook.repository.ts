@@ -144,6 +144,16 @@ export class PrismaWebhookRepository implements WebhookRepository {
     return count > 0;
   }
 
+  async requeueDelivery(deliveryId: string, actor: string): Promise<WebhookDeliveryRow | null> {
+    if (!isUuid(deliveryId)) return null;
+    return this.db.$transaction(async (tx) => {
+      const [d] = await tx.webhookDelivery.updateManyAndReturn({ where: { id: deliveryId, status: { in: ['FAILED', 'DEAD'] } }, data: { status: 'PENDING', nextAttemptAt: null } });
+      if (!d) return null;
+      await tx.auditLog.create({ data: { actor, action: 'webhook.redelivered', entityType: 'WebhookDelivery', entityId: deliveryId, details: { endpointId: d.endpointId } } });
+      return deliveryRow(d);
+    });
+  }
+
   async listPending(createdBefore: Date, limit: number): Promise<WebhookDeliveryRow[]> {
     return (await this.db.webhookDelivery.findMany({ where: { status: 'PENDING', createdAt: { lt: createdBefore } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: limit })).map(deliveryRow);
   }

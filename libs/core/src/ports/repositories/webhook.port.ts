@@ -109,6 +109,12 @@ export interface WebhookRepository {
   recordAttempt(deliveryId: string, a: WebhookAttemptRecord): Promise<{ delivery: WebhookDeliveryRow; endpoint: WebhookEndpointRow; outcome: WebhookAttemptOutcome } | null>;
   /** PENDING → DEAD with a reason (the endpoint was disabled or deleted meanwhile); false when not PENDING. */
   markDead(deliveryId: string, reason: string): Promise<boolean>;
+  /**
+   * FAILED or DEAD → PENDING again (an admin's redelivery after fixing the receiver; audited
+   * 'webhook.redelivered'); the attempt log is kept and numbering continues. Null when the delivery
+   * is unknown or not FAILED / DEAD (nothing written).
+   */
+  requeueDelivery(deliveryId: string, actor: string): Promise<WebhookDeliveryRow | null>;
   /** PENDING deliveries created before `createdBefore`, oldest first (the re-drive sweep). */
   listPending(createdBefore: Date, limit: number): Promise<WebhookDeliveryRow[]>;
   /** The delivery log of one endpoint; `cursor` from the previous page. */

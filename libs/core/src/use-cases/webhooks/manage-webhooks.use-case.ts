@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { echoInput, NotFoundError } from '../../domain/errors';
+import { ConflictError, echoInput, NotFoundError } from '../../domain/errors';
 import { assertStorable } from '../../domain/request-schema';
 import type { DomainEventType } from '../../ports/domain-events.port';
 import {
-  WEBHOOK_SETTINGS, WEBHOOK_TRANSPORT, WEBHOOK_URL_GUARD, WEBHOOKS,
-  type WebhookDeliveryPage, type WebhookEndpointRow, type WebhookRepository, type WebhookSettings, type WebhookTransport, type WebhookUrlGuard,
+  WEBHOOK_DISPATCHER, WEBHOOK_SETTINGS, WEBHOOK_TRANSPORT, WEBHOOK_URL_GUARD, WEBHOOKS,
+  type WebhookDeliveryPage, type WebhookDeliveryRow, type WebhookDispatcher, type WebhookEndpointRow, type WebhookRepository, type WebhookSettings, type WebhookTransport, type WebhookUrlGuard,
 } from '../../ports/repositories/webhook.port';
 import type { Clock } from '../../ports/runtime.port';
 import { CLOCK } from '../../ports/tokens';
@@ -117,5 +117,29 @@ export class PingWebhookUseCase {
     });
     const ok = res.statusCode !== null && res.statusCode >= 200 && res.statusCode < 300;
     return { ok, statusCode: res.statusCode, error: ok ? null : (res.error ?? `HTTP ${res.statusCode}`).slice(0, 500), durationMs: res.durationMs };
+  }
+}
+
+export interface RedeliverWebhookDeps extends WebhookAdminDeps { dispatcher: WebhookDispatcher }
+
+/**
+ * Re-drive after the cause is fixed: a FAILED (or DEAD) delivery of an active endpoint becomes PENDING
+ * and gets a fresh job (a full set of attempts); idempotent — redelivering one that is already
+ * PENDING again is a no-op that returns it. A DELIVERED one is a conflict (nothing to re-drive).
+ */
+export class RedeliverWebhookUseCase {
+  static readonly inject: InjectMap<RedeliverWebhookDeps> = { webhooks: WEBHOOKS, dispatcher: WEBHOOK_DISPATCHER };
+  constructor(private readonly deps: RedeliverWebhookDeps) {}
+
+  async execute(cmd: { id: string; deliveryId: string; actor: string }): Promise<WebhookDeliveryRow> {
+    const e = await mustGet(this.deps.webhooks, cmd.id);
+    assertStorable('deliveryId', cmd.deliveryId);
+    const d = await this.deps.webhooks.getDelivery(cmd.deliveryId);
+    if (!d || d.endpointId !== e.id) throw new NotFoundError(`delivery ${echoInput(cmd.deliveryId)} of webhook ${e.id} does not exist`);
+    if (d.status === 'DELIVERED') throw new ConflictError(`delivery ${d.id} was delivered; nothing to re-drive`);
+    if (!e.active) throw new ConflictError(`webhook ${e.id} is disabled (${e.disabledReason ?? 'inactive'}): re-enable it first (PATCH {"active": true})`);
+    const row = d.status === 'PENDING' ? d : await this.deps.webhooks.requeueDelivery(d.id, cmd.actor);
+    await this.deps.dispatcher.redrive(d.id);
+    return row ?? (await this.deps.webhooks.getDelivery(d.id))!;
   }
 }
