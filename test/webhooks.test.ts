@@ -103,6 +103,9 @@ describe('webhooks (real receiver, API + worker)', () => {
     expect((await call('GET', '/v1/webhooks')).raw).not.toContain(secret);
     const stored = await t.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: created.body.id } });
     expect(stored.secretCipher).not.toContain(secret.slice(6));
+    // The audit log keeps scheme and host of the URL only (receiver URLs often carry a secret in the path).
+    const audit = await t.prisma.auditLog.findFirstOrThrow({ where: { entityId: created.body.id, action: 'webhook.created' } });
+    expect(audit.details).toEqual({ url: `http://${new URL(rx.url).host}/…`, events: ['quarantine.created', 'review.needed'] });
 
     const collection = uniqueName('wh');
     const text = 'The Eiffel Tower was designed by Antoni Gaudi and completed in 1889.';

@@ -5,7 +5,7 @@ import type {
   NewWebhookEndpoint, WebhookAttemptRecord, WebhookAttemptRow, WebhookDeliveryPage, WebhookDeliveryRow, WebhookEndpointPatch, WebhookEndpointRow,
   WebhookPayload, WebhookRepository,
 } from '../ports/repositories/webhook.port';
-import { decodeWebhookCursor, encodeWebhookCursor, webhookDisabledReason } from '../use-cases/webhooks/webhook-cursor';
+import { auditedWebhookPatch, auditedWebhookUrl, decodeWebhookCursor, encodeWebhookCursor, webhookDisabledReason } from '../use-cases/webhooks/webhook-cursor';
 import { byTimeThenId, ConstraintViolation, copy, emptyState, InMemoryRepository, isUuid, type InMemoryState } from './in-memory-state';
 
 interface StoredEndpoint extends WebhookEndpointRow { secret: string }
@@ -37,7 +37,7 @@ export class InMemoryWebhookRepository extends InMemoryRepository implements Web
       consecutiveFailures: 0, createdBy: e.createdBy, createdAt: at, updatedAt: at,
     };
     this.endpoints.set(row.id, row);
-    this.log({ actor: e.createdBy, action: 'webhook.created', entityType: 'WebhookEndpoint', entityId: row.id, details: { url: e.url, events: [...e.events] } });
+    this.log({ actor: e.createdBy, action: 'webhook.created', entityType: 'WebhookEndpoint', entityId: row.id, details: { url: auditedWebhookUrl(e.url), events: [...e.events] } });
     return this.view(row);
   }
 
@@ -59,7 +59,7 @@ export class InMemoryWebhookRepository extends InMemoryRepository implements Web
     if (patch.active === true && !e.active) Object.assign(e, { active: true, disabledReason: null, disabledAt: null, consecutiveFailures: 0 });
     if (patch.active === false && e.active) Object.assign(e, { active: false, disabledReason: `disabled by ${actor}`, disabledAt: this.now() });
     e.updatedAt = this.now();
-    this.log({ actor, action: 'webhook.updated', entityType: 'WebhookEndpoint', entityId: id, details: copy({ ...patch }) as Record<string, unknown> });
+    this.log({ actor, action: 'webhook.updated', entityType: 'WebhookEndpoint', entityId: id, details: auditedWebhookPatch(patch) });
     return this.view(e);
   }
 

@@ -1,5 +1,5 @@
 import {
-  decodeWebhookCursor, encodeWebhookCursor, NotFoundError, webhookDisabledReason,
+  auditedWebhookPatch, auditedWebhookUrl, decodeWebhookCursor, encodeWebhookCursor, NotFoundError, webhookDisabledReason,
   type DomainEventType, type NewWebhookEndpoint, type WebhookAttemptOutcome, type WebhookAttemptRecord, type WebhookAttemptRow, type WebhookDeliveryPage,
   type WebhookDeliveryRow, type WebhookEndpointPatch, type WebhookEndpointRow, type WebhookPayload, type WebhookRepository,
 } from '@forensics/core';
@@ -26,7 +26,7 @@ export class PrismaWebhookRepository implements WebhookRepository {
   async createEndpoint(e: NewWebhookEndpoint): Promise<WebhookEndpointRow> {
     return this.db.$transaction(async (tx) => {
       const row = await tx.webhookEndpoint.create({ data: { url: e.url, events: [...e.events], description: e.description ?? null, secretCipher: this.box.seal(e.secret), createdBy: e.createdBy } });
-      await tx.auditLog.create({ data: { actor: e.createdBy, action: 'webhook.created', entityType: 'WebhookEndpoint', entityId: row.id, details: { url: e.url, events: [...e.events] } } });
+      await tx.auditLog.create({ data: { actor: e.createdBy, action: 'webhook.created', entityType: 'WebhookEndpoint', entityId: row.id, details: { url: auditedWebhookUrl(e.url), events: [...e.events] } } });
       return endpointRow(row);
     });
   }
@@ -53,7 +53,7 @@ export class PrismaWebhookRepository implements WebhookRepository {
       if (patch.active === true && !cur.active) Object.assign(data, { active: true, disabledReason: null, disabledAt: null, consecutiveFailures: 0 });
       if (patch.active === false && cur.active) Object.assign(data, { active: false, disabledReason: `disabled by ${actor}`, disabledAt: new Date() });
       const row = await tx.webhookEndpoint.update({ where: { id }, data });
-      await tx.auditLog.create({ data: { actor, action: 'webhook.updated', entityType: 'WebhookEndpoint', entityId: id, details: JSON.parse(JSON.stringify(patch)) } });
+      await tx.auditLog.create({ data: { actor, action: 'webhook.updated', entityType: 'WebhookEndpoint', entityId: id, details: auditedWebhookPatch(patch) as never } });
       return endpointRow(row);
     });
   }

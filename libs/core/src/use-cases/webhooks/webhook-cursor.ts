@@ -17,3 +17,27 @@ export function decodeWebhookCursor(cursor: string): { at: Date; id: string } {
 export function webhookDisabledReason(consecutive: number, last: Pick<WebhookAttemptRecord, 'statusCode' | 'error'>): string {
   return `disabled after ${consecutive} consecutive failed deliveries; last error: ${(last.error ?? (last.statusCode !== null ? `HTTP ${last.statusCode}` : 'unknown')).slice(0, 200)}`;
 }
+
+/**
+ * What the audit log keeps of a webhook URL: scheme and host only. Receiver URLs often carry a
+ * secret in their path or query (e.g. chat-app incoming hooks), and the audit log is readable by
+ * more people than the admins who manage webhooks.
+ */
+export function auditedWebhookUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}/…`;
+  } catch {
+    return '(invalid url)';
+  }
+}
+
+/** Audit details of an endpoint change (the URL reduced as above). */
+export function auditedWebhookPatch(patch: { url?: string; events?: readonly string[]; description?: string | null; active?: boolean }): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (patch.url !== undefined) out.url = auditedWebhookUrl(patch.url);
+  if (patch.events !== undefined) out.events = [...patch.events];
+  if (patch.description !== undefined) out.description = patch.description;
+  if (patch.active !== undefined) out.active = patch.active;
+  return out;
+}
