@@ -56,8 +56,9 @@ function where(f: ReviewFilter, withStates: boolean): Prisma.Sql | null {
   if (f.judgeKind !== undefined) parts.push(Prisma.sql`r."judgeKind" = ${f.judgeKind}`);
   if (f.from) parts.push(Prisma.sql`r."createdAt" >= ${f.from.toISOString()}::timestamp`);
   if (f.to) parts.push(Prisma.sql`r."createdAt" < ${f.to.toISOString()}::timestamp`);
-  if (f.minSuspicion !== undefined) parts.push(Prisma.sql`r."suspicion" >= ${f.minSuspicion}`);
-  if (f.maxSuspicion !== undefined) parts.push(Prisma.sql`r."suspicion" <= ${f.maxSuspicion}`);
+  // Also stated on the risk key (implied for non-null suspicions), so the risk indexes are read as a range, not filtered.
+  if (f.minSuspicion !== undefined) parts.push(Prisma.sql`r."suspicion" >= ${f.minSuspicion} AND ${RISK} >= ${f.minSuspicion}::double precision`);
+  if (f.maxSuspicion !== undefined) parts.push(Prisma.sql`r."suspicion" <= ${f.maxSuspicion} AND ${RISK} <= ${f.maxSuspicion}::double precision`);
   if (f.q) parts.push(Prisma.sql`d."text" ILIKE ${`%${likeLiteral(f.q)}%`}`);
   if (f.decided === true) parts.push(Prisma.sql`r."decision" IS NOT NULL`);
   if (f.decided === false) parts.push(Prisma.sql`r."decision" IS NULL`);
