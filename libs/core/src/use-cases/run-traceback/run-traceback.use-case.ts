@@ -240,7 +240,10 @@ export class RunTracebackUseCase {
    * folded into the registered document: its vector is written under the document's id when the
    * document has none in the store (flagged quarantined unless the document is ACTIVE; a PURGED
    * text gets none back), then the duplicate point is deleted — the store never serves a text
-   * Postgres does not know. Returns true when it changed the store (the caller searches again).
+   * Postgres does not know. (On an attached Qdrant collection the adapter's delete hides the app's
+   * point with the quarantine flag instead of deleting it, and the upsert goes to our own
+   * collection: the app's data is never removed.) Returns true when it changed the store (the
+   * caller searches again).
    */
   private async registerUnknown(ev: FeedbackRow, hits: ScoredHit[]): Promise<boolean> {
     if (!hits.length) return false;
