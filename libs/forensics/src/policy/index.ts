@@ -1,3 +1,4 @@
 export * from './decision-policy.params';
 export * from './decision-policy';
 export * from './remembered-decision';
+export * from './reporter-trust';
