@@ -13,6 +13,7 @@ import { WebhooksController } from './controllers/webhooks.controller';
 import { AdminController } from './controllers/admin.controller';
 import { SessionController } from './controllers/session.controller';
 import { LoginThrottle } from './http/login-throttle';
+import { RateLimitGuard, RateLimits } from './http/rate-limit';
 import { ApiKeyGuard } from './http/api-key.guard';
 import { Authenticator } from './http/authenticator';
 import { ErrorsFilter } from './http/errors.filter';
@@ -35,6 +36,8 @@ export class ApiModule {
       providers: [
         Authenticator,
         LoginThrottle,
+        RateLimits,
+        RateLimitGuard,
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_FILTER, useClass: ErrorsFilter },
       ],

@@ -3,6 +3,7 @@ import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AnswerQueryRequest, AnswerQueryUseCase, CORE_SETTINGS, GeneratorError, LogAnswerRequest, LogAnswerUseCase, validateAnswerQuery, validateLogAnswer, type CoreSettings } from '@forensics/core';
 import { ZodBody } from '../http/zod-request';
 import { Allow } from '../http/auth';
+import { RateLimit } from '../http/rate-limit';
 
 @ApiTags('answers')
 @ApiSecurity('api-key')
@@ -16,6 +17,7 @@ export class AnswersController {
 
   @Post('rag/answer')
   @Allow('answers')
+  @RateLimit('answers')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Answer a query with the built-in RAG; the answer is logged and comes with a feedback token',
@@ -35,6 +37,7 @@ export class AnswersController {
 
   @Post('answers')
   @Allow('answers')
+  @RateLimit('answers')
   @HttpCode(201)
   @ApiOperation({
     summary: 'Log an answer of an external RAG (what it served and said); returns a feedback token',

@@ -5,6 +5,7 @@ import { AnswerFeedbackRequest, AnswerFeedbackUseCase, assertStorable, CORE_SETT
 import { AllowFeedbackToken, Public, type AuthenticatedRequest } from '../http/api-key.guard';
 import { ZodBody } from '../http/zod-request';
 import { actorOf, Allow } from '../http/auth';
+import { RateLimit } from '../http/rate-limit';
 
 @ApiTags('feedback')
 @ApiSecurity('api-key')
@@ -21,6 +22,7 @@ export class FeedbackController {
   @Allow('feedback')
   @HttpCode(202)
   @AllowFeedbackToken()
+  @RateLimit('feedback')
   @ApiOperation({
     summary: 'Report a wrong answer; persisted, then traced by the worker',
     description:

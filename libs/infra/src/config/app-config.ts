@@ -88,6 +88,11 @@ export interface AppConfig {
   readonly sessionTtlMinutes: number;
   /** Review console: how long opening an item claims it (seconds). */
   readonly reviewClaimTtlSec: number;
+  /**
+   * Rate limits (issue 13, item 2) of POST /v1/feedback, POST /v1/answers and POST /v1/rag/answer,
+   * requests per minute per scope; 0 = that limit is off (apps/api/src/http/rate-limit.ts).
+   */
+  readonly rateLimits: Readonly<{ feedbackPerToken: number; feedbackPerReporter: number; feedbackPerAddress: number; feedbackPerKey: number; answersPerKey: number }>;
 }
 
 export const DEV_API_KEY = 'dev-local-key';
@@ -254,6 +259,12 @@ export const ENV_SCHEMA = z.object({
     secret: true,
   }),
   SESSION_TTL_MINUTES: intVar(1, 7 * 24 * 60, 480, 'lifetime of a console session (minutes; enforced server-side)'),
+  // Rate limits (issue 13, item 2): requests per minute; 0 = off. Redis-backed when the queue's Redis is configured.
+  RATE_LIMIT_FEEDBACK_PER_MIN: intVar(0, 1_000_000, 10, 'POST /v1/feedback: requests per minute per feedback token (answer id); 0 = off'),
+  RATE_LIMIT_REPORTER_PER_MIN: intVar(0, 1_000_000, 60, 'POST /v1/feedback: requests per minute per reporter (the body\'s `reporter`, else the caller); 0 = off'),
+  RATE_LIMIT_ADDRESS_PER_MIN: intVar(0, 1_000_000, 120, 'POST /v1/feedback with a feedback token (browsers): requests per minute per client address (req.ip); 0 = off'),
+  RATE_LIMIT_KEY_PER_MIN: intVar(0, 1_000_000, 6000, 'POST /v1/feedback with an API key or session: requests per minute per key; 0 = off'),
+  RATE_LIMIT_ANSWERS_PER_MIN: intVar(0, 1_000_000, 6000, 'POST /v1/answers and /v1/rag/answer: requests per minute per API key (each answer mints a feedback token); 0 = off'),
 });
 
 export type ConfigEnv = z.output<typeof ENV_SCHEMA>;
@@ -438,6 +449,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     apiKeyPepper: e.API_KEY_PEPPER,
     sessionTtlMinutes: e.SESSION_TTL_MINUTES,
     reviewClaimTtlSec: e.REVIEW_CLAIM_TTL_SEC,
+    rateLimits: {
+      feedbackPerToken: e.RATE_LIMIT_FEEDBACK_PER_MIN, feedbackPerReporter: e.RATE_LIMIT_REPORTER_PER_MIN, feedbackPerAddress: e.RATE_LIMIT_ADDRESS_PER_MIN,
+      feedbackPerKey: e.RATE_LIMIT_KEY_PER_MIN, answersPerKey: e.RATE_LIMIT_ANSWERS_PER_MIN,
+    },
   };
   return deepFreeze(config);
 }

@@ -1,0 +1,150 @@
+import { applyDecorators, CanActivate, ExecutionContext, Inject, Injectable, Logger, Optional, SetMetadata, UseGuards } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { createHash } from 'node:crypto';
+import type { Response } from 'express';
+import type IORedis from 'ioredis';
+import { Counter } from 'prom-client';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { AUDIT_LOG, type AuditLogRepository } from '@forensics/core';
+import { APP_CONFIG, METRICS, REDIS_CONNECTION, type AppConfig, type ForensicsMetrics } from '@forensics/infra';
+import { actorOf, type AuthenticatedRequest } from './auth';
+import { TooManyRequestsException } from './login-throttle';
+
+/**
+ * Rate limits (issue 13, item 2) on the routes that anyone holding a token or a service key can
+ * call in bulk: POST /v1/feedback (each report can quarantine texts) and POST /v1/answers,
+ * POST /v1/rag/answer (each answer mints a new feedback token). rate-limiter-flexible counts fixed
+ * one-minute windows per scope key; Redis (the queue's connection) when the process has one, so
+ * every API process shares the counts, else the process's memory (logged at start).
+ *
+ * Scopes (each limit in requests per minute, 0 = off; config `rateLimits`, README "Trust and rate limits"):
+ * - `token`: POST /v1/feedback by feedback token, per answer id;
+ * - `address`: POST /v1/feedback by feedback token, per client address (`req.ip`, which follows
+ *   Express's `trust proxy` setting when the deployment sets one). Key-authenticated callers are
+ *   back ends whose address is shared by all their users: they are limited per key instead;
+ * - `key`: POST /v1/feedback by API key or console session, per key id;
+ * - `reporter`: POST /v1/feedback, per reporter (the body's `reporter`, else the caller);
+ * - `answers-key`: POST /v1/answers and /v1/rag/answer, per key id.
+ * A request is refused when any of its scopes is over its limit: 429, `Retry-After` (seconds),
+ * a JSON error naming the limit. The first refusal of a (scope key, window) — exactly one, since
+ * Redis counts atomically — writes one `ratelimit.exceeded` audit entry; every refusal counts in
+ * `forensics_rate_limited_total{route,scope}`.
+ *
+ * Cost: the scopes of a request are consumed concurrently on the one ioredis connection (one
+ * `rlflxIncr` script call each, written back to back, so one network round trip of latency);
+ * a Redis that does not answer within RATE_LIMIT_TIMEOUT_MS fails open (logged): intake must not
+ * stop because the limiter's store is down.
+ */
+export type RateLimitedRoute = 'feedback' | 'answers';
+type Scope = 'token' | 'address' | 'key' | 'reporter' | 'answers-key';
+
+export const RATE_LIMITED_ROUTE = 'forensics:rate-limited-route';
+export const RATE_LIMIT_WINDOW_SEC = 60;
+const RATE_LIMIT_TIMEOUT_MS = 250;
+
+/** Applies the rate limits of `route` to an endpoint (after authentication: the guard reads the principal). */
+export const RateLimit = (route: RateLimitedRoute) => applyDecorators(SetMetadata(RATE_LIMITED_ROUTE, route), UseGuards(RateLimitGuard));
+
+/** A scope key shown in audit records: addresses are hashed (a client's IP is personal data); ids and names are not secrets. */
+function shownKey(scope: Scope, key: string): string {
+  return scope === 'address' ? `addr:${createHash('sha256').update(key).digest('hex').slice(0, 16)}` : key;
+}
+
+@Injectable()
+export class RateLimits {
+  private readonly log = new Logger('rate-limit');
+  private readonly limiters = new Map<Scope, RateLimiterAbstract>();
+  private readonly limited: Counter<'route' | 'scope'>;
+  readonly store: 'redis' | 'memory';
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(AUDIT_LOG) private readonly audit: AuditLogRepository,
+    @Inject(METRICS) metrics: ForensicsMetrics,
+    @Optional() @Inject(REDIS_CONNECTION) redis?: IORedis,
+  ) {
+    const r = config.rateLimits;
+    const points: Record<Scope, number> = { token: r.feedbackPerToken, address: r.feedbackPerAddress, key: r.feedbackPerKey, reporter: r.feedbackPerReporter, 'answers-key': r.answersPerKey };
+    this.store = redis ? 'redis' : 'memory';
+    for (const [scope, n] of Object.entries(points) as [Scope, number][]) {
+      if (n <= 0) continue;
+      const opts = { points: n, duration: RATE_LIMIT_WINDOW_SEC, keyPrefix: `${config.queue.prefix}:rl:${scope}` };
+      this.limiters.set(scope, redis ? new RateLimiterRedis({ ...opts, storeClient: redis }) : new RateLimiterMemory(opts));
+    }
+    if (!redis && this.limiters.size) this.log.warn('rate limits are counted in this process\'s memory (no Redis configured): each API process counts on its own');
+    const existing = metrics.registry.getSingleMetric('forensics_rate_limited_total') as Counter<'route' | 'scope'> | undefined;
+    this.limited = existing ?? new Counter({
+      name: 'forensics_rate_limited_total', help: 'Requests refused with 429 by a rate limit, by route (feedback | answers) and scope (token, address, key, reporter, answers-key)',
+      labelNames: ['route', 'scope'] as const, registers: [metrics.registry],
+    });
+  }
+
+  /** The scope keys of a request (scopes whose limit is off are left out). */
+  keysOf(route: RateLimitedRoute, req: AuthenticatedRequest): [Scope, string][] {
+    const out: [Scope, string][] = [];
+    const p = req.principal;
+    const keyId = p?.keyId ?? p?.name ?? 'anonymous';
+    if (route === 'answers') out.push(['answers-key', keyId]);
+    else {
+      if (req.feedbackToken) {
+        out.push(['token', req.feedbackToken.answerId], ['address', req.ip ?? req.socket.remoteAddress ?? 'unknown']);
+      } else out.push(['key', keyId]);
+      const body = req.body as { reporter?: unknown } | undefined;
+      const reporter = body && typeof body.reporter === 'string' && body.reporter.trim() ? body.reporter.trim().slice(0, 200) : (req.feedbackToken ? null : actorOf(req));
+      if (reporter) out.push(['reporter', reporter]);
+    }
+    return out.filter(([s]) => this.limiters.has(s));
+  }
+
+  /** Consumes one point of every scope of the request; throws 429 (Retry-After set) when one is over. */
+  async check(route: RateLimitedRoute, req: AuthenticatedRequest, res: Response): Promise<void> {
+    const keys = this.keysOf(route, req);
+    if (!keys.length) return;
+    const consumed = keys.map(([scope, key]) => this.limiters.get(scope)!.consume(key).then((r) => ({ scope, key, ok: true, r }), (e: unknown) => {
+      if (e instanceof RateLimiterRes) return { scope, key, ok: false, r: e };
+      throw e;
+    }));
+    let results;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      results = await Promise.race([
+        Promise.all(consumed),
+        new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer from the rate-limit store within ${RATE_LIMIT_TIMEOUT_MS} ms`)), RATE_LIMIT_TIMEOUT_MS); }),
+      ]);
+    } catch (e) {
+      this.log.warn(`rate limit not applied (${(e as Error).message}): request let through`);
+      return;
+    } finally {
+      clearTimeout(timer);
+    }
+    const over = results.filter((x) => !x.ok);
+    if (!over.length) return;
+    for (const o of over) {
+      this.limited.inc({ route, scope: o.scope });
+      const limit = this.limiters.get(o.scope)!.points;
+      // The first refusal of this key in this window (the counter just passed the limit): one audit entry.
+      if (o.r.consumedPoints === limit + 1) {
+        await this.audit.append({
+          actor: actorOf(req), action: 'ratelimit.exceeded', entityType: 'RateLimit', entityId: `${route}:${o.scope}:${shownKey(o.scope, o.key)}`,
+          details: { route, scope: o.scope, key: shownKey(o.scope, o.key), limitPerMin: limit, windowSec: RATE_LIMIT_WINDOW_SEC, path: req.path },
+        }).catch((e: unknown) => this.log.warn(`ratelimit.exceeded not audited: ${(e as Error).message}`));
+      }
+    }
+    const worst = over.reduce((a, b) => (b.r.msBeforeNext > a.r.msBeforeNext ? b : a));
+    const retryAfter = Math.max(1, Math.ceil(worst.r.msBeforeNext / 1000));
+    res.setHeader('Retry-After', String(retryAfter));
+    const names = over.map((o) => `${o.scope} (${this.limiters.get(o.scope)!.points}/min)`).join(', ');
+    throw new TooManyRequestsException(`rate limit exceeded on ${route}: ${names}; retry in ${retryAfter} s`);
+  }
+}
+
+@Injectable()
+export class RateLimitGuard implements CanActivate {
+  constructor(@Inject(Reflector) private readonly reflector: Reflector, @Inject(RateLimits) private readonly limits: RateLimits) {}
+
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    const route = this.reflector.get<RateLimitedRoute | undefined>(RATE_LIMITED_ROUTE, ctx.getHandler());
+    if (route) await this.limits.check(route, ctx.switchToHttp().getRequest<AuthenticatedRequest>(), ctx.switchToHttp().getResponse<Response>());
+    return true;
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Rate limits (issue 13, item 2) on real parts: the HTTP server, Redis (rate-limiter-flexible's
+ * Redis store on the queue's connection), Postgres (answers, feedback, audit log). Client addresses
+ * are real: requests leave from different loopback addresses (127.0.0.x, `localAddress`), so
+ * `req.ip` differs without any proxy header.
+ *
+ * Limits are set low for this file: 3 reports per feedback token, 5 per address, 12 answers per key.
+ */
+import { request } from 'node:http';
+import { AUDIT_LOG } from '@forensics/core';
+import { RateLimits } from '../apps/api/src/http/rate-limit';
+import { createTestApp, type TestApp } from './support/test-app';
+import { TEST_API_KEY, uniqueName } from './support/test-runtime';
+
+type Json = Record<string, any>;
+const SECOND_KEY = 'second-test-key-0123456789';
+
+describe('rate limits on feedback and answers', () => {
+  let t: TestApp;
+  const collection = uniqueName('ratelimit');
+  let servedIds: string[] = [];
+
+  /** One HTTP request from a given local (loopback) address. */
+  const call = (from: string, method: string, path: string, body?: unknown, headers: Record<string, string> = { 'x-api-key': TEST_API_KEY }) =>
+    new Promise<{ status: number; retryAfter?: string; body: Json }>((resolve, reject) => {
+      const u = new URL(t.url + path);
+      const data = body === undefined ? undefined : JSON.stringify(body);
+      const req = request({ host: u.hostname, port: u.port, path: u.pathname, method, localAddress: from, agent: false, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => { text += c; });
+        res.on('end', () => {
+          let parsed: Json = {};
+          try { parsed = JSON.parse(text) as Json; } catch { /* not JSON */ }
+          resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, body: parsed });
+        });
+      });
+      req.on('error', reject);
+      req.end(data);
+    });
+  const logAnswer = (key = TEST_API_KEY) => call('127.0.0.1', 'POST', '/v1/answers', { collection, query: 'who wrote moby dick', answer: 'Charles Dickens', servedIds }, { 'x-api-key': key });
+  const token = async () => {
+    const r = await logAnswer();
+    expect(r.status).toBe(201);
+    return r.body.feedbackToken as string;
+  };
+  const report = (from: string, tok: string) => call(from, 'POST', '/v1/feedback', {}, { authorization: `FeedbackToken ${tok}` });
+  const audits = (scope: string) => t.prisma.auditLog.findMany({ where: { action: 'ratelimit.exceeded', details: { path: ['scope'], equals: scope } } });
+  const count = (rs: { status: number }[], status: number) => rs.filter((r) => r.status === status).length;
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      api: true,
+      env: { API_KEYS: `${TEST_API_KEY},${SECOND_KEY}`, RATE_LIMIT_FEEDBACK_PER_MIN: '3', RATE_LIMIT_ADDRESS_PER_MIN: '5', RATE_LIMIT_ANSWERS_PER_MIN: '12' },
+    });
+    const r = await call('127.0.0.1', 'POST', `/v1/collections/${collection}/documents`, { documents: [
+      { id: 'melville', text: 'Moby-Dick is an 1851 novel by the American writer Herman Melville.' },
+      { id: 'dickens', text: 'The novel Moby-Dick was written by Charles Dickens in 1851.' },
+    ] });
+    expect(r.status).toBe(200);
+    servedIds = (await t.prisma.document.findMany({ where: { collection } })).map((d) => d.id);
+  }, 120_000);
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('counts in Redis (the queue connection is configured)', () => {
+    expect(t.get(RateLimits).store).toBe('redis');
+    expect(t.get(AUDIT_LOG)).toBeDefined();
+  });
+
+  it('a flood from one feedback token is cut to its limit; another token from another address is not slowed', async () => {
+    const flooded = await token();
+    // 5 requests: within the address limit (5), over the token limit (3).
+    const rs = await Promise.all(Array.from({ length: 5 }, () => report('127.0.0.2', flooded)));
+    expect(count(rs, 202)).toBe(3); // the first creates the event, the next two return it (duplicate)
+    expect(count(rs, 429)).toBe(2);
+    for (const r of rs.filter((x) => x.status === 429)) {
+      expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(Number(r.retryAfter)).toBeLessThanOrEqual(60);
+      expect(r.body.error).toBe('TooManyRequests');
+      expect(r.body.message).toMatch(/token \(3\/min\)/);
+    }
+    const other = await token();
+    expect((await report('127.0.0.7', other)).status).toBe(202);
+    // One audit entry for the (token, window), not one per refused request.
+    const entries = await audits('token');
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ entityType: 'RateLimit', details: expect.objectContaining({ route: 'feedback', limitPerMin: 3, windowSec: 60 }) });
+  });
+
+  it('a flood from one address (a new token each time) is cut to the address limit; another address is not slowed', async () => {
+    const tokens: string[] = [];
+    for (let i = 0; i < 8; i++) tokens.push(await token());
+    const rs = await Promise.all(tokens.map((tok) => report('127.0.0.3', tok)));
+    expect(count(rs, 202)).toBe(5);
+    expect(count(rs, 429)).toBe(3);
+    expect(rs.find((r) => r.status === 429)!.body.message).toMatch(/address \(5\/min\)/);
+    // The refused tokens are not spent: from another address they go through, all of them.
+    const refused = tokens.filter((_, i) => rs[i].status === 429);
+    const others = await Promise.all(refused.map((tok) => report('127.0.0.4', tok)));
+    expect(others.map((r) => r.status)).toEqual(refused.map(() => 202));
+    const entries = await audits('address');
+    expect(entries).toHaveLength(1);
+    expect(entries[0].entityId).toMatch(/^feedback:address:addr:[0-9a-f]{16}$/); // the address is hashed
+    expect(JSON.stringify({ ...entries[0], id: String(entries[0].id) })).not.toContain('127.0.0.3');
+  });
+
+  it('answers are limited per key; another key is not slowed; the metric counts refusals by route and scope', async () => {
+    // 1 + 1 + 8 answers logged above with the first key; the limit is 12 per minute.
+    const rs = await Promise.all(Array.from({ length: 6 }, () => logAnswer()));
+    expect(count(rs, 201)).toBe(2);
+    expect(count(rs, 429)).toBe(4);
+    expect(rs.find((r) => r.status === 429)!.retryAfter).toBeDefined();
+    const second = await Promise.all(Array.from({ length: 5 }, () => logAnswer(SECOND_KEY)));
+    expect(second.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+    expect(await audits('answers-key')).toHaveLength(1);
+    const res = await fetch(`${t.url}/metrics`);
+    const text = await res.text();
+    expect(text).toMatch(/forensics_rate_limited_total\{route="feedback",scope="token"\} 2/);
+    expect(text).toMatch(/forensics_rate_limited_total\{route="feedback",scope="address"\} 3/);
+    expect(text).toMatch(/forensics_rate_limited_total\{route="answers",scope="answers-key"\} 4/);
+  });
+});
