@@ -157,6 +157,8 @@ describe.each(implementations)('ReviewRepository contract: %s', (_name, make) =>
     expect(p).toMatchObject({ outcome: 'changed', row: { state: 'PURGED', decision: 'purge' } });
     const [doc] = await repos.documents.get([docs[2].id]);
     expect(doc).toMatchObject({ status: 'PURGED', text: PURGED_TEXT_MARKER, textHash: docs[2].textHash, metadata: { i: 2 }, externalId: 'e2' });
+    expect((await repos.quarantines.get(c))!.evidence.judge.reply).toBe(PURGED_TEXT_MARKER);
+    expect((await repos.quarantines.get(b))!.evidence.judge.reply).toBe('[Label: Yes]');
     expect((await review.decide(c, 'restore', who('root'))).outcome).toBe('conflict');
     expect((await review.decide(c, 'purge', who('root'))).outcome).toBe('unchanged');
     expect((await review.decide(randomUUID(), 'approve', who('x'))).outcome).toBe('missing');

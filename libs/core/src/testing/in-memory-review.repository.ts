@@ -145,6 +145,8 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
     if (action === 'purge') {
       doc.status = 'PURGED';
       doc.text = PURGED_TEXT_MARKER;
+      for (const v of this.s.verdicts) if (v.documentId === q.documentId) v.reply = PURGED_TEXT_MARKER;
+      for (const r of this.s.quarantines.values()) if (r.documentId === q.documentId && r.evidence.judge) r.evidence.judge.reply = PURGED_TEXT_MARKER;
       for (const other of this.s.quarantines.values()) {
         if (other.documentId === q.documentId && other.id !== id && (other.state === 'QUARANTINED' || other.state === 'NEEDS_REVIEW')) Object.assign(other, { state: 'PURGED', storeSynced: false });
       }

@@ -13,7 +13,7 @@ export interface PurgeQuarantineDeps { quarantines: QuarantineRepository; review
 /**
  * Removes a text for good (admin only; the permission is checked by the caller): Postgres first —
  * record PURGED, the document's text replaced by PURGED_TEXT_MARKER (its hash, external id and
- * metadata kept, status PURGED), an audit entry — then the point deleted from the vector store,
+ * metadata kept, status PURGED; the judge's replies about it, which may quote it, redacted too), an audit entry — then the point deleted from the vector store,
  * then marked synced (a crash in between is completed by SyncQuarantinesUseCase). Irreversible:
  * the typed confirmation `confirm` must equal the item's documentId. Re-ingesting the same text
  * later is refused (see IngestCorpusUseCase): the hash stays known as purged.

@@ -46,7 +46,7 @@ export class GetReviewItemUseCase {
   constructor(private readonly deps: GetReviewItemDeps) {}
 
   async execute(cmd: { id: string }) {
-    const { review, quarantines, documents, feedback, verdicts, answers, store } = this.deps;
+    const { review, quarantines, documents, feedback, verdicts, answers } = this.deps;
     const rec = await quarantines.get(cmd.id);
     const [item] = rec ? await review.summaries([rec.id]) : [];
     if (!rec || !item) throw new NotFoundError(`review item ${echoInput(cmd.id)} does not exist`);
@@ -62,7 +62,6 @@ export class GetReviewItemUseCase {
       doc ? review.remembered(rec.collection, doc.textHash) : Promise.resolve([]),
       this.nearDuplicates(rec.collection, rec.documentId).catch(() => []),
     ]);
-    void store;
     const ownEvidence = v?.evidence ?? rec.evidence.retrieverEvidence;
     return {
       item: itemSummary(item),

@@ -170,6 +170,10 @@ export class PrismaReviewRepository implements ReviewRepository {
         WHERE "id" = ${id}::uuid`);
       if (action === 'purge') {
         await tx.$executeRaw(Prisma.sql`UPDATE "Document" SET "status" = 'PURGED', "text" = ${PURGED_TEXT_MARKER}, "updatedAt" = ${NOW} WHERE "id" = ${cur.documentId}::uuid`);
+        // The judge's replies about this text may quote it: redacted too (label, model and evidence numbers kept).
+        await tx.$executeRaw(Prisma.sql`UPDATE "JudgeVerdict" SET "reply" = ${PURGED_TEXT_MARKER} WHERE "documentId" = ${cur.documentId}::uuid`);
+        await tx.$executeRaw(Prisma.sql`UPDATE "QuarantineRecord" SET "evidence" = jsonb_set("evidence", '{judge,reply}', to_jsonb(${PURGED_TEXT_MARKER}::text))
+          WHERE "documentId" = ${cur.documentId}::uuid AND "evidence" ? 'judge'`);
         // Another active record of the same text (possible after a restore and a new report) goes with it.
         await tx.$executeRaw(Prisma.sql`UPDATE "QuarantineRecord" SET "state" = 'PURGED', "storeSynced" = false WHERE "documentId" = ${cur.documentId}::uuid AND "id" <> ${id}::uuid AND "state" IN ('QUARANTINED', 'NEEDS_REVIEW')`);
       } else {
