@@ -34,8 +34,9 @@ describe('intake batching: POST /v1/feedback under concurrency', () => {
   const jobExists = async (id: string) => !!(await queue.getJob(tracebackJobId(id)));
 
   beforeAll(async () => {
-    // No worker: the jobs stay in Redis to be counted.
-    t = await createTestApp({ api: true });
+    // No worker: the jobs stay in Redis to be counted. A generous enqueue bound: on a loaded machine the
+    // 500 ms default can pass, and a 202 with queued:false (the reconciler's case) is not what is tested here.
+    t = await createTestApp({ api: true, env: { QUEUE_ENQUEUE_TIMEOUT_MS: '20000' } });
     queue = t.get<Queue>(getQueueToken(TRACEBACK_QUEUE_NAME) as never);
     secret = t.get<CoreSettings>(CORE_SETTINGS).feedbackTokens.secret;
     // Intake only checks that the collection exists; no texts are needed.

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ConflictError, type AuditEntry, type AuditLogRepository, type FeedbackEventRepository, type FeedbackRow, type FeedbackStatus, type NewFeedback, type TraceRecord, type VerificationDetails } from '@forensics/core';
+import { ConflictError, type AnswerRepository, type AuditEntry, type AuditLogRepository, type CollectionRow, type DocumentRepository, type DocumentRow, type FeedbackEventRepository, type FeedbackRow, type FeedbackStatus, type NewFeedback, type TraceRecord, type VerificationDetails } from '@forensics/core';
 import { ItemFailure, MicroBatcher, type MicroBatcherOptions } from '../../batching/micro-batcher';
 import type { FeedbackEvent, PrismaClient } from '../generated/client';
 import { fromJson, isUuid, toJson } from './prisma-json';
@@ -53,6 +53,7 @@ export class BatchingFeedbackEventRepository implements FeedbackEventRepository 
     const data = inputs.map((input) => ({
       id: randomUUID(), collection: input.collection, query: input.query, wrongAnswer: input.wrongAnswer, correctAnswer: input.correctAnswer ?? null,
       servedIds: input.servedIds ?? [], reporter: input.reporter ?? null, idempotencyKey: input.idempotencyKey || null, k: input.k, answerId: input.answerId ?? null,
+      trust: input.trust ?? 'anonymous', reporterSource: input.reporterSource ?? null, reportKey: input.reportKey ?? null,
     }));
     const inserted = new Map((await this.db.feedbackEvent.createManyAndReturn({ data, skipDuplicates: true })).map((e) => [e.id, e]));
     const losers = data.filter((d) => !inserted.has(d.id));
@@ -117,4 +118,39 @@ export class BatchingAuditLogRepository implements AuditLogRepository {
   }
 
   listFor(...a: Parameters<AuditLogRepository['listFor']>) { return this.inner.listFor(...a); }
+}
+
+/**
+ * The intake's per-request reads, grouped the same way: collection lookups of a batch become one
+ * query per distinct name, `documents.get` calls one query over the union of their ids, and
+ * `answers.get` / `feedback.findByAnswer` calls are issued in one tick, where Prisma merges
+ * findUnique calls into one query. Results are as the wrapped repository returns them; nothing is
+ * cached beyond the batch.
+ */
+export function withBatchedReads<R extends { documents: DocumentRepository; answers: AnswerRepository; feedback: FeedbackEventRepository }>(repos: R, opts: MicroBatcherOptions = {}): R {
+  const { documents, answers, feedback } = repos;
+  const collections = new MicroBatcher<string, CollectionRow | null>(async (names) => {
+    const distinct = [...new Set(names)];
+    const rows = new Map(await Promise.all(distinct.map(async (n) => [n, await documents.getCollection(n)] as const)));
+    return names.map((n) => rows.get(n) ?? null);
+  }, opts);
+  const docs = new MicroBatcher<readonly string[], DocumentRow[]>(async (lists) => {
+    const rows = new Map((await documents.get([...new Set(lists.flat())])).map((d) => [d.id, d]));
+    return lists.map((ids) => [...new Set(ids)].flatMap((id) => (rows.has(id) ? [rows.get(id)!] : [])));
+  }, opts);
+  const sameTick = <I, O>(fn: (i: I) => Promise<O>) => new MicroBatcher<I, O>(async (items) =>
+    (await Promise.allSettled(items.map(fn))).map((r) => (r.status === 'fulfilled' ? r.value : new ItemFailure(r.reason))), opts);
+  const answerById = sameTick((id: string) => answers.get(id));
+  const eventByAnswer = sameTick((id: string) => feedback.findByAnswer(id));
+  return {
+    ...repos,
+    documents: overlay(documents, { getCollection: (name: string) => collections.submit(name), get: (ids: readonly string[]) => (ids.length ? docs.submit(ids) : documents.get(ids)) }),
+    answers: overlay(answers, { get: (id: string) => answerById.submit(id) }),
+    feedback: overlay(feedback, { findByAnswer: (id: string) => eventByAnswer.submit(id) }),
+  };
+}
+
+/** `inner` with some methods replaced; every other member is inner's own (through the prototype chain). */
+function overlay<T extends object>(inner: T, overrides: Partial<T>): T {
+  return Object.assign(Object.create(inner) as T, overrides);
 }

@@ -11,7 +11,7 @@ import { PrismaVerdictRepository } from './prisma-verdict.repository';
 import { PrismaApiKeyRepository } from './prisma-api-key.repository';
 import { PrismaSessionRepository } from './prisma-session.repository';
 import { PrismaUserRepository } from './prisma-user.repository';
-import { BatchingAuditLogRepository, BatchingFeedbackEventRepository } from './batching-repositories';
+import { BatchingAuditLogRepository, BatchingFeedbackEventRepository, withBatchedReads } from './batching-repositories';
 
 export {
   PrismaAnswerRepository, PrismaAuditLogRepository, PrismaDatabaseHealth, PrismaDocumentRepository, PrismaEnhancementRepository,
@@ -20,9 +20,9 @@ export {
   BatchingAuditLogRepository, BatchingFeedbackEventRepository,
 };
 
-/** Every repository over one Prisma client (Postgres). */
+/** Every repository over one Prisma client (Postgres); the intake's reads and writes batched (batching-repositories.ts). */
 export function createPrismaRepositories(db: PrismaClient): Repositories {
-  return {
+  return withBatchedReads({
     documents: new PrismaDocumentRepository(db),
     // Intake writes (events, audit entries, RECEIVED → QUEUED) as group commits: see batching-repositories.ts.
     feedback: new BatchingFeedbackEventRepository(db, new PrismaFeedbackEventRepository(db)),
@@ -35,5 +35,5 @@ export function createPrismaRepositories(db: PrismaClient): Repositories {
     users: new PrismaUserRepository(db),
     apiKeys: new PrismaApiKeyRepository(db),
     sessions: new PrismaSessionRepository(db),
-  };
+  });
 }
