@@ -301,6 +301,21 @@ describe('review API', () => {
     expect(approved.body).toMatchObject({ state: 'QUARANTINED', decision: 'approve' });
     expect(approved.body.decidedBy).toContain(keys.reviewer.name);
     expect((await app.store.fetch(coll, [approveDoc.id]))[0].quarantined).toBe(true);
+
+    // Near-duplicates: by the text's own vector in its collection, itself excluded, quarantined neighbours included
+    // (with their status), the purged one gone from the store.
+    const near = (await call('GET', `/v1/review/items/${restoreId}`, keys.viewer.key)).body.nearDuplicates;
+    expect(near.map((n: any) => n.documentId)).toEqual([approveDoc.id]);
+    expect(near[0]).toMatchObject({ state: 'QUARANTINED', textPreview: texts[2] });
+    expect(near[0].similarity).toBeGreaterThan(-1);
+
+    // The answer the user was served comes from the answer log (feedback by token on a logged answer).
+    const answer = await app.repos.answers.create({ collection: coll, query: 'is the moon cheese', answer: 'Yes, the moon is made of cheese.', servedIds: [approveDoc.id], servedScores: [0.9], source: 'external', generatorKind: null, generatorModel: null, promptVersion: null, embedder: null });
+    const { event } = await app.repos.feedback.create({ collection: coll, query: 'is the moon cheese', wrongAnswer: 'yes', k: 5, answerId: answer.id, reporter: 'user-7' });
+    const { record: fromAnswer } = await app.repos.quarantines.create({ state: 'NEEDS_REVIEW', documentId: restoreDoc.id, feedbackId: event.id, collection: coll, reason: 'test', evidence: EVIDENCE, policy: 'judge-only', createdBy: 'test' });
+    const withAnswer = (await call('GET', `/v1/review/items/${fromAnswer.id}`)).body;
+    expect(withAnswer.feedback).toMatchObject({ id: event.id, servedAnswer: 'Yes, the moon is made of cheese.', answerId: answer.id, reporter: 'user-7', query: 'is the moon cheese' });
+    expect(withAnswer.verdict).toMatchObject({ label: 'YES', judgeKind: 'scripted', reply: '[Label: Yes]' });
   });
 
   it('item detail, events and export (CSV formula-safe, JSONL)', async () => {
