@@ -9,6 +9,7 @@ import { BullMqTracebackQueue } from '../queue/bullmq-traceback-queue';
 import { BatchingTracebackQueue } from '../queue/batching-traceback-queue';
 import { BullMqFailedJobs } from '../queue/dead-letters';
 import { QueueRegistry } from '../queue/queue-registry';
+import { QueueErrorLogs } from '../queue/queue-error-logs';
 import { MAINTENANCE_QUEUE_NAME, TRACEBACK_QUEUE_NAME, WEBHOOK_QUEUE_NAME } from '../queue/queue.constants';
 import { REDIS_CONNECTION } from './infra.tokens';
 
@@ -31,6 +32,8 @@ export class QueueModule {
       providers: [
         // Every registered queue, discovered in the container (metrics, dead letters, queue dashboard).
         QueueRegistry,
+        // An `error` listener (warn, rate-limited) on every queue and worker that has none.
+        QueueErrorLogs,
         { provide: FAILED_JOBS, useFactory: (registry: QueueRegistry) => new BullMqFailedJobs(() => registry.all()), inject: [QueueRegistry] },
         {
           provide: TRACEBACK_QUEUE,
