@@ -12,6 +12,7 @@
  * complete; nothing is quarantined twice.
  */
 import { IngestCorpusUseCase } from '@forensics/core';
+import { TRACEBACK_QUEUE_NAME, tracebackJobId } from '@forensics/infra';
 import { DedicatedRedis } from '../support/faults/fault-services';
 import { assertInvariants, CORPUS, eventually, judgeEnv, printFaultLine, report, scriptJudge, timedRequest, waitTerminal, type Timed } from '../support/faults/fault-kit';
 import { startOpenAiTestServer, type OpenAiTestServer } from '../support/openai-test-server';
@@ -106,4 +107,56 @@ describe('fault: redis killed and restarted (empty) mid-intake and mid-trace', (
     expect(maxRequestMs).toBeLessThan(REQUEST_BOUND_MS);
     expect(Math.max(...down.map((r) => r.ms))).toBeLessThan(DOWN_BOUND_MS);
   }, 300_000);
+});
+
+/**
+ * The producer's connection has no offline queue: while Redis is down an enqueue is refused at once
+ * (not after QUEUE_ENQUEUE_TIMEOUT_MS), and nothing is buffered to be replayed when Redis returns —
+ * only the reconciler enqueues the event (there is none here: API only), so it stays RECEIVED.
+ */
+describe('fault: redis down — the producer neither waits nor buffers', () => {
+  let redis: DedicatedRedis;
+  let t: TestApp;
+  const collection = uniqueName('fault_producer');
+
+  beforeAll(async () => {
+    redis = await DedicatedRedis.start();
+    // A long enqueue bound: an answer well under it shows the enqueue was refused, not timed out.
+    t = await createTestApp({ api: true, env: { REDIS_URL: redis.url, QUEUE_ENQUEUE_TIMEOUT_MS: '8000', TRACE_K: '3' } });
+    await t.get(IngestCorpusUseCase).execute({ collection, records: CORPUS });
+  }, 120_000);
+
+  afterAll(async () => {
+    await redis?.restart().catch(() => {});
+    await t?.close();
+    await redis?.kill();
+  }, 60_000);
+
+  it('answers 202 queued:false at once while Redis is down, and no buffered add reaches Redis later', async () => {
+    // Warm the producer connection while Redis is up.
+    const up = await timedRequest(`${t.url}/v1/feedback`, { body: report(collection, 0) });
+    expect(up.status).toBe(202);
+    expect(up.body!.queued).toBe(true);
+
+    await redis.kill();
+    const down = await Promise.all(Array.from({ length: 5 }, (_, i) => timedRequest(`${t.url}/v1/feedback`, { body: report(collection, i + 1) })));
+    expect(down.map((r) => [r.status, r.body?.queued])).toEqual(down.map(() => [202, false]));
+    const maxDownMs = Math.max(...down.map((r) => r.ms));
+    expect(maxDownMs).toBeLessThan(3_000);
+
+    await redis.restart();
+    // Give a buffered command every chance to be replayed on reconnect.
+    await new Promise((r) => setTimeout(r, 4_000));
+    const { Queue } = await import('bullmq');
+    const queue = new Queue(TRACEBACK_QUEUE_NAME, { connection: { url: redis.url }, prefix: t.config.queue.prefix });
+    try {
+      const jobs = await Promise.all(down.map((r) => queue.getJob(tracebackJobId(String(r.body!.id)))));
+      expect(jobs.filter(Boolean)).toHaveLength(0);
+    } finally {
+      await queue.close();
+    }
+    const rows = await t.prisma.feedbackEvent.findMany({ where: { id: { in: down.map((r) => String(r.body!.id)) } }, select: { status: true } });
+    expect(rows.map((r) => r.status)).toEqual(down.map(() => 'RECEIVED'));
+    printFaultLine({ fault: 'redis-down-producer-no-buffer', accepted: down.length, queuedFalse: down.length, maxRequestMsWhileDown: Math.round(maxDownMs), enqueueTimeoutMs: 8000, replayedAfterRestart: 0 });
+  }, 120_000);
 });
