@@ -31,7 +31,7 @@ export class QueueUnreachableError extends Error {
 /**
  * Producer side of the traceback queue, over the BullMQ queue the Nest module registered.
  *
- * Enqueueing goes through a connection of its own (`producerConnection`): no offline queue
+ * Enqueueing goes through a connection of its own (`createProducerConnection`): no offline queue
  * (`enableOfflineQueue: false`), one try per command, no resend of unfulfilled commands after a
  * reconnect. While Redis is away an `add` fails at once instead of being buffered in memory and
  * replayed whenever Redis returns (late or piled-up enqueues); the event stays RECEIVED and the
