@@ -22,24 +22,24 @@ import { arg, bootService, client, launchChromium, login } from '../scripts/cons
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** Sets the hash and waits in the page until the queue re-rendered; returns the elapsed ms. */
+/**
+ * Sets the hash and waits in the page until the queue re-rendered; returns the elapsed ms. The page
+ * code is a string: tsx would wrap named functions in a helper that does not exist in the page.
+ */
+const TIME_HASH = `(h) => new Promise((resolve, reject) => {
+  const main = document.getElementById('main');
+  const before = main.dataset.loaded;
+  const t0 = performance.now();
+  location.hash = h;
+  const tick = () => {
+    if (main.dataset.page === 'queue' && main.dataset.loaded !== before && main.querySelector('table.queue tbody tr')) resolve(performance.now() - t0);
+    else if (performance.now() - t0 > 60000) reject(new Error('no queue for ' + h));
+    else requestAnimationFrame(tick);
+  };
+  tick();
+})`;
 async function timeHash(page: Page, hash: string): Promise<number> {
-  return page.evaluate(async (h) => {
-    const main = document.getElementById('main')!;
-    const before = main.dataset.loaded;
-    const t0 = performance.now();
-    location.hash = h;
-    await new Promise<void>((resolve, reject) => {
-      const until = t0 + 60_000;
-      const tick = () => {
-        if (main.dataset.page === 'queue' && main.dataset.loaded !== before && main.querySelector('table.queue tbody tr')) resolve();
-        else if (performance.now() > until) reject(new Error(`no queue for ${h}`));
-        else requestAnimationFrame(tick);
-      };
-      tick();
-    });
-    return performance.now() - t0;
-  }, hash);
+  return page.evaluate(`(${TIME_HASH})(${JSON.stringify(hash)})`) as Promise<number>;
 }
 
 async function main(): Promise<void> {
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
       await page.goto('about:blank');
       await page.goto(`${svc.url}/console#/queue?sort=risk`);
       await page.waitForSelector('main[data-page="queue"] table.queue tbody tr');
-      first.push(await page.evaluate(() => Number(document.getElementById('main')!.dataset.loaded)));
+      first.push(Number(await page.evaluate("document.getElementById('main').dataset.loaded")));
     }
     const deepRuns: number[] = [];
     const filterRuns: number[] = [];
