@@ -5,6 +5,7 @@
  *    "foreignWriteNextSearchMs":..,"rssMb":..,"recallAt10":..,"cores":2,"load1":..}
  *
  *   npm run bench:scale -- --texts 1000000 [--vectors random|clustered] [--queries 200] [--dir /tmp/x [--reuse]]
+ *                          [--nprobes P --refine R]   (ANN knobs; default VECTOR_ANN_NPROBES / VECTOR_ANN_REFINE's)
  * `--dir` keeps the data; `--reuse` then skips ingestion/indexing/truth (saved in the dir) and re-runs the
  * searches and foreign writes only (each foreign write is undone after its timed search, so the data
  * stay as ingested) — e.g. to measure again when the shared machine is quieter.
@@ -240,7 +241,9 @@ async function main(): Promise<void> {
     if (reuse) log(`reusing the ingested data and exact truth in ${dir}`);
     const w = JSON.parse(reuse ? fs.readFileSync(saved, 'utf8') : await runChild('writer', dir)) as { ingestPerSec: number; indexBuildSec: number; truth: number[][] };
     if (!reuse && arg('dir', '')) fs.writeFileSync(saved, JSON.stringify(w));
-    const store = new LanceDbVectorStore({ dir });
+    const nprobes = arg('nprobes', '') ? Number(arg('nprobes', '')) : undefined; // default: the store's (VECTOR_ANN_NPROBES)
+    const refineFactor = arg('refine', '') ? Number(arg('refine', '')) : undefined;
+    const store = new LanceDbVectorStore({ dir, nprobes, refineFactor });
     const qs = queries();
     const path0 = await store.servingPath(COLLECTION);
     log(`serving path: ${path0}`);
@@ -291,6 +294,8 @@ async function main(): Promise<void> {
       indexBuildSec: w.indexBuildSec,
       reused: reuse,
       servingPath: path0,
+      nprobes: nprobes ?? 'default',
+      refine: refineFactor ?? 'default',
       searchP50Ms: +percentile(lat, 0.5).toFixed(1),
       searchP99Ms: +percentile(lat, 0.99).toFixed(1),
       foreignWriteNextSearchMs: +percentile(foreignMs, 0.5).toFixed(1),
