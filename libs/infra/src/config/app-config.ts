@@ -176,7 +176,7 @@ export const ENV_SCHEMA = z.object({
   QDRANT_URL: text('Qdrant server; unset = embedded on-disk vector store'),
   QDRANT_API_KEY: text('API key of the Qdrant server', true),
   VECTOR_INDEX_MIN_ROWS: intVar(0, 1_000_000_000, 50_000, 'embedded store: rows from which a collection is served by an ANN index (IVF_PQ) instead of the exact in-process snapshot; 0 = never'),
-  VECTOR_ANN_NPROBES: intVar(1, 4096, 32, 'embedded store ANN search: IVF partitions probed per query (recall vs latency)'),
+  VECTOR_ANN_NPROBES: intVar(1, 4096, 128, 'embedded store ANN search: IVF partitions probed per query (recall vs latency)'),
   VECTOR_ANN_REFINE: intVar(1, 1000, 10, 'embedded store ANN search: refine factor (limit × this many candidates re-scored exactly)'),
   QDRANT_ATTACH_COLLECTION: text("attach mode (needs QDRANT_URL): the RAG app's existing Qdrant collection to read, search and flag instead of our own"),
   QDRANT_ATTACH_AS: text('attach mode: the service\'s name for that collection (feedback\'s `collection`); unset = QDRANT_ATTACH_COLLECTION'),
