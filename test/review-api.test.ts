@@ -249,6 +249,9 @@ describe('review API', () => {
     const bad = await call('POST', '/v1/review/bulk', keys.reviewer.key, { action: 'approve', requestId: uniqueName('r') });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toContain('ids');
+    const notIds = await call('POST', '/v1/review/bulk', keys.reviewer.key, { action: 'approve', ids: ['x1'], requestId: uniqueName('r') });
+    expect(notIds.status).toBe(400);
+    expect(notIds.body.message).toContain('ids');
   });
 
   it('decisions on ingested texts: restore serves the text again, approve keeps it out, purge deletes the point and redacts the text', async () => {

@@ -90,7 +90,7 @@ export type ReviewDecisionBody = z.infer<typeof ReviewDecisionRequest>;
 export const BULK_ID_LIMIT = 5000;
 export const ReviewBulkRequest = strictBody({
   action: z.enum(['approve', 'restore'], { error: 'action must be one of approve, restore' }).describe('approve or restore (purge is one item at a time)'),
-  ids: z.array(z.string({ error: 'ids must be item ids (strings)' }).max(64, { error: 'ids must be item ids (strings)' }), { error: 'ids must be an array of item ids' })
+  ids: z.array(z.string({ error: 'ids must be item ids (UUIDs)' }).regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, { error: 'ids must be item ids (UUIDs)' }), { error: 'ids must be an array of item ids' })
     .min(1, { error: 'ids must not be empty' }).max(BULK_ID_LIMIT, { error: `ids holds at most ${BULK_ID_LIMIT} ids; use a filter for more` }).optional(),
   filter: FilterBody.optional().describe('the list query\'s filters (state defaults to NEEDS_REVIEW,QUARANTINED)'),
   requestId: z.string({ error: 'requestId is required: a client-generated id (8..100 characters of A-Z a-z 0-9 _ -)' })
