@@ -244,6 +244,30 @@ const WRONG = 'Charles Dickens';
     await b.page.waitForSelector('#claim[data-holder="me"]');
   });
 
+  it('events page links to its items; the audit log filters by action; dead letters are listed', async () => {
+    const { page, errors } = await loginAs(keys.viewer.key);
+    await page.goto(`${base}/console#/events?collection=${collection}`);
+    await page.waitForSelector(`main[data-page="events"] tr[data-id="${eventId}"]`);
+    const row = page.locator(`tr[data-id="${eventId}"]`);
+    expect(await row.textContent()).toContain('TRACED');
+    await row.getByRole('link', { name: 'items →' }).click();
+    await page.waitForSelector(`main[data-page="queue"] tr[data-id="${items.p1.id}"]`);
+    expect(await page.locator('table.queue tbody tr').count()).toBeGreaterThanOrEqual(4);
+    // The audit log holds the restore of p0 (first test); filtering by its action keeps only that action.
+    await page.goto(`${base}/console#/audit?q=${items.p0.id}`);
+    await page.waitForSelector('main[data-page="audit"] table.audit tbody tr');
+    const restoreLink = page.locator('table.audit tbody tr td:nth-child(3) a', { hasText: /restor/i }).first();
+    const action = (await restoreLink.textContent())!;
+    await restoreLink.click();
+    // The page re-rendered with the filter (its form shows it) and the table.
+    await page.waitForFunction((a) => (document.querySelector('main input[name="action"]') as HTMLInputElement | null)?.value === a && !!document.querySelector('main table.audit tbody tr'), action);
+    const actions = await page.locator('table.audit tbody tr td:nth-child(3)').allTextContents();
+    expect(new Set(actions)).toEqual(new Set([action]));
+    await page.goto(`${base}/console#/dead-letters`);
+    await page.waitForSelector('main[data-page="dead-letters"] h1');
+    expect(errors).toEqual([]);
+  });
+
   it('a viewer sees no decision buttons and gets 403 from the API; a reviewer gets 403 on purge', async () => {
     const v = await loginAs(keys.viewer.key);
     expect(await v.page.locator('#who .role').textContent()).toBe('viewer');

@@ -7,6 +7,7 @@ import { renderQueue } from './queue.js';
 import { renderItem } from './item.js';
 import { renderEvents } from './events.js';
 import { renderAudit } from './audit.js';
+import { renderDeadLetters } from './dead-letters.js';
 
 /** Shared across pages: who is logged in and the last queue page (for j/k on the item page). */
 export const session = { me: null, queueIds: [], queueHash: '#/queue' };
@@ -129,6 +130,7 @@ export async function route() {
     if (name === 'item' && parts[1]) await renderItem(view, parts[1], () => seq === routeSeq);
     else if (name === 'events') await renderEvents(view, params, () => seq === routeSeq);
     else if (name === 'audit') await renderAudit(view, params, () => seq === routeSeq);
+    else if (name === 'dead-letters') await renderDeadLetters(view, params, () => seq === routeSeq);
     else if (name === 'login') { location.hash = '#/queue'; return; }
     else await renderQueue(view, params, () => seq === routeSeq);
   } catch (e) {

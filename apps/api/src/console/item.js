@@ -211,7 +211,7 @@ export async function renderItem(view, id, current) {
   view.append(
     nav,
     h('h1', {}, 'Item ', h('code', { id: 'item-doc', text: it.documentId }), ' ', stateBadge),
-    h('p', { class: 'muted' }, `collection ${it.collection} · created ${fmtDate(it.createdAt)}`, it.decidedBy ? ` · ${it.decision ?? 'decided'} by ${it.decidedBy} at ${fmtDate(it.decidedAt)}${it.note ? ` (note: ${it.note})` : ''}` : '', ' · suspicion ', miniBar(it.suspicion, 'suspicion')),
+    h('p', { class: 'muted' }, `collection ${it.collection} · created ${fmtDate(it.createdAt)}`, it.servedDuringReview ? ' · still served while it awaits review' : '', it.decidedBy ? ` · ${it.decision ?? 'decided'} by ${it.decidedBy} at ${fmtDate(it.decidedAt)}${it.note ? ` (note: ${it.note})` : ''}` : '', ' · suspicion ', miniBar(it.suspicion, 'suspicion')),
     claimLine, decisionPanel,
     h('div', { class: 'sections' }, sections),
     h('p', { class: 'shortcuts muted' }, 'Shortcuts: ', h('kbd', { text: 'j' }), '/', h('kbd', { text: 'k' }), ' next/previous item · ',

@@ -6,7 +6,7 @@ import { can, page, session } from './app.js';
 import { badge, clear, field, fmtDate, h, miniBar, short, toast } from './dom.js';
 
 const STATES = ['NEEDS_REVIEW', 'QUARANTINED', 'RESTORED', 'PURGED'];
-const FILTER_KEYS = ['state', 'collection', 'feedbackId', 'judge', 'from', 'to', 'minSuspicion', 'maxSuspicion', 'q'];
+const FILTER_KEYS = ['state', 'collection', 'feedbackId', 'judge', 'from', 'to', 'minSuspicion', 'maxSuspicion', 'q', 'decided'];
 /** Cursors of the pages before the current one (for "previous"), per filter. */
 let history = { key: '', cursors: [] };
 
@@ -67,6 +67,7 @@ export async function renderQueue(view, params, current) {
     field('Created before', inp('to', { type: 'date' })),
     field('Suspicion ≥', inp('minSuspicion', { type: 'number', min: 0, max: 1, step: 0.05 })),
     field('Suspicion ≤', inp('maxSuspicion', { type: 'number', min: 0, max: 1, step: 0.05 })),
+    field('Decided', h('select', { name: 'decided' }, [['', 'any'], ['false', 'undecided'], ['true', 'decided']].map(([v, l]) => h('option', { value: v, text: l, selected: (filter.decided ?? '') === v })))),
     field('Sort', sortSel),
     h('div', { class: 'field buttons' }, h('button', { type: 'submit', class: 'primary', text: 'Apply' }), h('a', { href: '#/queue', class: 'button', text: 'Reset' })));
   form.addEventListener('submit', (e) => {
@@ -139,7 +140,7 @@ export async function renderQueue(view, params, current) {
     box?.addEventListener('change', () => { if (box.checked) selected.add(it.id); else selected.delete(it.id); selCount.textContent = `${selected.size} selected`; });
     const tr = h('tr', { dataset: { id: it.id, state: it.state }, tabindex: '-1' },
       decide ? h('td', {}, box) : null,
-      h('td', {}, badge(it.state), it.decidedBy ? h('div', { class: 'muted small', text: `${it.decision ?? 'decided'} by ${short(it.decidedBy, 30)}` }) : null),
+      h('td', {}, badge(it.state), it.servedDuringReview ? h('div', { class: 'muted small', text: 'still served' }) : null, it.decidedBy ? h('div', { class: 'muted small', text: `${it.decision ?? 'decided'} by ${short(it.decidedBy, 30)}` }) : null),
       h('td', {}, miniBar(it.suspicion, 'suspicion')),
       h('td', {}, h('a', { href: `#/item/${encodeURIComponent(it.id)}`, class: 'doc', text: short(it.documentId, 40) }), h('div', { class: 'muted small', text: it.collection })),
       h('td', { class: 'preview', text: short(it.textPreview, 160) }),
