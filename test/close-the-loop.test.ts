@@ -49,7 +49,8 @@ describe('close the loop: answer → feedback by token → traceback → verific
     // The API and the worker in one process (as `npm start` runs them).
     t = await createTestApp({
       api: true, worker: true,
-      env: { JUDGE: 'openai', GENERATOR: 'openai', OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'k', JUDGE_MODEL: uniqueName('scripted'), TRACE_K: '3', SWEEP_EVERY_MS: '1000' },
+      // The loop itself, not reporter trust (test/trust.test.ts): a token report may quarantine on its own here.
+      env: { JUDGE: 'openai', GENERATOR: 'openai', OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'k', JUDGE_MODEL: uniqueName('scripted'), TRACE_K: '3', SWEEP_EVERY_MS: '1000', AUTO_QUARANTINE_MIN_TRUST: 'anonymous' },
     });
     base = t.url;
     const r = await call('POST', `/v1/collections/${collection}/documents`, { documents: [...POISONED, ...CLEAN].map((text) => ({ text })) });

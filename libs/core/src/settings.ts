@@ -1,4 +1,4 @@
-import type { DecisionPolicyParams, TraceParams } from '@forensics/algorithms';
+import type { DecisionPolicyParams, TraceParams, TrustParams } from '@forensics/algorithms';
 import type { EvidenceSettings } from './use-cases/run-traceback/collect-evidence';
 
 /** Secret and lifetime of the feedback tokens handed out with each logged answer. */
@@ -20,6 +20,8 @@ export interface CoreSettings {
   trace: Partial<Omit<TraceParams, 'k'>> & { judgeConcurrency: number };
   evidence: Partial<EvidenceSettings>;
   policy: Partial<DecisionPolicyParams>;
+  /** Reporter trust, corroboration and caps on automatic quarantines (issue 13); unset fields = the library's DEFAULT_TRUST_PARAMS. */
+  trust?: Partial<TrustParams>;
   feedbackTokens: FeedbackTokenSettings;
   /** Who the worker's automatic actions are recorded as in the audit log. */
   workerActor: string;

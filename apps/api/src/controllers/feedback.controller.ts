@@ -6,6 +6,7 @@ import { AllowFeedbackToken, Public, type AuthenticatedRequest } from '../http/a
 import { ZodBody } from '../http/zod-request';
 import { actorOf, Allow } from '../http/auth';
 import { RateLimit } from '../http/rate-limit';
+import { addressSource, keyReporterTrust } from '../http/reporter-trust';
 
 @ApiTags('feedback')
 @ApiSecurity('api-key')
@@ -35,10 +36,10 @@ export class FeedbackController {
   @ZodBody(z.union([SubmitFeedbackRequest, AnswerFeedbackRequest]))
   async create(@Body() body: unknown, @Headers('idempotency-key') key: string | undefined, @Req() req: AuthenticatedRequest) {
     assertStorable('Idempotency-Key', key);
-    if (req.feedbackToken) return this.createWithToken(body, req.feedbackToken.answerId);
+    if (req.feedbackToken) return this.createWithToken(body, req.feedbackToken.answerId, addressSource(req));
     const cmd = validateFeedback(body, this.settings.defaultCollection);
     const reporter = cmd.reporter ?? (req.principal ? actorOf(req) : null);
-    const { event, created, queued } = await this.submit.execute({ ...cmd, reporter, idempotencyKey: key ?? null });
+    const { event, created, queued } = await this.submit.execute({ ...cmd, reporter, idempotencyKey: key ?? null, ...keyReporterTrust(req, cmd.reporter ?? null) });
     return { id: event.id, status: event.status, duplicate: !created, queued, links: { self: `/v1/feedback/${event.id}` } };
   }
 
@@ -57,11 +58,11 @@ export class FeedbackController {
     return this.get.execute({ feedbackId: id });
   }
 
-  private async createWithToken(body: unknown, answerId: string) {
+  private async createWithToken(body: unknown, answerId: string, reporterSource: string) {
     const claimed = (body as { answerId?: unknown } | null | undefined)?.answerId;
     if (claimed !== undefined && claimed !== answerId) throw new UnauthorizedException('this feedback token was issued for a different answer');
     const input = validateAnswerFeedback(body);
-    const { event, created, queued, droppedServedIds } = await this.submitForAnswer.execute({ ...input, answerId });
+    const { event, created, queued, droppedServedIds } = await this.submitForAnswer.execute({ ...input, answerId, reporterSource });
     return {
       id: event.id, status: event.status, duplicate: !created, queued, answerId, servedIds: event.servedIds,
       ...(droppedServedIds.length

@@ -25,6 +25,8 @@ import {
 } from '../ports/repositories/webhook.port';
 import { InMemoryWebhookRepository } from './in-memory-webhook.repository';
 import { InMemoryReviewRepository } from './in-memory-review.repository';
+import { InMemoryReporterActivityRepository } from './in-memory-reporter-activity.repository';
+import { REPORTER_ACTIVITY, type ReporterActivityRepository } from '../ports/repositories/reporter-activity.port';
 import type { InMemoryState } from './in-memory-state';
 import { DEFAULT_REVIEW_SETTINGS, REVIEW, REVIEW_SETTINGS, type ReviewRepository } from '../ports/repositories/review.port';
 
@@ -58,6 +60,8 @@ export interface ComposePorts {
   webhookSettings?: Partial<WebhookSettings>;
   /** Default: the in-memory review repository over `repos`' state (when `repos` is in-memory). */
   review?: ReviewRepository;
+  /** Default: the in-memory reporter-activity repository over `repos`' state (issue 13: corroboration and caps). */
+  reporterActivity?: ReporterActivityRepository;
   /** Failed jobs of the queues (dead letters). Default: an empty InMemoryFailedJobs. */
   failedJobs?: FailedJobs;
   /** Overrides of TEST_IDENTITY_SETTINGS (key pepper, session lifetime). */
@@ -104,6 +108,12 @@ function reviewFake(repos: Repositories, clock: Clock): ReviewRepository {
   const state = (repos as Repositories & { state?: InMemoryState }).state;
   if (state) return new InMemoryReviewRepository(state, () => clock.now());
   return new Proxy({} as ReviewRepository, { get: () => { throw new Error('composeUseCases: pass `review` (a ReviewRepository) when `repos` is not in-memory'); } });
+}
+/** Like the review fake: over the in-memory state, or a stand-in that says what is missing. */
+function reporterActivityFake(repos: Repositories): ReporterActivityRepository {
+  const state = (repos as Repositories & { state?: InMemoryState }).state;
+  if (state) return new InMemoryReporterActivityRepository(state);
+  return new Proxy({} as ReporterActivityRepository, { get: () => { throw new Error('composeUseCases: pass `reporterActivity` when `repos` is not in-memory'); } });
 }
 const SYSTEM_CLOCK: Clock = { now: () => new Date() };
 
@@ -153,6 +163,7 @@ export function composeUseCases(ports: ComposePorts): ComposedUseCases {
     [WEBHOOK_DISPATCHER, ports.webhookDispatcher ?? { enqueue: async () => {}, redrive: async () => 'live' as const }],
     [WEBHOOK_SETTINGS, { ...TEST_WEBHOOK_SETTINGS, ...ports.webhookSettings }],
     [FAILED_JOBS, ports.failedJobs ?? new InMemoryFailedJobs()],
+    [REPORTER_ACTIVITY, ports.reporterActivity ?? reporterActivityFake(repos)],
   ]);
   const built = new Map<Function, unknown>();
   const building = new Set<Function>();

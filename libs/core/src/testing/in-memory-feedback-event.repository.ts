@@ -30,6 +30,7 @@ export class InMemoryFeedbackEventRepository extends InMemoryRepository implemen
       id: randomUUID(), collection: input.collection, query: input.query, wrongAnswer: input.wrongAnswer, correctAnswer: input.correctAnswer ?? null,
       servedIds: [...(input.servedIds ?? [])], reporter: input.reporter ?? null, idempotencyKey: key, status: 'RECEIVED', step: null, k: input.k,
       trace: null, failureReason: null, attempts: 0, createdAt: at, updatedAt: at, tracedAt: null, answerId, verification: null, verificationDetails: null,
+      trust: input.trust ?? 'identified', reporterSource: input.reporterSource ?? null, reportKey: input.reportKey ?? null,
     };
     this.s.feedback.set(event.id, event);
     return { event: copy(event), created: true };

@@ -26,13 +26,13 @@ export interface TrustParams {
   corroborationMinReporters: number;
   /** Automatic quarantines per feedback event; further YES verdicts go to review (default 5; 0 = no cap). */
   maxPerEvent: number;
-  /** Automatic quarantines per reporter per 24 h; further YES verdicts go to review (default 50; 0 = no cap). */
+  /** Automatic quarantines per reporter per 24 h; further YES verdicts go to review (default 200; 0 = no cap). */
   maxPerReporterDay: number;
   /** Texts held for review by these rules stay served ('serve', default: a false flag must not remove a good text) or are withheld. */
   heldServing: 'serve' | 'withhold';
 }
 
-export const DEFAULT_TRUST_PARAMS: TrustParams = { minTrust: 'identified', corroborationMinReporters: 2, maxPerEvent: 5, maxPerReporterDay: 50, heldServing: 'serve' };
+export const DEFAULT_TRUST_PARAMS: TrustParams = { minTrust: 'identified', corroborationMinReporters: 2, maxPerEvent: 5, maxPerReporterDay: 200, heldServing: 'serve' };
 
 export function validateTrustParams(p: Partial<TrustParams> = {}): TrustParams {
   const out = { ...DEFAULT_TRUST_PARAMS, ...p };

@@ -13,6 +13,10 @@ import {
   validateTraceParams,
   type DecisionPolicyParams,
   type PolicyName,
+  DEFAULT_TRUST_PARAMS,
+  TRUST_LEVELS,
+  validateTrustParams,
+  type TrustParams,
 } from '@forensics/algorithms';
 
 /**
@@ -92,6 +96,8 @@ export interface AppConfig {
    * Rate limits (issue 13, item 2) of POST /v1/feedback, POST /v1/answers and POST /v1/rag/answer,
    * requests per minute per scope; 0 = that limit is off (apps/api/src/http/rate-limit.ts).
    */
+  /** Reporter trust, corroboration and caps on automatic quarantines (issue 13, item 1; library default DEFAULT_TRUST_PARAMS). */
+  readonly trust: Readonly<TrustParams>;
   readonly rateLimits: Readonly<{ feedbackPerToken: number; feedbackPerReporter: number; feedbackPerAddress: number; feedbackPerKey: number; answersPerKey: number }>;
 }
 
@@ -259,6 +265,12 @@ export const ENV_SCHEMA = z.object({
     secret: true,
   }),
   SESSION_TTL_MINUTES: intVar(1, 7 * 24 * 60, 480, 'lifetime of a console session (minutes; enforced server-side)'),
+  // Reporter trust (issue 13, item 1): library defaults (DEFAULT_TRUST_PARAMS), checked by validateTrustParams.
+  AUTO_QUARANTINE_MIN_TRUST: enumVar(TRUST_LEVELS, DEFAULT_TRUST_PARAMS.minTrust, 'lowest reporter trust whose YES verdicts quarantine on their own (anonymous = feedback token, identified = API key/session, reviewer = may decide); below it they go to review unless corroborated (library default)'),
+  CORROBORATION_MIN_REPORTERS: intVar(1, 1000, DEFAULT_TRUST_PARAMS.corroborationMinReporters, 'distinct reporters (by address or key) of the same question and wrong answer that let a low-trust report quarantine (library default)'),
+  AUTO_QUARANTINE_MAX_PER_EVENT: intVar(0, 100_000, DEFAULT_TRUST_PARAMS.maxPerEvent, 'automatic quarantines per feedback event; further YES verdicts go to review; 0 = no cap (library default)'),
+  AUTO_QUARANTINE_MAX_PER_REPORTER_DAY: intVar(0, 10_000_000, DEFAULT_TRUST_PARAMS.maxPerReporterDay, 'automatic quarantines per reporter (address or key) in 24 h; further YES verdicts go to review; 0 = no cap (library default)'),
+  TRUST_HELD_SERVING: enumVar(['serve', 'withhold'], DEFAULT_TRUST_PARAMS.heldServing, 'whether texts held for review by trust, corroboration or a cap stay served (library default)'),
   // Rate limits (issue 13, item 2): requests per minute; 0 = off. Redis-backed when the queue's Redis is configured.
   RATE_LIMIT_FEEDBACK_PER_MIN: intVar(0, 1_000_000, 10, 'POST /v1/feedback: requests per minute per feedback token (answer id); 0 = off'),
   RATE_LIMIT_REPORTER_PER_MIN: intVar(0, 1_000_000, 60, 'POST /v1/feedback: requests per minute per reporter (the body\'s `reporter`, else the caller); 0 = off'),
@@ -268,6 +280,13 @@ export const ENV_SCHEMA = z.object({
 });
 
 export type ConfigEnv = z.output<typeof ENV_SCHEMA>;
+
+function trustOf(e: ConfigEnv): TrustParams {
+  return {
+    minTrust: e.AUTO_QUARANTINE_MIN_TRUST, corroborationMinReporters: e.CORROBORATION_MIN_REPORTERS, maxPerEvent: e.AUTO_QUARANTINE_MAX_PER_EVENT,
+    maxPerReporterDay: e.AUTO_QUARANTINE_MAX_PER_REPORTER_DAY, heldServing: e.TRUST_HELD_SERVING,
+  };
+}
 type VariableName = keyof ConfigEnv & string;
 
 const MAX_SHOWN = 80;
@@ -393,6 +412,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
       validateDecisionPolicy({ name: v.DECISION_POLICY, reviewServing: v.REVIEW_SERVING }));
   }
 
+  if (ok('AUTO_QUARANTINE_MIN_TRUST', 'CORROBORATION_MIN_REPORTERS', 'AUTO_QUARANTINE_MAX_PER_EVENT', 'AUTO_QUARANTINE_MAX_PER_REPORTER_DAY', 'TRUST_HELD_SERVING')) {
+    libraryCheck(problems, env, ['AUTO_QUARANTINE_MIN_TRUST', 'CORROBORATION_MIN_REPORTERS', 'AUTO_QUARANTINE_MAX_PER_EVENT', 'AUTO_QUARANTINE_MAX_PER_REPORTER_DAY', 'TRUST_HELD_SERVING'], 'validateTrustParams', () =>
+      validateTrustParams(trustOf(v as ConfigEnv)));
+  }
+
   const production = v.NODE_ENV === 'production';
   if (production) productionProblems(problems, v);
 
@@ -449,6 +473,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     apiKeyPepper: e.API_KEY_PEPPER,
     sessionTtlMinutes: e.SESSION_TTL_MINUTES,
     reviewClaimTtlSec: e.REVIEW_CLAIM_TTL_SEC,
+    trust: trustOf(e),
     rateLimits: {
       feedbackPerToken: e.RATE_LIMIT_FEEDBACK_PER_MIN, feedbackPerReporter: e.RATE_LIMIT_REPORTER_PER_MIN, feedbackPerAddress: e.RATE_LIMIT_ADDRESS_PER_MIN,
       feedbackPerKey: e.RATE_LIMIT_KEY_PER_MIN, answersPerKey: e.RATE_LIMIT_ANSWERS_PER_MIN,

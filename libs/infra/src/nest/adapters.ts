@@ -90,6 +90,7 @@ export function coreSettingsFor(config: AppConfig, tokenSecret: string): CoreSet
     trace: { maxRounds: config.trace.maxRounds, maxJudgeCalls: config.trace.maxJudgeCalls, judgeConcurrency: config.trace.judgeConcurrency },
     evidence: { enabled: config.evidence.enabled, birdK: config.evidence.birdK, progrankRuns: config.evidence.progrankRuns, progrankTokenDropout: config.evidence.progrankTokenDropout },
     policy: config.policy,
+    trust: config.trust,
     feedbackTokens: { secret: tokenSecret, ttlSec: config.feedbackTokenTtlSec },
     workerActor: 'traceback-worker',
   };

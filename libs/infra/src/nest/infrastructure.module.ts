@@ -13,7 +13,8 @@ import { applyMigrations } from '../prisma/migrator';
 import { createPrismaClient, type PrismaClient } from '../prisma/prisma-client';
 import { createPrismaRepositories } from '../prisma/repositories';
 import { PrismaReviewRepository } from '../prisma/repositories/prisma-review.repository';
-import { REVIEW, REVIEW_SETTINGS } from '@forensics/core';
+import { PrismaReporterActivityRepository } from '../prisma/repositories/prisma-reporter-activity.repository';
+import { REPORTER_ACTIVITY, REVIEW, REVIEW_SETTINGS } from '@forensics/core';
 import { startEmbeddedPostgres, startEmbeddedRedis, type EmbeddedService } from '../runtime/embedded-services';
 import { createVectorStore } from '../vector-store';
 import { coreSettingsFor, embedderFor, feedbackTokenSecret, identitySettingsFor, judgeFor, probeFor } from './adapters';
@@ -140,6 +141,8 @@ export class InfrastructureModule {
       // Review console queries, claims, decisions (issue 11).
       { provide: REVIEW, useFactory: (prisma: PrismaClient) => new PrismaReviewRepository(prisma), inject: [PRISMA] },
       { provide: REVIEW_SETTINGS, useValue: { claimTtlMs: config.reviewClaimTtlSec * 1000 } },
+      // Corroboration and per-reporter caps of the decision policy (issue 13).
+      { provide: REPORTER_ACTIVITY, useFactory: (prisma: PrismaClient) => new PrismaReporterActivityRepository(prisma), inject: [PRISMA] },
       // ENDPOINTS first: the secret file lives in DATA_DIR, which the embedded services create.
       { provide: CORE_SETTINGS, useFactory: () => coreSettingsFor(config, feedbackTokenSecret(config, (m) => log.warn(m))), inject: [ENDPOINTS] },
       { provide: IDENTITY_SETTINGS, useFactory: (core: { feedbackTokens: { secret: string } }) => identitySettingsFor(config, core.feedbackTokens.secret), inject: [CORE_SETTINGS] },
@@ -147,7 +150,7 @@ export class InfrastructureModule {
     ];
     const exported: (symbol | DynamicModule)[] = [APP_CONFIG, ENDPOINTS, PRISMA, REPOSITORIES, DOCUMENTS, FEEDBACK_EVENTS, VERDICTS, QUARANTINES, ANSWERS, ENHANCEMENTS, AUDIT_LOG, DATABASE_HEALTH,
       VECTOR_STORE, EMBEDDER, JUDGE, METRICS, GENERATOR, GRADIENT_PROBE, NEIGHBOUR_LISTS, CLOCK, FAILPOINTS, CORE_SETTINGS, DOMAIN_EVENTS, ...WEBHOOK_TOKENS,
-      USERS, API_KEYS, SESSIONS, IDENTITY_SETTINGS, REVIEW, REVIEW_SETTINGS];
+      USERS, API_KEYS, SESSIONS, IDENTITY_SETTINGS, REVIEW, REVIEW_SETTINGS, REPORTER_ACTIVITY];
     if (withQueue) {
       providers.push({ provide: REDIS_CONNECTION, useFactory: (e: Endpoints) => createRedisConnection(e.redisUrl!), inject: [ENDPOINTS] });
       // Job counts of every registered queue (discovered on each scrape).

@@ -1,4 +1,4 @@
-import type { Label, TraceRound, TraceSummary } from '@forensics/algorithms';
+import type { Label, TraceRound, TraceSummary, TrustLevel } from '@forensics/algorithms';
 import type { CandidateEvidence } from '../../domain/evidence-record';
 
 /**
@@ -86,6 +86,12 @@ export interface FeedbackRow {
   answerId: string | null;
   verification: Verification | null;
   verificationDetails: VerificationDetails | null;
+  /** Reporter trust (issue 13): absent on rows read without it (intake batch results) — treat as 'anonymous'. */
+  trust?: TrustLevel;
+  /** Who reported, for corroboration and caps: `addr:<hash>` (feedback token) or `key:<id>[/<reporter>]`. */
+  reporterSource?: string | null;
+  /** SHA-256 of the folded (query, wrong answer): the same report from another reporter has the same key. */
+  reportKey?: string | null;
 }
 
 export interface NewFeedback {
@@ -99,6 +105,10 @@ export interface NewFeedback {
   k: number;
   /** Feedback on a logged answer (by feedback token): at most one event per answer. */
   answerId?: string | null;
+  /** Reporter trust (issue 13), set by the API from the credentials; unset = 'identified' (in-process callers: eval harness, CLI, tests). */
+  trust?: TrustLevel;
+  reporterSource?: string | null;
+  reportKey?: string | null;
 }
 
 /** Fields of an event that change without a status transition. */

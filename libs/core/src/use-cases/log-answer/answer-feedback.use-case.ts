@@ -7,6 +7,7 @@ import type { CoreSettings } from '../../settings';
 import type { InjectMap } from '../../use-case';
 import { DispatchTracebackUseCase } from '../dispatch-traceback/dispatch-traceback.use-case';
 import { AnswerFeedbackRequest } from './answer-feedback.schema';
+import { feedbackReportKey } from '../submit-feedback/report-key';
 
 /** What a browser holding a feedback token may send: everything else comes from the logged answer. */
 export interface AnswerFeedbackInput {
@@ -19,6 +20,8 @@ export interface AnswerFeedbackInput {
 export interface AnswerFeedbackCommand extends AnswerFeedbackInput {
   /** From the verified token, never from the body. */
   answerId: string;
+  /** Who reported, for corroboration and caps (issue 13): the client address's hash, set by the API. A token report is always `anonymous`. */
+  reporterSource?: string | null;
 }
 
 export interface AnswerFeedbackResult {
@@ -85,6 +88,7 @@ export class AnswerFeedbackUseCase {
         idempotencyKey: `answer:${answer.id}`,
         k: this.deps.settings.defaultK,
         answerId: answer.id,
+        trust: 'anonymous', reporterSource: cmd.reporterSource ?? null, reportKey: feedbackReportKey(answer.query, wrongAnswer),
       }));
     } catch (e) {
       const winner = await feedback.findByAnswer(answer.id);

@@ -1,10 +1,13 @@
-import { applyRememberedDecisions, type Decision } from '@forensics/algorithms';
+import { applyRememberedDecisions, applyReporterTrust, type Decision, type PolicyVerdict } from '@forensics/algorithms';
 import type { DomainEventPublisher } from '../../ports/domain-events.port';
-import type { DocumentRepository, FeedbackEventRepository, ReviewRepository } from '../../ports/repositories';
+import type { DocumentRepository, FeedbackEventRepository, JsonObject, ReporterActivityRepository, ReviewRepository } from '../../ports/repositories';
+import { REPORTER_ACTIVITY } from '../../ports/repositories/reporter-activity.port';
+import type { Clock } from '../../ports/runtime.port';
+import type { CoreSettings } from '../../settings';
 import { REVIEW } from '../../ports/repositories/review.port';
 import type { NewQuarantine, QuarantineRepository, QuarantineRow } from '../../ports/repositories';
 import type { Failpoints } from '../../ports/runtime.port';
-import { DOCUMENTS, DOMAIN_EVENTS, FAILPOINTS, FEEDBACK_EVENTS, QUARANTINES, VECTOR_STORE } from '../../ports/tokens';
+import { CLOCK, CORE_SETTINGS, DOCUMENTS, DOMAIN_EVENTS, FAILPOINTS, FEEDBACK_EVENTS, QUARANTINES, VECTOR_STORE } from '../../ports/tokens';
 import type { VectorStore } from '../../ports/vector-store.port';
 import type { InjectMap } from '../../use-case';
 import { syncRecordToStore } from './store-sync';
@@ -15,7 +18,12 @@ export type QuarantineTextCommand = Omit<NewQuarantine, 'createdBy'> & { actor: 
 export interface QuarantineTextDeps {
   quarantines: QuarantineRepository; store: VectorStore; failpoints: Failpoints; events: DomainEventPublisher;
   review: ReviewRepository; documents: DocumentRepository; feedback: FeedbackEventRepository;
+  activity: ReporterActivityRepository; settings: CoreSettings; clock: Clock;
 }
+
+/** Same reports read per decision for corroboration (the first ones; more distinct reporters than the policy needs change nothing). */
+const SAME_REPORTS_READ = 100;
+const DAY_MS = 24 * 3600_000;
 
 /**
  * Takes a text out of serving (or sends it to review), in an order that loses nothing if the
@@ -30,13 +38,15 @@ export interface QuarantineTextDeps {
 export class QuarantineTextUseCase {
   static readonly inject: InjectMap<QuarantineTextDeps> = {
     quarantines: QUARANTINES, store: VECTOR_STORE, failpoints: FAILPOINTS, events: DOMAIN_EVENTS, review: REVIEW, documents: DOCUMENTS, feedback: FEEDBACK_EVENTS,
+    activity: REPORTER_ACTIVITY, settings: CORE_SETTINGS, clock: CLOCK,
   };
   constructor(private readonly deps: QuarantineTextDeps) {}
 
   async execute(cmd: QuarantineTextCommand): Promise<{ record: QuarantineRow; created: boolean }> {
     const { actor, ...asked } = cmd;
-    const record = await this.withRememberedDecisions(asked);
+    const record = await this.withRememberedDecisions(await this.withReporterTrust(asked));
     const res = await this.deps.quarantines.create({ ...record, createdBy: actor });
+    if (!res.created && (record.state ?? 'QUARANTINED') === 'QUARANTINED') return this.promoteHeld(res, record, actor);
     this.deps.failpoints.hit('quarantine.after-db');
     // Webhooks (issue 14), once the record is committed (before the store step, so a store failure — retried
     // with created=false — cannot lose the event): QUARANTINED → quarantine.created, NEEDS_REVIEW → review.needed.
@@ -49,6 +59,62 @@ export class QuarantineTextUseCase {
     }
     if (!res.record.storeSynced) await syncRecordToStore(this.deps, res.record);
     return res;
+  }
+
+  /**
+   * Reporter trust, corroboration and caps (issue 13, item 1) as inputs of the decision policy: an
+   * automatic QUARANTINE of a report below the configured trust goes to NEEDS_REVIEW unless other,
+   * independent reporters (distinct addresses or keys) made the same report (folded query and wrong
+   * answer); the per-event and per-reporter caps hold the rest for review. The record's policy
+   * inputs say which (`trust`, `caps`). Only records of a feedback event with a policy decision.
+   */
+  private async withReporterTrust(rec: Omit<NewQuarantine, 'createdBy'>): Promise<Omit<NewQuarantine, 'createdBy'>> {
+    const p = rec.evidence?.policy;
+    if (!rec.feedbackId || !p) return rec;
+    const ev = await this.deps.feedback.get(rec.feedbackId);
+    if (!ev) return rec;
+    const source = ev.reporterSource ?? null;
+    const [same, ofEvent, ofReporter] = await Promise.all([
+      ev.reportKey ? this.deps.activity.sameReport(ev.collection, ev.reportKey, SAME_REPORTS_READ) : Promise.resolve([]),
+      this.deps.quarantines.list({ feedbackId: ev.id }),
+      source ? this.deps.activity.autoQuarantinesBySource(source, new Date(this.deps.clock.now().getTime() - DAY_MS)) : Promise.resolve(null),
+    ]);
+    const decision = policyDecision(rec);
+    const verdict: PolicyVerdict = { decision, withhold: p.withhold, reason: p.reason, inputs: p.inputs };
+    const out = applyReporterTrust(verdict, {
+      trust: ev.trust ?? 'anonymous', source,
+      sameReports: same.filter((r) => r.eventId !== ev.id),
+      eventAutoQuarantines: ofEvent.filter((r) => r.documentId !== rec.documentId && r.evidence?.policy?.decision === 'QUARANTINE').length,
+      reporterAutoQuarantinesDay: ofReporter,
+    }, this.deps.settings.trust);
+    const state = out.decision === 'QUARANTINE' ? 'QUARANTINED' : 'NEEDS_REVIEW';
+    return {
+      ...rec, state, servedDuringReview: state === 'NEEDS_REVIEW' ? !out.withhold : rec.servedDuringReview,
+      reason: out.decision === decision ? rec.reason : `${rec.reason}; ${out.reason}`,
+      evidence: { ...rec.evidence, policy: { ...p, decision: out.decision, withhold: out.withhold, reason: out.reason, inputs: out.inputs as JsonObject } },
+    };
+  }
+
+  /**
+   * The text already has an active record. When that record is a review held only for trust (a
+   * low-trust report, `inputs.trust.held`) and this decision quarantines (a corroborated or trusted
+   * report of it), the held review is approved by the worker: the text leaves serving. A review a
+   * reviewer has claimed is left to them; any other active record is returned unchanged.
+   */
+  private async promoteHeld(res: { record: QuarantineRow; created: boolean }, by: Omit<NewQuarantine, 'createdBy'>, actor: string): Promise<{ record: QuarantineRow; created: boolean }> {
+    const r = res.record;
+    const held = (r.evidence?.policy?.inputs as { trust?: { held?: unknown } } | undefined)?.trust?.held === true;
+    if (r.state !== 'NEEDS_REVIEW' || !held) return res;
+    const d = await this.deps.review.decide(r.id, 'approve', {
+      actor, claimant: actor, override: false, remember: null,
+      // The note (audit entry and review history) explains: which report, its trust, its corroboration.
+      note: `held for review as a low-trust report; quarantined by feedback ${by.feedbackId ?? '(none)'}: ${by.evidence.policy.reason}`
+        + `${trustSummary(by.evidence.policy.inputs)}`,
+    });
+    if (d.outcome !== 'changed') return res;
+    const record = (await this.deps.quarantines.get(r.id))!;
+    if (!record.storeSynced) await syncRecordToStore(this.deps, record);
+    return { record: { ...record, storeSynced: true }, created: false };
   }
 
   /**
@@ -66,7 +132,7 @@ export class QuarantineTextUseCase {
     const ev = await this.deps.feedback.get(rec.feedbackId);
     if (!ev) return rec;
     const p = rec.evidence.policy;
-    const decision: Decision = p.decision === 'QUARANTINE' || p.decision === 'NEEDS_REVIEW' || p.decision === 'KEEP' ? p.decision : (rec.state ?? 'QUARANTINED') === 'QUARANTINED' ? 'QUARANTINE' : 'NEEDS_REVIEW';
+    const decision = policyDecision(rec);
     const out = applyRememberedDecisions({ decision, withhold: p.withhold, reason: p.reason, inputs: p.inputs }, ev, memory.map((m) => ({ ...m, at: m.at.toISOString() })));
     if (out === undefined || out.inputs === p.inputs) return rec;
     const state = out.decision === 'QUARANTINE' ? 'QUARANTINED' : 'NEEDS_REVIEW';
@@ -76,4 +142,18 @@ export class QuarantineTextUseCase {
       evidence: { ...rec.evidence, policy: { ...p, decision: out.decision, withhold: out.withhold, reason: out.reason, inputs: out.inputs } },
     };
   }
+}
+
+/** The policy decision a record carries (older records without one: from the state asked for). */
+function policyDecision(rec: Omit<NewQuarantine, 'createdBy'>): Decision {
+  const d = rec.evidence.policy.decision;
+  return d === 'QUARANTINE' || d === 'NEEDS_REVIEW' || d === 'KEEP' ? d : (rec.state ?? 'QUARANTINED') === 'QUARANTINED' ? 'QUARANTINE' : 'NEEDS_REVIEW';
+}
+
+/** ` (trust identified; corroborating events a, b)` from a record's policy inputs. */
+function trustSummary(inputs: JsonObject): string {
+  const t = inputs.trust as { level?: string; corroboratingEventIds?: string[] } | undefined;
+  if (!t) return '';
+  const ids = t.corroboratingEventIds ?? [];
+  return ` (trust ${t.level ?? '?'}${ids.length ? `; corroborating events ${ids.join(', ')}` : ''})`;
 }

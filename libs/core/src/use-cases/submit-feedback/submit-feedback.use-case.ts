@@ -7,6 +7,7 @@ import type { CoreSettings } from '../../settings';
 import type { InjectMap } from '../../use-case';
 import { DispatchTracebackUseCase } from '../dispatch-traceback/dispatch-traceback.use-case';
 import { FEEDBACK_LIMITS, SubmitFeedbackRequest } from './submit-feedback.schema';
+import { feedbackReportKey } from './report-key';
 
 /** A feedback payload as received; `k` falls back to the configured default. */
 export type SubmitFeedbackCommand = Omit<NewFeedback, 'k' | 'answerId'> & { k?: number };
@@ -48,6 +49,9 @@ export class SubmitFeedbackUseCase {
       reporter: clean(cmd.reporter) ?? null,
       idempotencyKey: cmd.idempotencyKey ?? null,
       k: cmd.k ?? this.deps.settings.defaultK,
+      // Reporter trust (issue 13): the API sets it from the credentials, never from the body; in-process
+      // callers that pass none (the eval harness, the CLI) are the operator's own code: identified.
+      trust: cmd.trust ?? 'identified', reporterSource: cmd.reporterSource ?? null, reportKey: feedbackReportKey(clean(cmd.query)!, clean(cmd.wrongAnswer)!),
     });
     if (!created) {
       if (event.query !== clean(cmd.query) || event.wrongAnswer !== clean(cmd.wrongAnswer) || event.collection !== cmd.collection) {

@@ -53,7 +53,7 @@ export class BatchingFeedbackEventRepository implements FeedbackEventRepository 
     const data = inputs.map((input) => ({
       id: randomUUID(), collection: input.collection, query: input.query, wrongAnswer: input.wrongAnswer, correctAnswer: input.correctAnswer ?? null,
       servedIds: input.servedIds ?? [], reporter: input.reporter ?? null, idempotencyKey: input.idempotencyKey || null, k: input.k, answerId: input.answerId ?? null,
-      trust: input.trust ?? 'anonymous', reporterSource: input.reporterSource ?? null, reportKey: input.reportKey ?? null,
+      trust: input.trust ?? 'identified', reporterSource: input.reporterSource ?? null, reportKey: input.reportKey ?? null,
     }));
     const inserted = new Map((await this.db.feedbackEvent.createManyAndReturn({ data, skipDuplicates: true })).map((e) => [e.id, e]));
     const losers = data.filter((d) => !inserted.has(d.id));

@@ -1,3 +1,4 @@
+import type { TrustLevel } from '@forensics/algorithms';
 import type { FeedbackEventRepository, FeedbackPatch, FeedbackRow, FeedbackStatus, NewFeedback, TraceRecord, VerificationDetails } from '@forensics/core';
 import type { FeedbackEvent, Prisma, PrismaClient } from '../generated/client';
 import { fromJson, isUniqueViolation, isUuid, toJson } from './prisma-json';
@@ -7,6 +8,7 @@ const toRow = (e: FeedbackEvent): FeedbackRow => ({
   reporter: e.reporter, idempotencyKey: e.idempotencyKey, status: e.status, step: e.step, k: e.k, trace: fromJson<TraceRecord>(e.trace),
   failureReason: e.failureReason, attempts: e.attempts, createdAt: e.createdAt, updatedAt: e.updatedAt, tracedAt: e.tracedAt, answerId: e.answerId,
   verification: e.verification, verificationDetails: fromJson<VerificationDetails>(e.verificationDetails),
+  trust: e.trust as TrustLevel, reporterSource: e.reporterSource, reportKey: e.reportKey,
 });
 
 function patchData(patch: FeedbackPatch): Prisma.FeedbackEventUpdateManyMutationInput {
@@ -25,6 +27,7 @@ export class PrismaFeedbackEventRepository implements FeedbackEventRepository {
     const data = {
       collection: input.collection, query: input.query, wrongAnswer: input.wrongAnswer, correctAnswer: input.correctAnswer ?? null,
       servedIds: input.servedIds ?? [], reporter: input.reporter ?? null, idempotencyKey: input.idempotencyKey ?? null, k: input.k, answerId: input.answerId ?? null,
+      trust: input.trust ?? 'identified', reporterSource: input.reporterSource ?? null, reportKey: input.reportKey ?? null,
     };
     const key = input.idempotencyKey;
     if (key) {

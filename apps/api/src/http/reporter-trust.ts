@@ -1,0 +1,24 @@
+import { createHash } from 'node:crypto';
+import type { NewFeedback } from '@forensics/core';
+import type { AuthenticatedRequest } from './auth';
+
+type TrustLevel = NonNullable<NewFeedback['trust']>;
+
+/**
+ * Reporter trust from the credentials of a POST /v1/feedback (issue 13, item 1), never from the body:
+ * - a feedback token (a browser) is `anonymous`; its reporter is counted by client address
+ *   (`req.ip`, hashed: the address is personal data and only needs to be told apart);
+ * - an API key or console session is `identified`, or `reviewer` when it may decide quarantines;
+ *   its reporter is the key (and the `reporter` the key's holder names, e.g. its end user).
+ */
+export function addressSource(req: AuthenticatedRequest): string {
+  const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  return `addr:${createHash('sha256').update(ip).digest('hex').slice(0, 16)}`;
+}
+
+export function keyReporterTrust(req: AuthenticatedRequest, namedReporter: string | null): { trust: TrustLevel; reporterSource: string } {
+  const p = req.principal;
+  const trust: TrustLevel = p?.permissions.has('decide') ? 'reviewer' : 'identified';
+  const key = `key:${p?.keyId ?? p?.name ?? 'unknown'}`;
+  return { trust, reporterSource: namedReporter ? `${key}/${namedReporter.slice(0, 200)}` : key };
+}
