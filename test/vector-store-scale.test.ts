@@ -1,5 +1,5 @@
 /**
- * The embedded store's ANN serving path (LanceDB IVF_PQ index + where-prefilters), checked against
+ * The embedded store's ANN serving path (LanceDB IVF_PQ index + where filters), checked against
  * exact search computed here by brute force on a seeded collection above a low index threshold
  * (VECTOR_INDEX_MIN_ROWS → `indexMinRows`, default 50,000; 10,000 here to stay small for CI).
  * Clustered vectors (realistic structure: texts about the same topic are near each other); the
@@ -112,7 +112,7 @@ describe('LanceDB store above the index threshold (ANN path)', () => {
     expect(recall).toBeGreaterThanOrEqual(0.98);
   });
 
-  it('includeQuarantined returns flagged rows; a long exclusion list goes through the prefilter', async () => {
+  it('includeQuarantined returns flagged rows; a long exclusion list goes through the where filter', async () => {
     const qRow = [...quarantinedRows][3];
     const withQ = await store.search(c, { vector: vectors[qRow], k: 1, includeQuarantined: true });
     expect(withQ[0].id).toBe(uuid(qRow + 1));
@@ -124,6 +124,22 @@ describe('LanceDB store above the index threshold (ANN path)', () => {
     expect(rest.map((h) => h.id).filter((id) => excludeIds.includes(id))).toEqual([]);
     const expected = new Set(first.slice(90, 100).map((h) => h.id));
     expect(rest.filter((h) => expected.has(h.id)).length).toBeGreaterThanOrEqual(8);
+  });
+
+  it('a query whose nearest texts are mostly quarantined still gets k hits (postfilter re-run wider / as a prefilter)', async () => {
+    const probe = vectors[2000];
+    const all = await store.search(c, { vector: probe, k: 60, includeQuarantined: true });
+    const hide = all.slice(0, 45).map((h) => h.id);
+    await store.setQuarantined(c, hide, true);
+    try {
+      const hits = await store.search(c, { vector: probe, k: 10, excludeIds: [all[50].id] });
+      expect(hits).toHaveLength(10);
+      expect(hits.filter((h) => hide.includes(h.id) || h.id === all[50].id)).toEqual([]);
+      const expected = new Set(all.slice(45, 60).map((h) => h.id));
+      expect(hits.filter((h) => expected.has(h.id)).length).toBeGreaterThanOrEqual(8);
+    } finally {
+      await store.setQuarantined(c, hide.filter((id) => !quarantinedRows.has(Number(BigInt(`0x${id.slice(24)}`)) - 1)), false);
+    }
   });
 
   it("another process's upsert / quarantine / delete is seen by the next search; revision changes on each", async () => {

@@ -31,7 +31,8 @@
  * - once a write leaves the table at ≥ `indexMinRows` rows, the writing process trains an IVF_PQ
  *   index in the background (`buildIndexNow`). From the commit on, every process (checked once per
  *   new table version) drops its snapshot and searches through LanceDB: quarantine and long
- *   exclusion lists as `where` prefilters, refine re-scores exactly, rows not yet in the index are
+ *   exclusion lists as `where` postfilters (re-run wider, then as a prefilter, when they leave fewer
+ *   than k), refine re-scores exactly, rows not yet in the index are
  *   scanned flat by LanceDB itself, so another process's write costs the next search only the flat
  *   scan of its new rows — no reload, no per-process copy of the table (RSS stays flat at 1M rows).
  *   Fetch/setQuarantined/delete read the table by id (BTREE index on `id`). Index upkeep:
@@ -97,7 +98,7 @@ export interface LanceDbVectorStoreOptions {
 const VECTOR_INDEX = 'vector_idx';
 /** Extra ANN candidates per search so that ties at the k-th place are ordered by id. */
 const ANN_TIE_SLACK = 4;
-/** Above this many excluded ids a search excludes them in the `where` prefilter instead of over-fetching. */
+/** Above this many excluded ids a search excludes them in the `where` filter instead of over-fetching. */
 const EXCLUDE_IN_WHERE = 64;
 /** Rows written since the last index merge after which `optimize` folds them into the ANN index. */
 const INDEX_MERGE_ROWS = 20_000;
