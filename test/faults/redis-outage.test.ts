@@ -122,7 +122,7 @@ describe('fault: redis down — the producer neither waits nor buffers', () => {
   beforeAll(async () => {
     redis = await DedicatedRedis.start();
     // A long enqueue bound: an answer well under it shows the enqueue was refused, not timed out.
-    t = await createTestApp({ api: true, env: { REDIS_URL: redis.url, QUEUE_ENQUEUE_TIMEOUT_MS: '8000', TRACE_K: '3' } });
+    t = await createTestApp({ api: true, env: { REDIS_URL: redis.url, QUEUE_ENQUEUE_TIMEOUT_MS: '8000', TRACE_K: '3', RATE_LIMIT_REPORTER_PER_MIN: '0' } });
     await t.get(IngestCorpusUseCase).execute({ collection, records: CORPUS });
   }, 120_000);
 

@@ -41,9 +41,17 @@ export function scriptJudge(server: OpenAiTestServer, delayMs: number): void {
   });
 }
 
-/** Worker/app settings every scenario uses with the scripted judge (offline generator: no generator requests). */
+/**
+ * Worker/app settings every scenario uses with the scripted judge (offline generator: no generator
+ * requests). The per-token / per-reporter / per-address feedback rate limits are off: the scenarios
+ * send bursts from one key and one token on purpose, and what they measure is the faults, not the
+ * limits (test/rate-limit.test.ts covers those: with the defaults, a token past 10 requests a minute gets 429).
+ */
 export function judgeEnv(server: OpenAiTestServer): Record<string, string> {
-  return { JUDGE: 'openai', GENERATOR: 'offline', OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'test', JUDGE_MODEL: 'scripted-judge', JUDGE_CONCURRENCY: '1', TRACE_K: '3', PROBE: 'none' };
+  return {
+    JUDGE: 'openai', GENERATOR: 'offline', OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'test', JUDGE_MODEL: 'scripted-judge', JUDGE_CONCURRENCY: '1', TRACE_K: '3', PROBE: 'none',
+    RATE_LIMIT_FEEDBACK_PER_MIN: '0', RATE_LIMIT_REPORTER_PER_MIN: '0', RATE_LIMIT_ADDRESS_PER_MIN: '0',
+  };
 }
 
 export interface Timed { status: number; ms: number; body: Record<string, unknown> | null; error?: string }
