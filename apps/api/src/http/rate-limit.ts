@@ -23,7 +23,7 @@ import { TooManyRequestsException } from './login-throttle';
  *   Express's `trust proxy` setting when the deployment sets one). Key-authenticated callers are
  *   back ends whose address is shared by all their users: they are limited per key instead;
  * - `key`: POST /v1/feedback by API key or console session, per key id;
- * - `reporter`: POST /v1/feedback, per reporter (the body's `reporter`, else the caller);
+ * - `reporter`: POST /v1/feedback that names a `reporter` in its body, per reporter name;
  * - `answers-key`: POST /v1/answers and /v1/rag/answer, per key id.
  * A request is refused when any of its scopes is over its limit: 429, `Retry-After` (seconds),
  * a JSON error naming the limit. The first refusal of a (scope key, window) — exactly one, since
@@ -89,8 +89,9 @@ export class RateLimits {
       if (req.feedbackToken) {
         out.push(['token', req.feedbackToken.answerId], ['address', req.ip ?? req.socket.remoteAddress ?? 'unknown']);
       } else out.push(['key', keyId]);
+      // Only a reporter the body names (a key's caller without one is already limited per key).
       const body = req.body as { reporter?: unknown } | undefined;
-      const reporter = body && typeof body.reporter === 'string' && body.reporter.trim() ? body.reporter.trim().slice(0, 200) : (req.feedbackToken ? null : actorOf(req));
+      const reporter = body && typeof body.reporter === 'string' && body.reporter.trim() ? body.reporter.trim().slice(0, 200) : null;
       if (reporter) out.push(['reporter', reporter]);
     }
     return out.filter(([s]) => this.limiters.has(s));

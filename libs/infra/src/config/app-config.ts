@@ -273,7 +273,7 @@ export const ENV_SCHEMA = z.object({
   TRUST_HELD_SERVING: enumVar(['serve', 'withhold'], DEFAULT_TRUST_PARAMS.heldServing, 'whether texts held for review by trust, corroboration or a cap stay served (library default)'),
   // Rate limits (issue 13, item 2): requests per minute; 0 = off. Redis-backed when the queue's Redis is configured.
   RATE_LIMIT_FEEDBACK_PER_MIN: intVar(0, 1_000_000, 10, 'POST /v1/feedback: requests per minute per feedback token (answer id); 0 = off'),
-  RATE_LIMIT_REPORTER_PER_MIN: intVar(0, 1_000_000, 60, 'POST /v1/feedback: requests per minute per reporter (the body\'s `reporter`, else the caller); 0 = off'),
+  RATE_LIMIT_REPORTER_PER_MIN: intVar(0, 1_000_000, 60, 'POST /v1/feedback naming a `reporter` in its body: requests per minute per reporter name; 0 = off'),
   RATE_LIMIT_ADDRESS_PER_MIN: intVar(0, 1_000_000, 120, 'POST /v1/feedback with a feedback token (browsers): requests per minute per client address (req.ip); 0 = off'),
   RATE_LIMIT_KEY_PER_MIN: intVar(0, 1_000_000, 6000, 'POST /v1/feedback with an API key or session: requests per minute per key; 0 = off'),
   RATE_LIMIT_ANSWERS_PER_MIN: intVar(0, 1_000_000, 6000, 'POST /v1/answers and /v1/rag/answer: requests per minute per API key (each answer mints a feedback token); 0 = off'),
