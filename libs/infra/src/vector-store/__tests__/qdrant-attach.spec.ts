@@ -7,6 +7,7 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ConfigError, loadConfig } from '../../config/app-config';
 import { documentIdOf, pointIdOf, resolveAttachConfig, textOf } from '../qdrant-attach.mapping';
 import { QdrantAttachedVectorStore } from '../qdrant-attached-vector-store.adapter';
 
@@ -227,5 +228,31 @@ describe('QdrantAttachedVectorStore request bodies (recorded by a fake HTTP endp
     const s = store();
     await expect(s.ensureCollection('docs', 8)).rejects.toThrow(/dimension 4 \(vector "text-dense"\), requested 8/);
     await s.close();
+  });
+});
+
+describe('attach mode configuration (loadConfig)', () => {
+  it('reads the QDRANT_ATTACH_* variables with their defaults', () => {
+    const cfg = loadConfig({ QDRANT_URL: 'http://q:6333', QDRANT_ATTACH_COLLECTION: 'kb_docs', QDRANT_ATTACH_ID_TYPE: 'integer', QDRANT_ATTACH_VECTOR: 'dense' });
+    expect(cfg.vectorStore.attach).toEqual({
+      collection: 'kb_docs', serviceCollection: undefined, textKey: 'text', vectorName: 'dense', idType: 'integer', quarantineKey: 'rf_quarantined',
+    });
+    expect(loadConfig({}).vectorStore).toEqual({ indexMinRows: 50_000, annNprobes: 128, annRefine: 10, attach: undefined });
+  });
+
+  it('refuses attach mode without QDRANT_URL, a bad id type, and an unusable service name', () => {
+    const problems = (env: NodeJS.ProcessEnv): string[] => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        return (e as ConfigError).problems;
+      }
+    };
+    expect(problems({ QDRANT_ATTACH_COLLECTION: 'kb' }).join('\n')).toMatch(/QDRANT_ATTACH_COLLECTION needs QDRANT_URL/);
+    expect(problems({ QDRANT_URL: 'http://q', QDRANT_ATTACH_COLLECTION: 'kb', QDRANT_ATTACH_ID_TYPE: 'int' }).join('\n')).toMatch(/QDRANT_ATTACH_ID_TYPE must be one of uuid, integer/);
+    expect(problems({ QDRANT_URL: 'http://q', QDRANT_ATTACH_COLLECTION: 'my.docs' }).join('\n')).toMatch(/set QDRANT_ATTACH_AS/);
+    expect(problems({ QDRANT_URL: 'http://q', QDRANT_ATTACH_COLLECTION: 'my.docs', QDRANT_ATTACH_AS: 'docs' })).toEqual([]);
   });
 });
