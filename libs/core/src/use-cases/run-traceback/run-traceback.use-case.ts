@@ -212,7 +212,8 @@ export class RunTracebackUseCase {
         },
         actor,
       });
-      if (res.created) (outcome.decision === 'QUARANTINE' ? quarantined : review).push(id);
+      // By the record's state: trust, caps and remembered decisions (QuarantineText) may have sent a QUARANTINE to review.
+      if (res.created) (res.record.state === 'QUARANTINED' ? quarantined : review).push(id);
     }
     // Complete any quarantine of this event left half-done by a crash (Postgres written, store not).
     await this.deps.syncQuarantines.execute({ feedbackId: ev.id });
