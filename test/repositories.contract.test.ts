@@ -724,3 +724,61 @@ describe.each(webhookImplementations)('webhook repository contract: %s', (_name,
     expect(await repo.listDeliveries(e.id, { limit: 5 })).toEqual({ items: [], nextCursor: null });
   });
 });
+
+// ── Reporter activity (issue 13): corroboration and per-reporter caps, Prisma vs the in-memory fake ──
+import type { ReporterActivityRepository } from '@forensics/core';
+import { InMemoryReporterActivityRepository } from '@forensics/core/testing';
+import { PrismaReporterActivityRepository } from '../libs/infra/src/prisma/repositories/prisma-reporter-activity.repository';
+
+const activityImplementations: [string, () => Promise<{ repos: Repositories; activity: ReporterActivityRepository }>][] = [
+  ['prisma (real Postgres)', async () => {
+    const repos = await implementations[0][1]();
+    return { repos, activity: new PrismaReporterActivityRepository(prisma!) };
+  }],
+  ['in-memory fakes', async () => {
+    const repos = createInMemoryRepositories();
+    return { repos, activity: new InMemoryReporterActivityRepository(repos.state) };
+  }],
+];
+
+describe.each(activityImplementations)('reporter activity contract: %s', (_name, make) => {
+  it('sameReport: events of the collection with the key, oldest first, with source and trust; limit; other keys and collections left out', async () => {
+    const { repos, activity } = await make();
+    const collection = uniqueName('activity');
+    const key = uniqueName('rk');
+    const create = async (over: Record<string, unknown>) => (await repos.feedback.create({ collection, query: 'q', wrongAnswer: 'w', k: 3, reportKey: key, ...over })).event;
+    const a = await create({ trust: 'anonymous', reporterSource: 'addr:a' });
+    await sleep(5);
+    const b = await create({ reporterSource: 'key:k/u' }); // trust unset: identified
+    await create({ reportKey: `${key}-other`, reporterSource: 'addr:c' });
+    await repos.feedback.create({ collection: `${collection}-x`, query: 'q', wrongAnswer: 'w', k: 3, reportKey: key });
+    const rows = await activity.sameReport(collection, key, 10);
+    expect(rows.map((r) => [r.eventId, r.source, r.trust])).toEqual([[a.id, 'addr:a', 'anonymous'], [b.id, 'key:k/u', 'identified']]);
+    expect(rows[0].createdAt).toBeInstanceOf(Date);
+    expect((await activity.sameReport(collection, key, 1)).map((r) => r.eventId)).toEqual([a.id]);
+    expect(await activity.sameReport(collection, key, 0)).toEqual([]);
+  });
+
+  it('autoQuarantinesBySource: records since a time, of events of the source, whose policy decision was QUARANTINE', async () => {
+    const { repos, activity } = await make();
+    const collection = uniqueName('activity');
+    const source = uniqueName('addr');
+    const docs = Array.from({ length: 4 }, (_, i) => ({ id: randomUUID(), collection, externalId: `e${i}`, textHash: `${collection}-h${i}`, text: `t${i}`, metadata: null }));
+    await repos.documents.insert(docs);
+    const mineEv = (await repos.feedback.create({ collection, query: 'q', wrongAnswer: 'w', k: 3, reporterSource: source })).event;
+    const otherEv = (await repos.feedback.create({ collection, query: 'q', wrongAnswer: 'w', k: 3, reporterSource: `${source}-other` })).event;
+    const before = new Date(Date.now() - 60_000);
+    const q = (documentId: string, feedbackId: string, decision: string) => repos.quarantines.create({
+      documentId, feedbackId, collection, reason: 'r', policy: 'judge-only', createdBy: 'worker', state: decision === 'QUARANTINE' ? 'QUARANTINED' : 'NEEDS_REVIEW',
+      evidence: { ...EVIDENCE, policy: { ...EVIDENCE.policy, decision } },
+    });
+    await q(docs[0].id, mineEv.id, 'QUARANTINE');
+    await q(docs[1].id, mineEv.id, 'QUARANTINE');
+    await q(docs[2].id, mineEv.id, 'NEEDS_REVIEW');
+    await q(docs[3].id, otherEv.id, 'QUARANTINE');
+    expect(await activity.autoQuarantinesBySource(source, before)).toBe(2);
+    expect(await activity.autoQuarantinesBySource(`${source}-other`, before)).toBe(1);
+    expect(await activity.autoQuarantinesBySource(source, new Date(Date.now() + 60_000))).toBe(0);
+    expect(await activity.autoQuarantinesBySource(uniqueName('nobody'), before)).toBe(0);
+  });
+});

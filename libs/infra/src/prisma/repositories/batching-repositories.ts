@@ -20,6 +20,7 @@ const toRow = (e: FeedbackEvent): FeedbackRow => ({
   reporter: e.reporter, idempotencyKey: e.idempotencyKey, status: e.status, step: e.step, k: e.k, trace: fromJson<TraceRecord>(e.trace),
   failureReason: e.failureReason, attempts: e.attempts, createdAt: e.createdAt, updatedAt: e.updatedAt, tracedAt: e.tracedAt, answerId: e.answerId,
   verification: e.verification, verificationDetails: fromJson<VerificationDetails>(e.verificationDetails),
+  trust: e.trust as NonNullable<FeedbackRow['trust']>, reporterSource: e.reporterSource, reportKey: e.reportKey,
 });
 
 type TransitionChange = Parameters<FeedbackEventRepository['transition']>[1];
