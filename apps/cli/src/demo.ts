@@ -94,12 +94,19 @@ async function main(): Promise<void> {
     }
     bar.done();
 
-    // Per question: the RAG answers (built-in answer endpoint, answer logged, feedback token issued);
-    // the user presses "wrong answer" with the right answer (feedback by token, as the widget does).
+    // Per question: the RAG answers (built-in answer endpoint, answer logged); the user presses "wrong
+    // answer" with the right answer and the app's back end forwards it with its service key, naming the
+    // user — an `identified` report (issue 13), whose YES verdicts quarantine on their own. A browser's
+    // feedback token alone is `anonymous`: its texts would wait for review unless another reporter
+    // corroborated them (README "Trust and rate limits").
+    const app = await http('POST', '/v1/admin/keys', { name: 'demo-app', scopes: ['feedback'] });
     const events: { q: DemoQuestion; id: string; before: Record<string, unknown> }[] = [];
-    for (const q of questions) {
+    for (const [i, q] of questions.entries()) {
       const before = await http('POST', '/v1/rag/answer', { collection: COLLECTION, query: q.question, k: 5 });
-      const r = await http('POST', '/v1/feedback', { wrongAnswer: q.incorrect_answer, correctAnswer: q.correct_answer, reporter: 'demo' }, { authorization: `FeedbackToken ${String(before.feedbackToken)}`, 'x-api-key': '' });
+      const servedIds = (before.contexts as { id: string }[]).map((c) => c.id);
+      const r = await http('POST', '/v1/feedback', {
+        collection: COLLECTION, query: q.question, wrongAnswer: q.incorrect_answer, correctAnswer: q.correct_answer, servedIds, reporter: `demo-user-${i + 1}`,
+      }, { 'x-api-key': String(app.key) });
       events.push({ q, id: String(r.id), before });
     }
     const wait = progressBar('tracing');
