@@ -268,7 +268,7 @@ const WRONG = 'Charles Dickens';
     expect(errors).toEqual([]);
   });
 
-  it('a viewer sees no decision buttons and gets 403 from the API; a reviewer gets 403 on purge', async () => {
+  it('a viewer sees no decision buttons and gets 403 from the API; a reviewer gets 403 on purge; the export link works with the session; log out', async () => {
     const v = await loginAs(keys.viewer.key);
     expect(await v.page.locator('#who .role').textContent()).toBe('viewer');
     await v.page.waitForSelector('main[data-page="queue"]');
@@ -283,6 +283,19 @@ const WRONG = 'Charles Dickens';
     const reviewerPurges = await api('POST', `/v1/review/items/${items.p3.id}/decision`, { action: 'purge', confirm: items.p3.documentId }, keys.reviewerA.key);
     expect(reviewerPurges.status).toBe(403);
     expect(await state(items.p3.id)).not.toBe('PURGED');
+    // The queue's export links work with the session (read): CSV of this collection's queue.
+    await v.page.goto(`${base}/console#/queue?collection=${collection}`);
+    await v.page.waitForSelector(`tr[data-id="${items.p3.id}"]`);
+    const href = await v.page.getByRole('link', { name: 'queue CSV' }).getAttribute('href');
+    expect(href).toContain(`collection=${collection}`);
+    const csv = await v.page.evaluate(async (u) => { const r = await fetch(u); return { status: r.status, type: r.headers.get('content-type'), text: await r.text() }; }, href!);
+    expect(csv.status).toBe(200);
+    expect(csv.type).toMatch(/text\/csv/);
+    expect(csv.text).toContain(items.p3.documentId);
+    // Log out: the session ends on the server, the login form is back.
+    await v.page.getByRole('button', { name: 'Log out' }).click();
+    await v.page.waitForSelector('form.login');
+    expect(await v.page.evaluate(async () => (await fetch('/v1/session/me')).status)).toBe(401);
   });
 
   it('a state-changing request without the CSRF token is refused; the session cookie expires', async () => {
