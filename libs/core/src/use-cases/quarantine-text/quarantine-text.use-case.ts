@@ -11,6 +11,7 @@ import { CLOCK, CORE_SETTINGS, DOCUMENTS, DOMAIN_EVENTS, FAILPOINTS, FEEDBACK_EV
 import type { VectorStore } from '../../ports/vector-store.port';
 import type { InjectMap } from '../../use-case';
 import { syncRecordToStore } from './store-sync';
+import { decidedData } from '../approve-quarantine/approve-quarantine.use-case';
 
 /** A new quarantine record, with the acting principal recorded as its creator. */
 export type QuarantineTextCommand = Omit<NewQuarantine, 'createdBy'> & { actor: string };
@@ -113,6 +114,8 @@ export class QuarantineTextUseCase {
     });
     if (d.outcome !== 'changed') return res;
     const record = (await this.deps.quarantines.get(r.id))!;
+    // Webhooks: as a reviewer's approval (committed first, then the store).
+    await this.deps.events.publish({ type: 'review.decided', data: decidedData(record, 'approve', actor) });
     if (!record.storeSynced) await syncRecordToStore(this.deps, record);
     return { record: { ...record, storeSynced: true }, created: false };
   }
