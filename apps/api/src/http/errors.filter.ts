@@ -1,6 +1,10 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { AccessDeniedError, AuthenticationError, ConflictError, echoInput, NotFoundError, PermanentError, ValidationError } from '@forensics/core';
+import { isTransientFailure } from '@forensics/infra';
+
+/** Seconds a client is told to wait when a dependency is down (the reconciler's pace is similar). */
+const OUTAGE_RETRY_AFTER_SEC = 5;
 
 /** Domain errors → HTTP statuses with a JSON body `{statusCode, error, message, details?}`. */
 @Catch()
@@ -23,6 +27,13 @@ export class ErrorsFilter implements ExceptionFilter {
       const message = typeof body === 'string' ? body : String((body as { message?: unknown }).message ?? err.message);
       // Bounded: Nest's own messages can repeat the request ("Cannot GET /<a 5,000-character path>").
       return send(err.getStatus(), err.name.replace(/Exception$/, ''), message.length > 300 ? echoInput(message, 150) : message);
+    }
+    if (isTransientFailure(err)) {
+      // A dependency is down (Postgres unreachable, disk full under the vector store, …): nothing of
+      // this request was accepted, and retrying later is the right thing to do — say so.
+      this.log.warn(`dependency unavailable: ${(err instanceof Error ? err.message : String(err)).split('\n')[0].slice(0, 300)}`);
+      res.setHeader('Retry-After', String(OUTAGE_RETRY_AFTER_SEC));
+      return send(503, 'Service Unavailable', 'a dependency of the service is unavailable; nothing was stored, retry later');
     }
     this.log.error(err instanceof Error ? err.stack ?? err.message : String(err));
     return send(500, 'Internal Server Error', 'internal error');
