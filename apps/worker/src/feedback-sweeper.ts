@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import type { Queue } from 'bullmq';
 import type IORedis from 'ioredis';
 import { EMBEDDER, SyncQuarantinesUseCase, type Embedder } from '@forensics/core';
-import { APP_CONFIG, MAINTENANCE_QUEUE_NAME, RECONCILE_JOB, RECONCILE_SCHEDULER_ID, REDIS_CONNECTION, type AppConfig } from '@forensics/infra';
+import { APP_CONFIG, MAINTENANCE_QUEUE_NAME, RECONCILE_JOB, RECONCILE_SCHEDULER_ID, RecurringJob, REDIS_CONNECTION, type AppConfig } from '@forensics/infra';
 
 /**
  * Worker start and housekeeping: completes quarantines left half-done by a crash, loads the
@@ -15,38 +15,28 @@ import { APP_CONFIG, MAINTENANCE_QUEUE_NAME, RECONCILE_JOB, RECONCILE_SCHEDULER_
 @Injectable()
 export class FeedbackSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly log = new Logger('worker');
-  private readonly onReady = () => void this.register();
-  private closed = false;
+  private readonly reconciler: RecurringJob;
 
   constructor(
     @Inject(SyncQuarantinesUseCase) private readonly syncQuarantines: SyncQuarantinesUseCase,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectQueue(MAINTENANCE_QUEUE_NAME) private readonly maintenance: Queue,
-    @Inject(REDIS_CONNECTION) private readonly redis: IORedis,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+    @InjectQueue(MAINTENANCE_QUEUE_NAME) maintenance: Queue,
+    @Inject(REDIS_CONNECTION) redis: IORedis,
+  ) {
+    this.reconciler = new RecurringJob(maintenance, redis, {
+      schedulerId: RECONCILE_SCHEDULER_ID, jobName: RECONCILE_JOB, everyMs: config.queue.sweepEveryMs, what: 'the reconciler',
+    }, (m) => this.log.warn(m));
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     const synced = await this.syncQuarantines.execute();
     if (synced) this.log.log(`reconciled ${synced} quarantine record(s) with the vector store`);
     await this.embedder.init();
-    await this.register();
-    this.redis.on('ready', this.onReady);
+    await this.reconciler.start();
   }
 
   onModuleDestroy(): void {
-    this.closed = true;
-    this.redis.off('ready', this.onReady);
-  }
-
-  private async register(): Promise<void> {
-    if (this.closed) return;
-    try {
-      await this.maintenance.upsertJobScheduler(RECONCILE_SCHEDULER_ID, { every: this.config.queue.sweepEveryMs }, {
-        name: RECONCILE_JOB, data: {}, opts: { removeOnComplete: { count: 10 }, removeOnFail: { count: 50 } },
-      });
-    } catch (e) {
-      this.log.warn(`could not register the reconciler's scheduler (registered again when Redis is ready): ${(e as Error).message}`);
-    }
+    this.reconciler.stop();
   }
 }

@@ -5,7 +5,7 @@ import type IORedis from 'ioredis';
 import { z } from 'zod';
 import { DeliverWebhookUseCase, RedriveWebhookDeliveriesUseCase } from '@forensics/core';
 import {
-  APP_CONFIG, REDIS_CONNECTION, WEBHOOK_DELIVERY_JOB, WEBHOOK_METRICS, WEBHOOK_QUEUE_NAME, WEBHOOK_REDRIVE_JOB, WEBHOOK_REDRIVE_SCHEDULER_ID, webhookRetryDelayMs,
+  APP_CONFIG, RecurringJob, REDIS_CONNECTION, WEBHOOK_DELIVERY_JOB, WEBHOOK_METRICS, WEBHOOK_QUEUE_NAME, WEBHOOK_REDRIVE_JOB, WEBHOOK_REDRIVE_SCHEDULER_ID, webhookRetryDelayMs,
   withLogContext, type AppConfig, type WebhookJobData, type WebhookMetrics,
 } from '@forensics/infra';
 
@@ -39,39 +39,28 @@ export function webhookBackoffStrategy(baseMs: number) {
 @Injectable()
 export class WebhookDeliveryProcessor extends WorkerHost implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly log = new Logger('webhooks');
-  private readonly onReady = () => void this.register();
-  private closed = false;
+  private readonly outboxSweep: RecurringJob;
 
   constructor(
     @Inject(DeliverWebhookUseCase) private readonly deliver: DeliverWebhookUseCase,
     @Inject(RedriveWebhookDeliveriesUseCase) private readonly redrive: RedriveWebhookDeliveriesUseCase,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(WEBHOOK_METRICS) private readonly metrics: WebhookMetrics,
-    @InjectQueue(WEBHOOK_QUEUE_NAME) private readonly queue: Queue,
-    @Inject(REDIS_CONNECTION) private readonly redis: IORedis,
+    @InjectQueue(WEBHOOK_QUEUE_NAME) queue: Queue,
+    @Inject(REDIS_CONNECTION) redis: IORedis,
   ) {
     super();
+    this.outboxSweep = new RecurringJob(queue, redis, {
+      schedulerId: WEBHOOK_REDRIVE_SCHEDULER_ID, jobName: WEBHOOK_REDRIVE_JOB, everyMs: config.queue.sweepEveryMs, what: 'the webhook sweep',
+    }, (m) => this.log.warn(m));
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.register();
-    this.redis.on('ready', this.onReady);
+    await this.outboxSweep.start();
   }
 
   onModuleDestroy(): void {
-    this.closed = true;
-    this.redis.off('ready', this.onReady);
-  }
-
-  private async register(): Promise<void> {
-    if (this.closed) return;
-    try {
-      await this.queue.upsertJobScheduler(WEBHOOK_REDRIVE_SCHEDULER_ID, { every: this.config.queue.sweepEveryMs }, {
-        name: WEBHOOK_REDRIVE_JOB, data: {}, opts: { removeOnComplete: { count: 10 }, removeOnFail: { count: 50 } },
-      });
-    } catch (e) {
-      this.log.warn(`could not register the webhook sweep's scheduler (registered again when Redis is ready): ${(e as Error).message}`);
-    }
+    this.outboxSweep.stop();
   }
 
   async process(job: Job<WebhookJobData>): Promise<unknown> {

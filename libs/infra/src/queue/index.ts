@@ -4,3 +4,4 @@ export * from './batching-traceback-queue';
 export * from './transient-failure';
 export * from './queue-registry';
 export * from './dead-letters';
+export * from './recurring-job';
