@@ -153,7 +153,10 @@ async function main(): Promise<void> {
       cwd: ROOT,
       env: {
         ...process.env, DATA_DIR: dataDir, DATABASE_URL: pg.url, REDIS_URL: redisSvc.url, HOST: '127.0.0.1', PORT: String(port),
-        API_KEYS: API_KEY, FEEDBACK_TOKEN_SECRET: SECRET, ...args.env,
+        API_KEYS: API_KEY, FEEDBACK_TOKEN_SECRET: SECRET,
+        // Intake capacity, not the rate limits (one address floods on purpose): limits off unless --env sets them.
+        RATE_LIMIT_FEEDBACK_PER_MIN: '0', RATE_LIMIT_ADDRESS_PER_MIN: '0', RATE_LIMIT_KEY_PER_MIN: '0', RATE_LIMIT_REPORTER_PER_MIN: '0', RATE_LIMIT_ANSWERS_PER_MIN: '0',
+        ...args.env,
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
