@@ -45,6 +45,9 @@ describe('worker /metrics (separate process)', () => {
   let log = '';
   let port = 0;
   const collection = uniqueName('wmetrics');
+  // A model name of its own: the verdict cache is keyed by model, and other test files judge the
+  // same texts and query (their cached verdicts would leave this worker nothing to judge).
+  const judgeModel = uniqueName('scripted-judge');
   const scrape = async (token: string | null = METRICS_TOKEN, path = '/metrics') => {
     const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
     return { status: res.status, text: await res.text() };
@@ -61,7 +64,7 @@ describe('worker /metrics (separate process)', () => {
       cwd: ROOT,
       env: {
         ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DATA_DIR: t.dataDir, JUDGE: 'openai', GENERATOR: 'offline',
-        OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'test', JUDGE_MODEL: 'scripted-judge', PROBE: 'none', QUEUE_PREFIX: t.config.queue.prefix,
+        OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'test', JUDGE_MODEL: judgeModel, PROBE: 'none', QUEUE_PREFIX: t.config.queue.prefix,
         QUEUE_BACKOFF_MS: '200', TRACE_K: '3', WORKER_METRICS_PORT: '0', METRICS_TOKEN, HOST: '127.0.0.1',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
