@@ -153,7 +153,17 @@ describe.each(implementations)('ReviewRepository contract: %s', (_name, make) =>
     expect(await review.countDecidedBy(req)).toBe(1);
 
     // Purge: text redacted, hash and metadata kept, PURGED everywhere, irreversible.
+    const { event } = await repos.feedback.create({ collection, query: 'q', wrongAnswer: 'w', k: 5 });
+    const cacheKey = uniqueName('ck');
+    await repos.verdicts.save({
+      feedbackId: event.id, documentId: docs[2].id, round: 1, label: 'YES', judgeKind: 'offline', judgeModel: 'm', promptVersion: 'rf-v1', reply: `it quotes ${docs[2].text}`,
+      attempts: 1, latencyMs: 1, cacheKey, cached: false, signals: null, retrievalRank: 1, retrievalScore: 0.9, evidence: null,
+    });
+    expect((await repos.verdicts.findByCacheKey(cacheKey))?.documentId).toBe(docs[2].id);
     const p = await review.decide(c, 'purge', who('root', { override: true }));
+    // The judge's reply is redacted and out of the verdict cache (never copied into another event).
+    expect((await repos.verdicts.list(event.id))[0].reply).toBe(PURGED_TEXT_MARKER);
+    expect(await repos.verdicts.findByCacheKey(cacheKey)).toBeNull();
     expect(p).toMatchObject({ outcome: 'changed', row: { state: 'PURGED', decision: 'purge' } });
     const [doc] = await repos.documents.get([docs[2].id]);
     expect(doc).toMatchObject({ status: 'PURGED', text: PURGED_TEXT_MARKER, textHash: docs[2].textHash, metadata: { i: 2 }, externalId: 'e2' });

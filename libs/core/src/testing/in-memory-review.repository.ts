@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
-  planDecision, PURGED_TEXT_MARKER,
+  planDecision, PURGED_CACHE_KEY, PURGED_TEXT_MARKER,
   type AuditQuery, type AuditRow, type BatchDecided, type BulkRequestRow, type NewRememberedDecision, type ClaimResult, type DecideOptions, type DecideResult, type DecisionAction, type QuarantineRow,
   type QuarantineState, type RememberedDecision, type ReviewCounts, type ReviewCursor, type ReviewEventFilter, type ReviewEventRow, type ReviewFilter,
   type ReviewItemRow, type ReviewPage, type ReviewRepository, type ReviewSort,
@@ -145,7 +145,7 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
     if (action === 'purge') {
       doc.status = 'PURGED';
       doc.text = PURGED_TEXT_MARKER;
-      for (const v of this.s.verdicts) if (v.documentId === q.documentId) v.reply = PURGED_TEXT_MARKER;
+      for (const v of this.s.verdicts) if (v.documentId === q.documentId) { v.reply = PURGED_TEXT_MARKER; v.cacheKey = PURGED_CACHE_KEY; }
       for (const r of this.s.quarantines.values()) if (r.documentId === q.documentId && r.evidence.judge) r.evidence.judge.reply = PURGED_TEXT_MARKER;
       for (const other of this.s.quarantines.values()) {
         if (other.documentId === q.documentId && other.id !== id && (other.state === 'QUARANTINED' || other.state === 'NEEDS_REVIEW')) Object.assign(other, { state: 'PURGED', storeSynced: false });

@@ -14,6 +14,8 @@ export type DecisionAction = 'approve' | 'restore' | 'purge';
 export const REVIEW_STATES: readonly QuarantineState[] = ['NEEDS_REVIEW', 'QUARANTINED', 'RESTORED', 'PURGED'];
 /** What a purged text's `text` becomes in Postgres (hash and metadata are kept). */
 export const PURGED_TEXT_MARKER = '[purged: text removed by an administrator]';
+/** The cache key a purged text's verdicts get: no lookup ever matches it, so a redacted reply is never reused. */
+export const PURGED_CACHE_KEY = 'purged';
 
 export interface ReviewFilter {
   /** Absent = every state. */

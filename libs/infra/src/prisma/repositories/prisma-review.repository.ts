@@ -1,5 +1,5 @@
 import {
-  planDecision, PURGED_TEXT_MARKER,
+  planDecision, PURGED_CACHE_KEY, PURGED_TEXT_MARKER,
   type AuditQuery, type AuditRow, type BatchDecided, type BulkRequestRow, type NewRememberedDecision, type ClaimResult, type DecideOptions, type DecideResult, type DecisionAction, type JsonObject,
   type Label, type QuarantineState, type RememberedDecision, type ReviewCounts, type ReviewCursor, type ReviewEventFilter, type ReviewEventRow,
   type ReviewFilter, type ReviewItemRow, type ReviewPage, type ReviewRepository, type ReviewSort,
@@ -171,7 +171,9 @@ export class PrismaReviewRepository implements ReviewRepository {
       if (action === 'purge') {
         await tx.$executeRaw(Prisma.sql`UPDATE "Document" SET "status" = 'PURGED', "text" = ${PURGED_TEXT_MARKER}, "updatedAt" = ${NOW} WHERE "id" = ${cur.documentId}::uuid`);
         // The judge's replies about this text may quote it: redacted too (label, model and evidence numbers kept).
-        await tx.$executeRaw(Prisma.sql`UPDATE "JudgeVerdict" SET "reply" = ${PURGED_TEXT_MARKER} WHERE "documentId" = ${cur.documentId}::uuid`);
+        // …and taken out of the verdict cache: a redacted reply must never be copied into another
+        // event's verdict (the same text in another collection is judged afresh).
+        await tx.$executeRaw(Prisma.sql`UPDATE "JudgeVerdict" SET "reply" = ${PURGED_TEXT_MARKER}, "cacheKey" = ${PURGED_CACHE_KEY} WHERE "documentId" = ${cur.documentId}::uuid`);
         await tx.$executeRaw(Prisma.sql`UPDATE "QuarantineRecord" SET "evidence" = jsonb_set("evidence", '{judge,reply}', to_jsonb(${PURGED_TEXT_MARKER}::text))
           WHERE "documentId" = ${cur.documentId}::uuid AND "evidence" ? 'judge'`);
         // Another active record of the same text (possible after a restore and a new report) goes with it.
