@@ -39,7 +39,9 @@ describe('GET /metrics', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ api: true, worker: true, env: { TRACE_K: '3', METRICS_TOKEN } });
-    const r = await api('POST', `/v1/collections/${collection}/documents`, { documents: DOCS.map((text, i) => ({ id: `d${i}`, text })) });
+    // Texts of their own (the collection's name appended): the verdict cache is keyed by text, and
+    // other test files judge the same passages — cached verdicts would leave no judge call to count.
+    const r = await api('POST', `/v1/collections/${collection}/documents`, { documents: DOCS.map((text, i) => ({ id: `d${i}`, text: `${text} (${collection})` })) });
     expect(r.status).toBe(200);
   });
   afterAll(async () => { await t?.close(); });
