@@ -6,13 +6,17 @@
  *
  *   npm run demo            (options: --questions N, --keep-data, --data-dir DIR)
  * The data dir is wiped at the start (unless --keep-data) and kept at the end, so `npm start` on it
- * shows the demo's quarantined texts in the review console.
+ * shows the demo's quarantined texts in the review console. It also subscribes a local webhook
+ * receiver (signatures verified) and keeps, in the data dir, the deliveries it received
+ * (`webhook-deliveries.jsonl`) and both processes' Prometheus metrics at the end (`metrics-after-demo.txt`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync, mkdirSync } from 'node:fs';
+import { readFileSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { answerMatches } from '@forensics/algorithms';
-import { documentIdFor, stripReservedMarkers, textHash } from '@forensics/core';
+import { documentIdFor, stripReservedMarkers, textHash, verifyWebhookSignature } from '@forensics/core';
 import { freePort, loadConfig, startEmbeddedPostgres, startEmbeddedRedis, waitForPort, type EmbeddedService } from '@forensics/infra';
 import { progressBar } from './progress';
 
@@ -52,7 +56,20 @@ async function main(): Promise<void> {
     const databaseUrl = config.databaseUrl ?? (await startEmbeddedPostgres(dataDir, say).then((s) => { services.push(s); return s.url; }));
     const redisUrl = config.redisUrl ?? (await startEmbeddedRedis(dataDir, say).then((s) => { services.push(s); return s.url; }));
     const port = await freePort();
-    const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DATA_DIR: dataDir, PORT: String(port), API_KEYS: API_KEY };
+    const workerMetricsPort = await freePort();
+    // A webhook receiver on loopback (allowed for the demo's processes only: WEBHOOK_ALLOW_PRIVATE).
+    const received: { headers: IncomingHttpHeaders; body: string; signatureValid?: boolean }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => { body += String(d); });
+      req.on('end', () => { received.push({ headers: req.headers, body }); res.writeHead(204).end(); });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    const env = {
+      ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DATA_DIR: dataDir, PORT: String(port), API_KEYS: API_KEY,
+      WEBHOOK_ALLOW_PRIVATE: 'true', WORKER_METRICS_PORT: String(workerMetricsPort),
+    };
     const launch = (name: string, entry: string) => {
       const c = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       const tag = (d: Buffer) => { if (process.env.DEMO_VERBOSE) process.stderr.write(`[${name}] ${d}`); };
@@ -99,6 +116,7 @@ async function main(): Promise<void> {
     // user — an `identified` report (issue 13), whose YES verdicts quarantine on their own. A browser's
     // feedback token alone is `anonymous`: its texts would wait for review unless another reporter
     // corroborated them (README "Trust and rate limits").
+    const hook = await http('POST', '/v1/webhooks', { url: receiverUrl, events: ['quarantine.created', 'review.needed', 'enhancement.created'], description: 'demo receiver' });
     const app = await http('POST', '/v1/admin/keys', { name: 'demo-app', scopes: ['feedback'] });
     const events: { q: DemoQuestion; id: string; before: Record<string, unknown> }[] = [];
     for (const [i, q] of questions.entries()) {
@@ -190,10 +208,26 @@ async function main(): Promise<void> {
       generator: String((e0(events)?.before.generator as { kind?: string } | undefined)?.kind ?? 'unknown'),
       embedder: String(health.embedder), vectorStore: (health.vectorStore as { kind: string }).kind,
     };
+    // What an operator would see: both processes' metrics, and the webhook deliveries as received
+    // (each signature checked with the secret shown once at subscription).
+    const scrape = async (url: string) => (await fetch(url).then((r) => r.text()).catch((e: Error) => `# ${url}: ${e.message}\n`));
+    await new Promise((r) => setTimeout(r, 1500)); // let the last webhook attempts land
+    writeFileSync(join(dataDir, 'metrics-after-demo.txt'),
+      `# API ${base}/metrics\n${await scrape(`${base}/metrics`)}\n# worker http://127.0.0.1:${workerMetricsPort}/metrics\n${await scrape(`http://127.0.0.1:${workerMetricsPort}/metrics`)}`);
+    const nowSec = Math.floor(Date.now() / 1000);
+    for (const d of received) d.signatureValid = verifyWebhookSignature(String(hook.secret), String(d.headers['webhook-signature'] ?? ''), d.body, nowSec);
+    writeFileSync(join(dataDir, 'webhook-deliveries.jsonl'), received.map((d) => JSON.stringify({
+      headers: { 'webhook-id': d.headers['webhook-id'], 'webhook-signature': d.headers['webhook-signature'], 'content-type': d.headers['content-type'] }, body: JSON.parse(d.body), signatureValid: d.signatureValid,
+    })).join('\n') + '\n');
+    const byType: Record<string, number> = {};
+    for (const d of received) { const type = String((JSON.parse(d.body) as { type?: string }).type); byType[type] = (byType[type] ?? 0) + 1; }
+    (summary as Record<string, unknown>).webhooks = { received: received.length, signaturesValid: received.filter((d) => d.signatureValid).length, byType };
     console.log(JSON.stringify(summary));
+    receiver.close();
     await cleanup();
     // The data dir stays (the next run starts it afresh unless --keep-data): the review console shows the results.
     say(`the demo's data stays in ${dataDir}: DATA_DIR=${dataDir} npm start, then open /console (log in with the printed key) to review the quarantined texts`);
+    say(`metrics at the end: ${join(dataDir, 'metrics-after-demo.txt')}; webhook deliveries as received: ${join(dataDir, 'webhook-deliveries.jsonl')}`);
   } catch (e) {
     await cleanup();
     throw e;
