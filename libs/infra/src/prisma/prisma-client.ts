@@ -4,7 +4,15 @@ import { PrismaClient } from './generated/client';
 export { PrismaClient };
 export type { Prisma } from './generated/client';
 
-/** Prisma 7 client over the node-postgres driver adapter (no native query engine). */
+/**
+ * Prisma 7 client over the node-postgres driver adapter (no native query engine). Interactive
+ * transactions wait up to 10 s for a pooled connection (Prisma's default, 2 s, was exceeded in the
+ * demo while the worker's traceback, webhook deliveries and the reconciler shared the 10 connections:
+ * one traceback attempt failed with P2028 "Unable to start a transaction in the given time").
+ */
 export function createPrismaClient(databaseUrl: string): PrismaClient {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 10 }) });
+  return new PrismaClient({
+    adapter: new PrismaPg({ connectionString: databaseUrl, max: 10 }),
+    transactionOptions: { maxWait: 10_000, timeout: 15_000 },
+  });
 }

@@ -8,7 +8,8 @@
  * not a property of the event), and errors that declare themselves transient (`transient: true`, as
  * JudgeError / GeneratorError / QueueUnreachableError do).
  */
-const PRISMA_CONNECTION_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037']);
+// P2028: a transaction could not start (or finish) in time — the pool was busy, not the event's fault.
+const PRISMA_CONNECTION_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028', 'P2037']);
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED', 'ENOSPC', 'EDQUOT', '57P01', '57P03', '08000', '08001', '08003', '08006']);
 const TRANSIENT_NAMES = new Set(['PrismaClientInitializationError', 'MaxRetriesPerRequestError']);
 const TRANSIENT_MESSAGE = /can't reach database server|server has closed the connection|timed out fetching a new connection|connection terminated|connection is closed|econnrefused|econnreset|etimedout|queue unreachable|terminating connection due to administrator command|the database system is (starting up|shutting down)|no space left on device|disk quota exceeded|os error 28/i;

@@ -7,6 +7,7 @@ describe('isTransientFailure', () => {
     expect(isTransientFailure(Object.assign(new Error('x'), { name: 'PrismaClientInitializationError' }))).toBe(true);
     expect(isTransientFailure(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' }))).toBe(true);
     expect(isTransientFailure(new Error('wrapped', { cause: Object.assign(new Error('timeout'), { code: 'P2024' }) }))).toBe(true);
+    expect(isTransientFailure(Object.assign(new Error('Transaction API error: Unable to start a transaction in the given time.'), { code: 'P2028' }))).toBe(true);
     expect(isTransientFailure(Object.assign(new Error('judge 503'), { transient: true }))).toBe(true);
     expect(isTransientFailure(new AggregateError([new Error('a'), Object.assign(new Error('b'), { code: 'ETIMEDOUT' })]))).toBe(true);
     // A full disk under the vector store: the store is out until space is freed.
