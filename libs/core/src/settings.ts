@@ -26,3 +26,16 @@ export interface CoreSettings {
   /** Who the worker's automatic actions are recorded as in the audit log. */
   workerActor: string;
 }
+
+/** What identity needs from the configuration (bound to IDENTITY_SETTINGS). */
+export interface IdentitySettings {
+  /**
+   * Server-side secret of the keyed key hash (HMAC-SHA256). Kept out of the database, so a copy of
+   * the ApiKey table alone cannot even test a guess.
+   */
+  keyPepper: string;
+  /** Absolute lifetime of a console session (enforced server-side; the cookie carries the same Max-Age). */
+  sessionTtlMs: number;
+  /** lastUsedAt of a key (and lastSeenAt of a session) is written at most this often. */
+  touchIntervalMs: number;
+}

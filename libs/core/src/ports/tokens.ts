@@ -4,14 +4,13 @@ import type { Generator } from './generator.port';
 import type { GradientProbe } from './gradient-probe.port';
 import type { Judge } from './judge.port';
 import type { ApiKeyRepository, SessionRepository, UserRepository } from './repositories';
-import type { IdentitySettings } from '../use-cases/manage-keys/identity';
 import type {
   AnswerRepository, AuditLogRepository, DatabaseHealth, DocumentRepository, EnhancementRepository, FeedbackEventRepository, QuarantineRepository, VerdictRepository,
 } from './repositories';
 import type { TracebackQueue } from './traceback-queue.port';
 import type { VectorStore } from './vector-store.port';
 import type { Clock, Failpoints, NeighbourLists } from './runtime.port';
-import type { CoreSettings } from '../settings';
+import type { CoreSettings, IdentitySettings } from '../settings';
 
 /**
  * Injection tokens of the ports. Core stays framework-free: a token is a plain symbol that carries

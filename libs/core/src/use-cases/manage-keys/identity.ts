@@ -21,18 +21,7 @@ export function permissionsOf(role?: UserRole | null, scopes: readonly ServiceSc
   return new Set<Permission>([...(role ? ROLE_PERMISSIONS[role] : []), ...scopes]);
 }
 
-/** What identity needs from the configuration (bound to IDENTITY_SETTINGS). */
-export interface IdentitySettings {
-  /**
-   * Server-side secret of the keyed key hash (HMAC-SHA256). Kept out of the database, so a copy of
-   * the ApiKey table alone cannot even test a guess.
-   */
-  keyPepper: string;
-  /** Absolute lifetime of a console session (enforced server-side; the cookie carries the same Max-Age). */
-  sessionTtlMs: number;
-  /** lastUsedAt of a key (and lastSeenAt of a session) is written at most this often. */
-  touchIntervalMs: number;
-}
+export type { IdentitySettings } from '../../settings';
 
 export const DEFAULT_SESSION_TTL_MINUTES = 480;
 export const DEFAULT_TOUCH_INTERVAL_MS = 60_000;
