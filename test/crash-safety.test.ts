@@ -42,6 +42,9 @@ describe('crash safety: kill the worker mid-traceback', () => {
   let server: OpenAiTestServer;
   let worker: ChildProcess | null = null;
   const collection = uniqueName('crash');
+  // A judge model of this file's own: the verdict cache is keyed by model, and other files judge the
+  // same texts and query — their cached verdicts would leave this worker no judge call to be killed in.
+  const judgeModel = uniqueName('scripted-judge');
 
   const startWorker = (extraEnv: Record<string, string> = {}) => {
     const { databaseUrl, redisUrl } = requireServices();
@@ -49,7 +52,7 @@ describe('crash safety: kill the worker mid-traceback', () => {
       cwd: ROOT,
       env: {
         ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DATA_DIR: t.dataDir, JUDGE: 'openai',
-        OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'test', JUDGE_MODEL: 'scripted-judge', JUDGE_CONCURRENCY: '1',
+        OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'test', JUDGE_MODEL: judgeModel, JUDGE_CONCURRENCY: '1',
         WORKER_LOCK_MS: '2000', FORENSICS_DEBUG: '1', PROBE: 'none', QUEUE_PREFIX: t.config.queue.prefix, WORKER_CONCURRENCY: '1', QUEUE_BACKOFF_MS: '200', TRACE_K: '3', ...extraEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

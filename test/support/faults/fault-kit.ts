@@ -9,6 +9,7 @@ import { VECTOR_STORE, type VectorStore } from '@forensics/core';
 import type { OpenAiTestServer } from '../openai-test-server';
 import type { TestApp } from '../test-app';
 import { eventually, TEST_API_KEY } from '../test-runtime';
+import { randomUUID } from 'node:crypto';
 
 export const POISONED = [
   'The Eiffel Tower was designed by the architect Antoni Gaudi and completed in 1889 in Paris.',
@@ -47,9 +48,14 @@ export function scriptJudge(server: OpenAiTestServer, delayMs: number): void {
  * send bursts from one key and one token on purpose, and what they measure is the faults, not the
  * limits (test/rate-limit.test.ts covers those: with the defaults, a token past 10 requests a minute gets 429).
  */
+const judgeModels = new WeakMap<OpenAiTestServer, string>();
+
 export function judgeEnv(server: OpenAiTestServer): Record<string, string> {
+  // One judge model per scenario (per test server): the verdict cache is keyed by model, and other
+  // files judge the same texts — their cached verdicts would leave a scenario nothing to judge.
+  if (!judgeModels.has(server)) judgeModels.set(server, `scripted-judge-${randomUUID().slice(0, 8)}`);
   return {
-    JUDGE: 'openai', GENERATOR: 'offline', OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'test', JUDGE_MODEL: 'scripted-judge', JUDGE_CONCURRENCY: '1', TRACE_K: '3', PROBE: 'none',
+    JUDGE: 'openai', GENERATOR: 'offline', OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'test', JUDGE_MODEL: judgeModels.get(server)!, JUDGE_CONCURRENCY: '1', TRACE_K: '3', PROBE: 'none',
     RATE_LIMIT_FEEDBACK_PER_MIN: '0', RATE_LIMIT_REPORTER_PER_MIN: '0', RATE_LIMIT_ADDRESS_PER_MIN: '0',
   };
 }
