@@ -546,6 +546,9 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
       expect(await repos.users.findByName(u.name)).toEqual(u);
       expect(await repos.users.get('not-a-uuid')).toBeNull();
       expect(await repos.users.findByName(uniqueName('none'))).toBeNull();
+      // Oldest first (ties broken by id): the second user is created a clock tick later, else their
+      // order would be the ids' (random) order — on a fast machine both land in one millisecond.
+      await new Promise((r) => setTimeout(r, 5));
       const v = await user();
       const listed = (await repos.users.list()).filter((x) => x.id === u.id || x.id === v.id);
       expect(listed.map((x) => x.id)).toEqual([u.id, v.id]);
