@@ -9,3 +9,4 @@ export * from './runtime.port';
 export * from './tokens';
 export * from './domain-events.port';
 export * from './dead-letters.port';
+export * from './audits.port';

@@ -41,6 +41,13 @@ export interface SearchRequest {
   includeQuarantined?: boolean;
 }
 
+/** One page of `listPage` (audits: reconcile, cluster-scan). */
+export interface PointPage {
+  records: { id: string; quarantined: boolean; payload: Record<string, unknown>; text?: string; vector?: Float32Array }[];
+  /** Pass as `after` for the next page; null = no more records. */
+  next: string | null;
+}
+
 export interface VectorStore {
   /** 'lancedb' | 'qdrant' | … — recorded in evidence. */
   readonly kind: string;
@@ -66,6 +73,11 @@ export interface VectorStore {
    * that cannot tell return null and callers do not cache.
    */
   revision?(collection: string): Promise<string | null>;
+  /**
+   * Every record of the collection (quarantined included), in pages ordered by id; `after` is the
+   * previous page's `next`. Vectors and texts only when asked (audits: reconcile, cluster-scan).
+   */
+  listPage?(collection: string, opts: { after?: string | null; limit: number; withVectors?: boolean; withText?: boolean }): Promise<PointPage>;
   /** Throws when the store cannot be reached. */
   health(): Promise<void>;
   close(): Promise<void>;

@@ -1,4 +1,4 @@
-import type { ScoredHit, SearchRequest, StoredRecord, VectorRecord, VectorStore } from '../ports/vector-store.port';
+import type { PointPage, ScoredHit, SearchRequest, StoredRecord, VectorRecord, VectorStore } from '../ports/vector-store.port';
 
 interface Row { id: string; vector: Float32Array; norm: number; text: string; payload: Record<string, unknown>; quarantined: boolean }
 
@@ -59,6 +59,21 @@ export class InMemoryVectorStore implements VectorStore {
       const r = c.rows.get(id);
       return r ? [{ id: r.id, vector: r.vector.slice(), text: r.text, payload: { ...r.payload }, quarantined: r.quarantined }] : [];
     });
+  }
+
+  async listPage(collection: string, opts: { after?: string | null; limit: number; withVectors?: boolean; withText?: boolean }): Promise<PointPage> {
+    const c = this.collections.get(collection);
+    if (!c) return { records: [], next: null };
+    const ids = [...c.rows.keys()].filter((id) => opts.after == null || id > opts.after).sort();
+    const page = ids.slice(0, Math.max(1, opts.limit));
+    const records = page.map((id) => {
+      const r = c.rows.get(id)!;
+      return {
+        id, quarantined: r.quarantined, payload: { ...r.payload },
+        ...(opts.withText ? { text: r.text } : {}), ...(opts.withVectors ? { vector: r.vector.slice() } : {}),
+      };
+    });
+    return { records, next: ids.length > page.length ? page[page.length - 1]! : null };
   }
 
   async setQuarantined(collection: string, ids: readonly string[], quarantined: boolean): Promise<void> {

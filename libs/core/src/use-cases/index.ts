@@ -1,3 +1,4 @@
+import { AUDIT_HANDLERS } from './audits';
 import { BulkReviewUseCase } from './bulk-review/bulk-review.use-case';
 import { ClaimReviewItemUseCase } from './claim-review-item/claim-review-item.use-case';
 import { PurgeQuarantineUseCase } from './purge-quarantine/purge-quarantine.use-case';
@@ -38,6 +39,7 @@ import {
   PingWebhookUseCase, RedeliverWebhookUseCase, RedriveWebhookDeliveriesUseCase, RotateWebhookSecretUseCase, UpdateWebhookUseCase,
 } from './webhooks';
 
+export * from './audits';
 export * from './bulk-review/bulk-review.use-case';
 export * from './claim-review-item/claim-review-item.use-case';
 export * from './purge-quarantine/purge-quarantine.use-case';
@@ -94,4 +96,5 @@ export const USE_CASES = [
   PingWebhookUseCase, RedeliverWebhookUseCase, RedriveWebhookDeliveriesUseCase, RotateWebhookSecretUseCase, UpdateWebhookUseCase,
   BulkReviewUseCase, ClaimReviewItemUseCase, ExportReviewUseCase, GetReviewEventUseCase, GetReviewItemUseCase, ListAuditLogUseCase, ListReviewEventsUseCase, ListReviewItemsUseCase, PurgeQuarantineUseCase,
   ListDeadLettersUseCase, RedriveFeedbackUseCase,
+  ...AUDIT_HANDLERS,
 ] as const;
