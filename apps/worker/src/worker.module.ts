@@ -1,9 +1,10 @@
 import { Processor } from '@nestjs/bullmq';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { CoreModule, MAINTENANCE_QUEUE_NAME, TRACEBACK_QUEUE_NAME, WEBHOOK_QUEUE_NAME, type AppConfig } from '@forensics/infra';
+import { AUDIT_QUEUE_NAME, CoreModule, MAINTENANCE_QUEUE_NAME, TRACEBACK_QUEUE_NAME, WEBHOOK_QUEUE_NAME, type AppConfig } from '@forensics/infra';
 import { FeedbackSweeper } from './feedback-sweeper';
 import { WorkerMetrics } from './worker-metrics';
+import { AuditProcessor } from './processors/audit.processor';
 import { MaintenanceProcessor } from './processors/maintenance.processor';
 import { TracebackProcessor } from './processors/traceback.processor';
 import { webhookBackoffStrategy, WebhookDeliveryProcessor } from './processors/webhook-delivery.processor';
@@ -31,11 +32,14 @@ export class WorkerModule {
     // Webhook deliveries (issue 14): several receivers may be slow (each attempt bounded by WEBHOOK_TIMEOUT_MS); jittered exponential backoff.
     class ConfiguredWebhookProcessor extends WebhookDeliveryProcessor {}
     Processor(WEBHOOK_QUEUE_NAME, { concurrency: 4, settings: { backoffStrategy: webhookBackoffStrategy(config.webhooks.backoffMs) } })(ConfiguredWebhookProcessor);
+    // Database audits (issue 12): long background runs; a lock long enough that a busy handler is not taken for stalled.
+    class ConfiguredAuditProcessor extends AuditProcessor {}
+    Processor(AUDIT_QUEUE_NAME, { concurrency: config.audits.concurrency, lockDuration, stalledInterval: Math.max(1000, Math.floor(lockDuration / 2)), maxStalledCount: 5 })(ConfiguredAuditProcessor);
     return {
       module: WorkerModule,
       imports: [infrastructure, CoreModule, DiscoveryModule],
       // WorkerMetrics: queue wait / processing times of every processor, and WORKER_METRICS_PORT.
-      providers: [ConfiguredTracebackProcessor, ConfiguredMaintenanceProcessor, ConfiguredWebhookProcessor, FeedbackSweeper, WorkerMetrics],
+      providers: [ConfiguredTracebackProcessor, ConfiguredMaintenanceProcessor, ConfiguredWebhookProcessor, ConfiguredAuditProcessor, FeedbackSweeper, WorkerMetrics],
     };
   }
 }

@@ -1,4 +1,5 @@
 import type { DecisionPolicyParams, TraceParams, TrustParams } from '@forensics/algorithms';
+import type { AuditSettings } from './use-cases/audits/audit-queue.port';
 import type { EvidenceSettings } from './use-cases/run-traceback/collect-evidence';
 
 /** Secret and lifetime of the feedback tokens handed out with each logged answer. */
@@ -23,6 +24,8 @@ export interface CoreSettings {
   /** Reporter trust, corroboration and caps on automatic quarantines (issue 13); unset fields = the library's DEFAULT_TRUST_PARAMS. */
   trust?: Partial<TrustParams>;
   feedbackTokens: FeedbackTokenSettings;
+  /** Database audits (issue 12); unset = DEFAULT_AUDIT_SETTINGS (findings go to review, never quarantine on their own). */
+  audit?: Partial<AuditSettings>;
   /** Who the worker's automatic actions are recorded as in the audit log. */
   workerActor: string;
 }

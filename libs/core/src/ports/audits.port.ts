@@ -40,6 +40,8 @@ export interface AuditRunRow {
   counts: Record<string, number>;
   findingsCount: number;
   error: string | null;
+  /** A cancel was asked while the run was RUNNING: the handler stops at its next checkpoint. */
+  cancelRequested: boolean;
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
@@ -120,8 +122,10 @@ export interface AuditRunRepository {
   markRunning(id: string): Promise<AuditRunRow | null>;
   checkpoint(id: string, update: { cursor?: unknown; progress?: AuditProgress; counts?: Record<string, number> }): Promise<AuditRunRow>;
   finish(id: string, status: 'SUCCEEDED' | 'FAILED' | 'CANCELLED', error?: string | null): Promise<AuditRunRow>;
-  /** QUEUED|RUNNING → CANCELLED request (the handler stops at its next checkpoint). */
+  /** QUEUED → CANCELLED at once; RUNNING → cancelRequested (the handler stops at its next checkpoint). Null when unknown. */
   cancel(id: string): Promise<AuditRunRow | null>;
+  /** Runs left RUNNING or QUEUED (e.g. by a worker that died before its job was retried), oldest first. */
+  listUnfinished(limit: number): Promise<AuditRunRow[]>;
   addFinding(runId: string, f: NewAuditFinding): Promise<AuditFindingRow>;
   listFindings(runId: string, opts: { limit: number; after?: string }): Promise<AuditFindingRow[]>;
 }

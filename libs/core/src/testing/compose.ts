@@ -28,11 +28,17 @@ import { InMemoryReviewRepository } from './in-memory-review.repository';
 import { InMemoryReporterActivityRepository } from './in-memory-reporter-activity.repository';
 import { REPORTER_ACTIVITY, type ReporterActivityRepository } from '../ports/repositories/reporter-activity.port';
 import type { InMemoryState } from './in-memory-state';
+import { AUDIT_RUNS, type AuditRunRepository } from '../ports/audits.port';
+import { AUDIT_QUEUE, type AuditQueue } from '../use-cases/audits/audit-queue.port';
+import { InMemoryAuditRunRepository } from './in-memory-audit-runs';
 import { DEFAULT_REVIEW_SETTINGS, REVIEW, REVIEW_SETTINGS, type ReviewRepository } from '../ports/repositories/review.port';
 
 /** The ports a harness supplies; everything else gets a test default (see `composeUseCases`). */
 export interface ComposePorts {
   repos: Repositories;
+  /** Audits (issue 12). Defaults: an InMemoryAuditRunRepository, a queue that accepts and runs nothing (call RunAuditUseCase yourself). */
+  auditRuns?: AuditRunRepository;
+  auditQueue?: AuditQueue;
   store: VectorStore;
   embedder: Embedder;
   judge: Judge;
@@ -164,6 +170,8 @@ export function composeUseCases(ports: ComposePorts): ComposedUseCases {
     [WEBHOOK_SETTINGS, { ...TEST_WEBHOOK_SETTINGS, ...ports.webhookSettings }],
     [FAILED_JOBS, ports.failedJobs ?? new InMemoryFailedJobs()],
     [REPORTER_ACTIVITY, ports.reporterActivity ?? reporterActivityFake(repos)],
+    [AUDIT_RUNS, ports.auditRuns ?? new InMemoryAuditRunRepository()],
+    [AUDIT_QUEUE, ports.auditQueue ?? { enqueue: async () => {} }],
   ]);
   const built = new Map<Function, unknown>();
   const building = new Set<Function>();

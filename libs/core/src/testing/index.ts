@@ -19,3 +19,4 @@ export { TEST_WEBHOOK_SETTINGS } from './compose';
 export { composeUseCases, TEST_CORE_SETTINGS, type ComposePorts, type ComposedUseCases } from './compose';
 export { InMemoryReviewRepository } from './in-memory-review.repository';
 export { InMemoryReporterActivityRepository } from './in-memory-reporter-activity.repository';
+export { InMemoryAuditRunRepository } from './in-memory-audit-runs';

@@ -1,4 +1,4 @@
-import { AUDIT_HANDLERS } from './audits';
+import { AUDIT_USE_CASES } from './audits';
 import { BulkReviewUseCase } from './bulk-review/bulk-review.use-case';
 import { ClaimReviewItemUseCase } from './claim-review-item/claim-review-item.use-case';
 import { PurgeQuarantineUseCase } from './purge-quarantine/purge-quarantine.use-case';
@@ -96,5 +96,5 @@ export const USE_CASES = [
   PingWebhookUseCase, RedeliverWebhookUseCase, RedriveWebhookDeliveriesUseCase, RotateWebhookSecretUseCase, UpdateWebhookUseCase,
   BulkReviewUseCase, ClaimReviewItemUseCase, ExportReviewUseCase, GetReviewEventUseCase, GetReviewItemUseCase, ListAuditLogUseCase, ListReviewEventsUseCase, ListReviewItemsUseCase, PurgeQuarantineUseCase,
   ListDeadLettersUseCase, RedriveFeedbackUseCase,
-  ...AUDIT_HANDLERS,
+  ...AUDIT_USE_CASES,
 ] as const;

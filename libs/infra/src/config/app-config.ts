@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { AUDIT_KINDS, type AuditKind } from '@forensics/core';
 import {
   DEFAULT_BIRD_PARAMS,
   DEFAULT_DECISION_POLICY,
@@ -99,6 +100,30 @@ export interface AppConfig {
   /** Reporter trust, corroboration and caps on automatic quarantines (issue 13, item 1; library default DEFAULT_TRUST_PARAMS). */
   readonly trust: Readonly<TrustParams>;
   readonly rateLimits: Readonly<{ feedbackPerToken: number; feedbackPerReporter: number; feedbackPerAddress: number; feedbackPerKey: number; answersPerKey: number }>;
+  /** Database audits (issue 12): schedules from AUDIT_SCHEDULE, worker concurrency, whether findings may quarantine. */
+  readonly audits: Readonly<{ schedules: readonly AuditScheduleSpec[]; concurrency: number; autoQuarantine: boolean }>;
+}
+
+/** One scheduled audit: kind, collection (undefined = the default collection), cron pattern (UTC). */
+export interface AuditScheduleSpec { kind: AuditKind; collection?: string; cron: string }
+
+/**
+ * AUDIT_SCHEDULE: `;`-separated `kind[:collection]=cron` entries, e.g.
+ * `reconcile=0 * * * *;cluster-scan:docs=30 3 * * *`. Empty string = no schedules.
+ */
+export function parseAuditSchedule(raw: string): AuditScheduleSpec[] {
+  const out: AuditScheduleSpec[] = [];
+  for (const part of raw.split(';').map((p) => p.trim()).filter(Boolean)) {
+    const eq = part.indexOf('=');
+    if (eq < 0) throw new Error(`AUDIT_SCHEDULE: '${part}' is not kind[:collection]=cron`);
+    const [kind, collection] = part.slice(0, eq).trim().split(':', 2) as [string, string | undefined];
+    const cron = part.slice(eq + 1).trim();
+    if (!(AUDIT_KINDS as readonly string[]).includes(kind)) throw new Error(`AUDIT_SCHEDULE: unknown kind '${kind}' (one of ${AUDIT_KINDS.join(', ')})`);
+    const fields = cron.split(/\s+/).length;
+    if (fields < 5 || fields > 6) throw new Error(`AUDIT_SCHEDULE: '${cron}' is not a cron pattern of 5 or 6 fields`);
+    out.push({ kind: kind as AuditKind, collection: collection?.trim() || undefined, cron });
+  }
+  return out;
 }
 
 export const DEV_API_KEY = 'dev-local-key';
@@ -223,6 +248,14 @@ export const ENV_SCHEMA = z.object({
   SWEEP_EVERY_MS: intVar(100, 3_600_000, 30_000, 'how often the worker reconciles: re-enqueues pending feedback that has no live job (persisted while the queue was unreachable, or failed during an outage)'),
   QUEUE_ENQUEUE_TIMEOUT_MS: intVar(50, 60_000, 500, 'bound on enqueueing a traceback at intake (ms): past it the request answers 202 with queued:false and the reconciler enqueues later'),
   QUEUE_PREFIX: textWithDefault('forensics', 'Redis key prefix of the queues (services sharing a Redis keep their jobs apart)'),
+  AUDIT_SCHEDULE: variable(z.string().default('reconcile=0 * * * *').superRefine((v, ctx) => {
+    try { parseAuditSchedule(v); } catch (e) { ctx.addIssue({ code: 'custom', message: (e as Error).message }); }
+  }), {
+    expect: '`;`-separated kind[:collection]=cron entries, or "none"',
+    doc: 'scheduled database audits (worker): e.g. "reconcile=0 * * * *;cluster-scan=30 3 * * *" (cron in UTC; collection defaults to DEFAULT_COLLECTION); "none" = no schedules. Default: reconcile hourly',
+  }),
+  AUDIT_CONCURRENCY: intVar(1, 8, 1, 'audit runs per worker process at a time (audits are background work)'),
+  AUDIT_AUTO_QUARANTINE: enumVar(['false', 'true'], 'false', 'true = audit findings may quarantine on their own; default false: they go to review (NEEDS_REVIEW, kept in serving) with their evidence'),
   WEBHOOK_TIMEOUT_MS: intVar(100, 60_000, 10_000, 'timeout of one webhook delivery attempt (ms)'),
   WEBHOOK_ATTEMPTS: intVar(1, 20, 8, 'attempts per webhook delivery (exponential backoff with jitter between them)'),
   WEBHOOK_BACKOFF_MS: intVar(10, 3_600_000, 30_000, 'base delay of webhook retries (ms): the n-th retry waits between base*2^(n-1)/2 and base*2^(n-1)'),
@@ -474,6 +507,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     sessionTtlMinutes: e.SESSION_TTL_MINUTES,
     reviewClaimTtlSec: e.REVIEW_CLAIM_TTL_SEC,
     trust: trustOf(e),
+    audits: {
+      schedules: e.AUDIT_SCHEDULE.trim() === 'none' ? [] : parseAuditSchedule(e.AUDIT_SCHEDULE),
+      concurrency: e.AUDIT_CONCURRENCY, autoQuarantine: e.AUDIT_AUTO_QUARANTINE === 'true',
+    },
     rateLimits: {
       feedbackPerToken: e.RATE_LIMIT_FEEDBACK_PER_MIN, feedbackPerReporter: e.RATE_LIMIT_REPORTER_PER_MIN, feedbackPerAddress: e.RATE_LIMIT_ADDRESS_PER_MIN,
       feedbackPerKey: e.RATE_LIMIT_KEY_PER_MIN, answersPerKey: e.RATE_LIMIT_ANSWERS_PER_MIN,

@@ -41,15 +41,29 @@ export function registerQuarantineCollectors(metrics: ForensicsMetrics, prisma: 
 }
 
 /**
- * Every series read from Postgres on scrape: the quarantine series above and the dead letters
- * (FAILED feedback events; failed jobs are `forensics_queue_jobs{state="failed"}`).
- *
- * Not registered: `forensics_audit_runs_total{kind,status}` and `forensics_audit_findings_total{kind}`
- * (issue 14) — knowledge-base audits are not built yet and there is no table to read them from;
- * they appear when audits exist (README, Metrics). No placeholder values are exported.
+ * Every series read from Postgres on scrape: the quarantine series above, the dead letters
+ * (FAILED feedback events; failed jobs are `forensics_queue_jobs{state="failed"}`) and the
+ * database audits (issue 12: runs by kind and status, findings by kind, type and action, and the
+ * duration of finished runs), read from the AuditRun / AuditFinding tables so they are right
+ * whichever worker ran the audit. A series appears once a run of its label set exists.
  */
 export function registerDatabaseCollectors(metrics: ForensicsMetrics, prisma: PrismaClient): void {
   registerQuarantineCollectors(metrics, prisma);
+  metrics.collectedCounter('forensics_audit_runs_total', 'Database audit runs by kind and status (QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED), from Postgres', ['kind', 'status'], async () => {
+    const rows = await prisma.auditRun.groupBy({ by: ['kind', 'status'], _count: { _all: true } });
+    return rows.map((r) => [{ kind: r.kind, status: r.status }, r._count._all] as [Record<string, string>, number]);
+  });
+  metrics.collectedCounter('forensics_audit_findings_total', 'Database audit findings by kind, finding type and action (repaired, reported, review, quarantined), from Postgres', ['kind', 'type', 'action'], async () => {
+    const rows = await prisma.$queryRaw<{ kind: string; type: string; action: string; n: bigint }[]>`
+      SELECT r."kind", f."type", f."action", COUNT(*)::bigint AS n FROM "AuditFinding" f JOIN "AuditRun" r ON r."id" = f."runId" GROUP BY 1, 2, 3`;
+    return rows.map((r) => [{ kind: r.kind, type: r.type, action: r.action }, Number(r.n)] as [Record<string, string>, number]);
+  });
+  metrics.gauge('forensics_audit_last_run_seconds', 'Wall time of the last finished run of each audit kind (seconds), from Postgres', ['kind'], async (g) => {
+    const rows = await prisma.$queryRaw<{ kind: string; s: number }[]>`
+      SELECT DISTINCT ON ("kind") "kind", EXTRACT(EPOCH FROM ("finishedAt" - COALESCE("startedAt", "createdAt")))::float8 AS s
+      FROM "AuditRun" WHERE "finishedAt" IS NOT NULL ORDER BY "kind", "finishedAt" DESC`;
+    for (const r of rows) g.set({ kind: r.kind }, r.s);
+  });
   metrics.gauge('forensics_dead_letter_events', 'Feedback events in FAILED (dead letters awaiting a re-drive: GET /v1/dead-letters), read from Postgres on scrape', [], async (g) => {
     g.set(await prisma.feedbackEvent.count({ where: { status: 'FAILED' } }));
   });

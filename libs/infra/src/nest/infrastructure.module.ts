@@ -14,7 +14,9 @@ import { createPrismaClient, type PrismaClient } from '../prisma/prisma-client';
 import { createPrismaRepositories } from '../prisma/repositories';
 import { PrismaReviewRepository } from '../prisma/repositories/prisma-review.repository';
 import { PrismaReporterActivityRepository } from '../prisma/repositories/prisma-reporter-activity.repository';
-import { REPORTER_ACTIVITY, REVIEW, REVIEW_SETTINGS } from '@forensics/core';
+import { AUDIT_QUEUE, AUDIT_RUNS, REPORTER_ACTIVITY, REVIEW, REVIEW_SETTINGS } from '@forensics/core';
+import { PrismaAuditRunRepository } from '../prisma/repositories/prisma-audit-run.repository';
+import { NoAuditQueue } from '../audits/bullmq-audit-queue';
 import { startEmbeddedPostgres, startEmbeddedRedis, type EmbeddedService } from '../runtime/embedded-services';
 import { createVectorStore } from '../vector-store';
 import { coreSettingsFor, embedderFor, feedbackTokenSecret, identitySettingsFor, judgeFor, probeFor } from './adapters';
@@ -143,6 +145,7 @@ export class InfrastructureModule {
       { provide: REVIEW_SETTINGS, useValue: { claimTtlMs: config.reviewClaimTtlSec * 1000 } },
       // Corroboration and per-reporter caps of the decision policy (issue 13).
       { provide: REPORTER_ACTIVITY, useFactory: (prisma: PrismaClient) => new PrismaReporterActivityRepository(prisma), inject: [PRISMA] },
+      { provide: AUDIT_RUNS, useFactory: (prisma: PrismaClient) => new PrismaAuditRunRepository(prisma), inject: [PRISMA] },
       // ENDPOINTS first: the secret file lives in DATA_DIR, which the embedded services create.
       { provide: CORE_SETTINGS, useFactory: () => coreSettingsFor(config, feedbackTokenSecret(config, (m) => log.warn(m))), inject: [ENDPOINTS] },
       { provide: IDENTITY_SETTINGS, useFactory: (core: { feedbackTokens: { secret: string } }) => identitySettingsFor(config, core.feedbackTokens.secret), inject: [CORE_SETTINGS] },
@@ -150,7 +153,7 @@ export class InfrastructureModule {
     ];
     const exported: (symbol | DynamicModule)[] = [APP_CONFIG, ENDPOINTS, PRISMA, REPOSITORIES, DOCUMENTS, FEEDBACK_EVENTS, VERDICTS, QUARANTINES, ANSWERS, ENHANCEMENTS, AUDIT_LOG, DATABASE_HEALTH,
       VECTOR_STORE, EMBEDDER, JUDGE, METRICS, GENERATOR, GRADIENT_PROBE, NEIGHBOUR_LISTS, CLOCK, FAILPOINTS, CORE_SETTINGS, DOMAIN_EVENTS, ...WEBHOOK_TOKENS,
-      USERS, API_KEYS, SESSIONS, IDENTITY_SETTINGS, REVIEW, REVIEW_SETTINGS, REPORTER_ACTIVITY];
+      USERS, API_KEYS, SESSIONS, IDENTITY_SETTINGS, REVIEW, REVIEW_SETTINGS, REPORTER_ACTIVITY, AUDIT_RUNS];
     if (withQueue) {
       providers.push({ provide: REDIS_CONNECTION, useFactory: (e: Endpoints) => createRedisConnection(e.redisUrl!), inject: [ENDPOINTS] });
       // Job counts of every registered queue (discovered on each scrape).
@@ -160,7 +163,8 @@ export class InfrastructureModule {
     } else {
       providers.push({ provide: TRACEBACK_QUEUE, useValue: new NoTracebackQueue() });
       providers.push({ provide: FAILED_JOBS, useValue: NO_FAILED_JOBS });
-      exported.push(TRACEBACK_QUEUE, FAILED_JOBS);
+      providers.push({ provide: AUDIT_QUEUE, useValue: new NoAuditQueue() });
+      exported.push(TRACEBACK_QUEUE, FAILED_JOBS, AUDIT_QUEUE);
       providers.push(webhookDispatcherProvider(config, false));
     }
     return {

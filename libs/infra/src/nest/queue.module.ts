@@ -3,14 +3,15 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import type { Queue } from 'bullmq';
 import type IORedis from 'ioredis';
-import { FAILED_JOBS, TRACEBACK_QUEUE } from '@forensics/core';
+import { AUDIT_QUEUE, FAILED_JOBS, TRACEBACK_QUEUE } from '@forensics/core';
 import type { AppConfig } from '../config/app-config';
 import { BullMqTracebackQueue } from '../queue/bullmq-traceback-queue';
 import { BatchingTracebackQueue } from '../queue/batching-traceback-queue';
 import { BullMqFailedJobs } from '../queue/dead-letters';
 import { QueueRegistry } from '../queue/queue-registry';
 import { QueueErrorLogs } from '../queue/queue-error-logs';
-import { MAINTENANCE_QUEUE_NAME, TRACEBACK_QUEUE_NAME, WEBHOOK_QUEUE_NAME } from '../queue/queue.constants';
+import { AUDIT_QUEUE_NAME, MAINTENANCE_QUEUE_NAME, TRACEBACK_QUEUE_NAME, WEBHOOK_QUEUE_NAME } from '../queue/queue.constants';
+import { BullMqAuditQueue } from '../audits/bullmq-audit-queue';
 import { REDIS_CONNECTION } from './infra.tokens';
 
 /**
@@ -26,7 +27,7 @@ export class QueueModule {
       module: QueueModule,
       imports: [
         BullModule.forRootAsync({ useFactory: (connection: IORedis) => ({ connection, prefix: config.queue.prefix }), inject: [REDIS_CONNECTION] }),
-        BullModule.registerQueue({ name: TRACEBACK_QUEUE_NAME }, { name: MAINTENANCE_QUEUE_NAME }, { name: WEBHOOK_QUEUE_NAME }),
+        BullModule.registerQueue({ name: TRACEBACK_QUEUE_NAME }, { name: MAINTENANCE_QUEUE_NAME }, { name: WEBHOOK_QUEUE_NAME }, { name: AUDIT_QUEUE_NAME }),
         DiscoveryModule,
       ],
       providers: [
@@ -44,8 +45,9 @@ export class QueueModule {
           },
           inject: [getQueueToken(TRACEBACK_QUEUE_NAME), REDIS_CONNECTION],
         },
+        { provide: AUDIT_QUEUE, useFactory: (queue: Queue) => new BullMqAuditQueue(queue), inject: [getQueueToken(AUDIT_QUEUE_NAME)] },
       ],
-      exports: [TRACEBACK_QUEUE, BullModule, QueueRegistry, FAILED_JOBS],
+      exports: [TRACEBACK_QUEUE, AUDIT_QUEUE, BullModule, QueueRegistry, FAILED_JOBS],
     };
   }
 }

@@ -33,3 +33,16 @@ export const RECONCILE_SCHEDULER_ID = 'reconcile-pending-feedback';
 
 /** Webhook deliveries (issue 14): one job per delivery id, plus the outbox sweep's job scheduler (libs/infra/src/webhooks). */
 export const WEBHOOK_QUEUE_NAME = 'webhooks';
+
+/** Database audits (issue 12): one job per run (jobId audit-<runId>), plus one job scheduler per scheduled (kind, collection). */
+export const AUDIT_QUEUE_NAME = 'audits';
+export const AUDIT_RUN_JOB = 'AuditRun';
+export const AUDIT_SCHEDULED_JOB = 'ScheduledAudit';
+export interface AuditJobData { runId?: string; kind?: string; collection?: string; params?: Record<string, unknown> }
+export const auditJobId = (runId: string): string => `audit-${runId}`;
+export const auditSchedulerId = (kind: string, collection: string): string => `audit-${kind}-${collection}`;
+/** Attempts of an audit job: a killed worker's run is retried and resumes from its cursor. */
+export const AUDIT_JOB_OPTIONS = {
+  attempts: 5, backoff: { type: 'exponential', delay: 5000 },
+  removeOnComplete: { age: 7 * 24 * 3600, count: 1000 }, removeOnFail: { age: 30 * 24 * 3600 },
+} as const;

@@ -6,7 +6,12 @@ export interface RecurringJobSpec {
   schedulerId: string;
   /** Name of the job the scheduler adds. */
   jobName: string;
-  everyMs: number;
+  /** Either a fixed interval … */
+  everyMs?: number;
+  /** … or a cron pattern (UTC), e.g. scheduled audits. */
+  cron?: string;
+  /** Data of every job the scheduler adds. */
+  data?: Record<string, unknown>;
   /** What the scheduler does, for the warning when it cannot be registered (e.g. "the reconciler"). */
   what: string;
 }
@@ -41,8 +46,9 @@ export class RecurringJob {
   private async register(): Promise<void> {
     if (this.closed) return;
     try {
-      await this.queue.upsertJobScheduler(this.spec.schedulerId, { every: this.spec.everyMs }, {
-        name: this.spec.jobName, data: {}, opts: { removeOnComplete: { count: 10 }, removeOnFail: { count: 50 } },
+      const repeat = this.spec.cron ? { pattern: this.spec.cron, tz: 'UTC' } : { every: this.spec.everyMs ?? 60_000 };
+      await this.queue.upsertJobScheduler(this.spec.schedulerId, repeat, {
+        name: this.spec.jobName, data: this.spec.data ?? {}, opts: { removeOnComplete: { count: 10 }, removeOnFail: { count: 50 } },
       });
     } catch (e) {
       this.warn(`could not register ${this.spec.what}'s scheduler (registered again when Redis is ready): ${(e as Error).message}`);
