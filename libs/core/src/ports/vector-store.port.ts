@@ -44,7 +44,7 @@ export interface SearchRequest {
 /** One page of `listPage` (audits: reconcile, cluster-scan). */
 export interface PointPage {
   records: { id: string; quarantined: boolean; payload: Record<string, unknown>; text?: string; vector?: Float32Array }[];
-  /** Pass as `after` for the next page; null = no more records. */
+  /** Opaque cursor: pass as `after` for the next page; null = no more records. */
   next: string | null;
 }
 
@@ -74,8 +74,8 @@ export interface VectorStore {
    */
   revision?(collection: string): Promise<string | null>;
   /**
-   * Every record of the collection (quarantined included), in pages ordered by id; `after` is the
-   * previous page's `next`. Vectors and texts only when asked (audits: reconcile, cluster-scan).
+   * Every record of the collection (quarantined included), in pages (ordered by id where the store
+   * can; each record exactly once); `after` is the previous page's `next`. Vectors and texts only when asked (audits: reconcile, cluster-scan).
    */
   listPage?(collection: string, opts: { after?: string | null; limit: number; withVectors?: boolean; withText?: boolean }): Promise<PointPage>;
   /** Throws when the store cannot be reached. */

@@ -34,6 +34,11 @@ export class InMemoryDocumentRepository extends InMemoryRepository implements Do
     return [...new Set(ids)].flatMap((id) => (this.s.documents.has(id) ? [copy(this.s.documents.get(id)!)] : []));
   }
 
+  async listPage(collection: string, opts: { after?: string | null; limit: number }): Promise<DocumentRow[]> {
+    return [...this.s.documents.values()].filter((d) => d.collection === collection && (!opts.after || d.id > opts.after))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, Math.max(1, Math.floor(opts.limit))).map(copy);
+  }
+
   async count(collection: string): Promise<number> {
     return [...this.s.documents.values()].filter((d) => d.collection === collection).length;
   }

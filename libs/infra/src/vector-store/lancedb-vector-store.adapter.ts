@@ -55,7 +55,7 @@ import {
   Utf8,
   vectorFromArray,
 } from 'apache-arrow';
-import type { ScoredHit, SearchRequest, StoredRecord, VectorStore } from '@forensics/core';
+import type { PointPage, ScoredHit, SearchRequest, StoredRecord, VectorStore } from '@forensics/core';
 import { ExactMatrix } from './exact-kernel';
 import {
   assertCollectionName,
@@ -300,6 +300,35 @@ export class LanceDbVectorStore implements VectorStore {
       });
     }
     return out;
+  }
+
+  /**
+   * Pages of the collection ordered by id (audits). Small collections: from the exact snapshot.
+   * Indexed ones: LanceDB has no ordered scan, so each page reads the ids above `after` (one column)
+   * and sorts them here, then fetches the page's rows by id — O(rows left) per page, which is why
+   * callers use large pages.
+   */
+  async listPage(collection: string, opts: { after?: string | null; limit: number; withVectors?: boolean; withText?: boolean }): Promise<PointPage> {
+    assertCollectionName(collection);
+    const state = await this.state(collection);
+    if (!state) return { records: [], next: null };
+    const limit = Math.max(1, Math.floor(opts.limit));
+    const after = opts.after ?? null;
+    let ids: string[];
+    if (await this.annMode(state)) {
+      const q = state.table.query().select(['id']);
+      const rows = await (after === null ? q : q.where(`id > ${sqlString(after)}`)).toArray();
+      ids = rows.map((r) => String((r as { id: unknown }).id));
+    } else {
+      ids = [...(await this.fresh(state)).index.keys()].filter((id) => after === null || id > after);
+    }
+    ids.sort();
+    const page = ids.slice(0, limit);
+    const rows = await this.fetch(collection, page);
+    const records = rows.map((r) => ({
+      id: r.id, quarantined: r.quarantined, payload: r.payload, ...(opts.withText ? { text: r.text } : {}), ...(opts.withVectors ? { vector: r.vector } : {}),
+    }));
+    return { records, next: ids.length > page.length ? page[page.length - 1]! : null };
   }
 
   async setQuarantined(collection: string, ids: readonly string[], quarantined: boolean): Promise<void> {

@@ -27,7 +27,7 @@
  * Other collection names than the attached one are served by the normal QdrantVectorStore.
  */
 import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
-import type { ScoredHit, SearchRequest, StoredRecord, VectorStore } from '@forensics/core';
+import type { PointPage, ScoredHit, SearchRequest, StoredRecord, VectorStore } from '@forensics/core';
 import {
   documentIdOf,
   pointIdOf,
@@ -181,6 +181,36 @@ export class QdrantAttachedVectorStore implements VectorStore {
     const rest = wanted.filter((id) => !found.has(id));
     if (rest.length > 0) for (const r of await this.own.fetch(this.ownName(), rest)) found.set(r.id, r);
     return wanted.map((id) => found.get(id.toLowerCase()) ?? found.get(id)).filter((r): r is StoredRecord => r !== undefined);
+  }
+
+  /**
+   * Attached: the app's points first (Qdrant scroll, cursor `app:<next_page_offset>`), then our own
+   * collection's records (enhancement proxies; cursor `own:<id>`). The app's points are read, never written.
+   */
+  async listPage(collection: string, opts: { after?: string | null; limit: number; withVectors?: boolean; withText?: boolean }): Promise<PointPage> {
+    assertCollectionName(collection);
+    if (!this.isAttached(collection)) return this.own.listPage(collection, opts);
+    this.assertOpen();
+    const after = opts.after ?? null;
+    if (after === null || after.startsWith('app:')) {
+      const offset = after ? (JSON.parse(after.slice(4)) as PointId) : undefined;
+      const res = await this.client.scroll(this.cfg.collection, {
+        limit: Math.max(1, Math.floor(opts.limit)), ...(offset !== undefined ? { offset } : {}), with_payload: this.payloadSelector(),
+        with_vector: opts.withVectors ? (this.cfg.vectorName ? [this.cfg.vectorName] : true) : false,
+      });
+      const records = res.points.map((p) => {
+        const payload = (p.payload ?? {}) as Record<string, unknown>;
+        return {
+          id: documentIdOf(p.id, this.cfg.idType), quarantined: payload[this.cfg.quarantineKey] === true, payload: servicePayloadOf(p.id),
+          ...(opts.withText ? { text: textOf(payload, this.cfg.textKey) } : {}), ...(opts.withVectors ? { vector: Float32Array.from(this.vectorOf(p.vector)) } : {}),
+        };
+      });
+      const nextOffset = res.next_page_offset;
+      return { records, next: nextOffset !== null && nextOffset !== undefined ? `app:${JSON.stringify(nextOffset)}` : 'own:' };
+    }
+    const ownAfter = after.slice(4) || null;
+    const page = await this.own.listPage(this.ownName(), { ...opts, after: ownAfter });
+    return { records: page.records, next: page.next === null ? null : `own:${page.next}` };
   }
 
   /** `set_payload` of the flag key on the app's points (filter by id: unknown ids are ignored), and our own records. */

@@ -16,7 +16,7 @@
  * (`tieSlack`) and orders by score then id.
  */
 import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
-import type { ScoredHit, SearchRequest, StoredRecord, VectorStore } from '@forensics/core';
+import type { PointPage, ScoredHit, SearchRequest, StoredRecord, VectorStore } from '@forensics/core';
 import {
   assertCollectionName,
   assertDimension,
@@ -270,6 +270,37 @@ export class QdrantVectorStore implements VectorStore {
       }
     }
     return wanted.map((id) => found.get(id)).filter((r): r is StoredRecord => r !== undefined);
+  }
+
+  /** Pages ordered by id: Qdrant's scroll (ordered by point id; `offset` is inclusive, so the page starts after `after`). */
+  async listPage(collection: string, opts: { after?: string | null; limit: number; withVectors?: boolean; withText?: boolean }): Promise<PointPage> {
+    assertCollectionName(collection);
+    this.assertOpen();
+    const limit = Math.max(1, Math.floor(opts.limit));
+    const after = opts.after ? normaliseId(opts.after) : null;
+    let res;
+    try {
+      res = await this.client.scroll(this.qname(collection), {
+        limit: limit + 2, ...(after ? { offset: after } : {}), with_payload: true, with_vector: opts.withVectors ? [RAW] : false,
+      });
+    } catch (error) {
+      if (statusOf(error) === 404) return { records: [], next: null };
+      throw error;
+    }
+    const points = res.points.filter((p) => after === null || String(p.id) > after);
+    const page = points.slice(0, limit);
+    const records = page.map((p) => {
+      const payload = (p.payload ?? {}) as QdrantPayload;
+      const vectors = p.vector as Record<string, unknown> | null | undefined;
+      const raw = vectors && !Array.isArray(vectors) ? vectors[RAW] : undefined;
+      return {
+        id: String(p.id), quarantined: payload.quarantined === true, payload: asPayloadObject(payload.payload),
+        ...(opts.withText ? { text: typeof payload.text === 'string' ? payload.text : '' } : {}),
+        ...(opts.withVectors ? { vector: Float32Array.from(Array.isArray(raw) ? (raw as number[]) : []) } : {}),
+      };
+    });
+    const more = points.length > page.length || (res.next_page_offset !== null && res.next_page_offset !== undefined);
+    return { records, next: more && page.length > 0 ? String(page[page.length - 1]!.id) : null };
   }
 
   async setQuarantined(collection: string, ids: readonly string[], quarantined: boolean): Promise<void> {

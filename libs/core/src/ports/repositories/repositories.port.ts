@@ -24,6 +24,8 @@ export interface DocumentRepository {
   /** Rows for the given ids (unknown ids are absent), in no particular order. */
   get(ids: readonly string[]): Promise<DocumentRow[]>;
   count(collection: string): Promise<number>;
+  /** The collection's texts ordered by id, `after` = the previous page's last id (audits: reconcile). */
+  listPage(collection: string, opts: { after?: string | null; limit: number }): Promise<DocumentRow[]>;
 }
 
 /** "Wrong answer" reports and their progress through the pipeline. */

@@ -38,6 +38,14 @@ export class PrismaDocumentRepository implements DocumentRepository {
     return (await this.db.document.findMany({ where: { id: { in: valid } } })).map(toRow);
   }
 
+  async listPage(collection: string, opts: { after?: string | null; limit: number }): Promise<DocumentRow[]> {
+    const after = opts.after && isUuid(opts.after) ? opts.after : undefined;
+    const rows = await this.db.document.findMany({
+      where: { collection, ...(after ? { id: { gt: after } } : {}) }, orderBy: { id: 'asc' }, take: Math.max(1, Math.floor(opts.limit)),
+    });
+    return rows.map(toRow);
+  }
+
   async count(collection: string): Promise<number> {
     return this.db.document.count({ where: { collection } });
   }
