@@ -47,6 +47,8 @@ export function testConfig(env: Record<string, string> = {}, dataDir = mkdtempSy
   return loadConfig({
     DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DATA_DIR: dataDir, API_KEYS: TEST_API_KEY, QUEUE_BACKOFF_MS: '200', PROBE: 'none',
     QUEUE_PREFIX: uniqueName('q'), SWEEP_EVERY_MS: '1000',
+    // No scheduled audits unless a test sets them (test/audits.test.ts).
+    AUDIT_SCHEDULE: 'none',
     // Rate limits off (tests flood intake from one address on purpose); test/rate-limit.test.ts sets its own.
     RATE_LIMIT_FEEDBACK_PER_MIN: '0', RATE_LIMIT_REPORTER_PER_MIN: '0', RATE_LIMIT_ADDRESS_PER_MIN: '0', RATE_LIMIT_KEY_PER_MIN: '0', RATE_LIMIT_ANSWERS_PER_MIN: '0',
     ...env,

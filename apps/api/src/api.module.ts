@@ -1,3 +1,4 @@
+import { AuditsController } from './controllers/audits.controller';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CoreModule } from '@forensics/infra';
@@ -32,7 +33,7 @@ export class ApiModule {
       module: ApiModule,
       imports: [infrastructure, CoreModule],
       controllers: [FeedbackController, AnswersController, EnhancementsController, QuarantineController, CollectionsController, HealthController, WidgetController, MetricsController, WebhooksController,
-        AdminController, SessionController, ReviewController, DeadLettersController],
+        AdminController, SessionController, ReviewController, DeadLettersController, AuditsController],
       providers: [
         Authenticator,
         LoginThrottle,

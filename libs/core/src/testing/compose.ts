@@ -29,7 +29,7 @@ import { InMemoryReporterActivityRepository } from './in-memory-reporter-activit
 import { REPORTER_ACTIVITY, type ReporterActivityRepository } from '../ports/repositories/reporter-activity.port';
 import type { InMemoryState } from './in-memory-state';
 import { AUDIT_RUNS, type AuditRunRepository } from '../ports/audits.port';
-import { AUDIT_QUEUE, type AuditQueue } from '../use-cases/audits/audit-queue.port';
+import { AUDIT_QUEUE, AUDIT_SCHEDULES, type AuditQueue, type AuditSchedules } from '../use-cases/audits/audit-queue.port';
 import { InMemoryAuditRunRepository } from './in-memory-audit-runs';
 import { DEFAULT_REVIEW_SETTINGS, REVIEW, REVIEW_SETTINGS, type ReviewRepository } from '../ports/repositories/review.port';
 
@@ -39,6 +39,7 @@ export interface ComposePorts {
   /** Audits (issue 12). Defaults: an InMemoryAuditRunRepository, a queue that accepts and runs nothing (call RunAuditUseCase yourself). */
   auditRuns?: AuditRunRepository;
   auditQueue?: AuditQueue;
+  auditSchedules?: AuditSchedules;
   store: VectorStore;
   embedder: Embedder;
   judge: Judge;
@@ -172,6 +173,7 @@ export function composeUseCases(ports: ComposePorts): ComposedUseCases {
     [REPORTER_ACTIVITY, ports.reporterActivity ?? reporterActivityFake(repos)],
     [AUDIT_RUNS, ports.auditRuns ?? new InMemoryAuditRunRepository()],
     [AUDIT_QUEUE, ports.auditQueue ?? { enqueue: async () => {} }],
+    [AUDIT_SCHEDULES, ports.auditSchedules ?? { list: async () => [], upsert: async () => { throw new Error('no scheduler in this harness'); }, remove: async () => false }],
   ]);
   const built = new Map<Function, unknown>();
   const building = new Set<Function>();

@@ -249,7 +249,7 @@ export const ENV_SCHEMA = z.object({
   QUEUE_ENQUEUE_TIMEOUT_MS: intVar(50, 60_000, 500, 'bound on enqueueing a traceback at intake (ms): past it the request answers 202 with queued:false and the reconciler enqueues later'),
   QUEUE_PREFIX: textWithDefault('forensics', 'Redis key prefix of the queues (services sharing a Redis keep their jobs apart)'),
   AUDIT_SCHEDULE: variable(z.string().default('reconcile=0 * * * *').superRefine((v, ctx) => {
-    try { parseAuditSchedule(v); } catch (e) { ctx.addIssue({ code: 'custom', message: (e as Error).message }); }
+    try { if (v.trim() !== 'none') parseAuditSchedule(v); } catch (e) { ctx.addIssue({ code: 'custom', message: (e as Error).message }); }
   }), {
     expect: '`;`-separated kind[:collection]=cron entries, or "none"',
     doc: 'scheduled database audits (worker): e.g. "reconcile=0 * * * *;cluster-scan=30 3 * * *" (cron in UTC; collection defaults to DEFAULT_COLLECTION); "none" = no schedules. Default: reconcile hourly',

@@ -14,9 +14,9 @@ import { createPrismaClient, type PrismaClient } from '../prisma/prisma-client';
 import { createPrismaRepositories } from '../prisma/repositories';
 import { PrismaReviewRepository } from '../prisma/repositories/prisma-review.repository';
 import { PrismaReporterActivityRepository } from '../prisma/repositories/prisma-reporter-activity.repository';
-import { AUDIT_QUEUE, AUDIT_RUNS, REPORTER_ACTIVITY, REVIEW, REVIEW_SETTINGS } from '@forensics/core';
+import { AUDIT_QUEUE, AUDIT_RUNS, AUDIT_SCHEDULES, REPORTER_ACTIVITY, REVIEW, REVIEW_SETTINGS } from '@forensics/core';
 import { PrismaAuditRunRepository } from '../prisma/repositories/prisma-audit-run.repository';
-import { NoAuditQueue } from '../audits/bullmq-audit-queue';
+import { NoAuditQueue, NoAuditSchedules } from '../audits/bullmq-audit-queue';
 import { startEmbeddedPostgres, startEmbeddedRedis, type EmbeddedService } from '../runtime/embedded-services';
 import { createVectorStore } from '../vector-store';
 import { coreSettingsFor, embedderFor, feedbackTokenSecret, identitySettingsFor, judgeFor, probeFor } from './adapters';
@@ -163,8 +163,8 @@ export class InfrastructureModule {
     } else {
       providers.push({ provide: TRACEBACK_QUEUE, useValue: new NoTracebackQueue() });
       providers.push({ provide: FAILED_JOBS, useValue: NO_FAILED_JOBS });
-      providers.push({ provide: AUDIT_QUEUE, useValue: new NoAuditQueue() });
-      exported.push(TRACEBACK_QUEUE, FAILED_JOBS, AUDIT_QUEUE);
+      providers.push({ provide: AUDIT_QUEUE, useValue: new NoAuditQueue() }, { provide: AUDIT_SCHEDULES, useValue: new NoAuditSchedules() });
+      exported.push(TRACEBACK_QUEUE, FAILED_JOBS, AUDIT_QUEUE, AUDIT_SCHEDULES);
       providers.push(webhookDispatcherProvider(config, false));
     }
     return {

@@ -3,7 +3,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import type { Queue } from 'bullmq';
 import type IORedis from 'ioredis';
-import { AUDIT_QUEUE, FAILED_JOBS, TRACEBACK_QUEUE } from '@forensics/core';
+import { AUDIT_QUEUE, AUDIT_SCHEDULES, FAILED_JOBS, TRACEBACK_QUEUE } from '@forensics/core';
 import type { AppConfig } from '../config/app-config';
 import { BullMqTracebackQueue } from '../queue/bullmq-traceback-queue';
 import { BatchingTracebackQueue } from '../queue/batching-traceback-queue';
@@ -11,7 +11,7 @@ import { BullMqFailedJobs } from '../queue/dead-letters';
 import { QueueRegistry } from '../queue/queue-registry';
 import { QueueErrorLogs } from '../queue/queue-error-logs';
 import { AUDIT_QUEUE_NAME, MAINTENANCE_QUEUE_NAME, TRACEBACK_QUEUE_NAME, WEBHOOK_QUEUE_NAME } from '../queue/queue.constants';
-import { BullMqAuditQueue } from '../audits/bullmq-audit-queue';
+import { BullMqAuditQueue, BullMqAuditSchedules } from '../audits/bullmq-audit-queue';
 import { REDIS_CONNECTION } from './infra.tokens';
 
 /**
@@ -46,8 +46,9 @@ export class QueueModule {
           inject: [getQueueToken(TRACEBACK_QUEUE_NAME), REDIS_CONNECTION],
         },
         { provide: AUDIT_QUEUE, useFactory: (queue: Queue) => new BullMqAuditQueue(queue), inject: [getQueueToken(AUDIT_QUEUE_NAME)] },
+        { provide: AUDIT_SCHEDULES, useFactory: (queue: Queue) => new BullMqAuditSchedules(queue), inject: [getQueueToken(AUDIT_QUEUE_NAME)] },
       ],
-      exports: [TRACEBACK_QUEUE, AUDIT_QUEUE, BullModule, QueueRegistry, FAILED_JOBS],
+      exports: [TRACEBACK_QUEUE, AUDIT_QUEUE, AUDIT_SCHEDULES, BullModule, QueueRegistry, FAILED_JOBS],
     };
   }
 }

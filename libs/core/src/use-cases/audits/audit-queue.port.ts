@@ -18,3 +18,17 @@ export interface AuditSettings {
 }
 
 export const DEFAULT_AUDIT_SETTINGS: Readonly<AuditSettings> = Object.freeze({ autoQuarantine: false });
+
+/** A scheduled audit as the scheduler keeps it. */
+export interface AuditSchedule { kind: string; collection: string; cron: string; next: string | null; params: Record<string, unknown> }
+
+/** The job schedulers of the audits queue (BullMQ keeps them in Redis; one per (kind, collection)). */
+export interface AuditSchedules {
+  list(): Promise<AuditSchedule[]>;
+  /** Idempotent by (kind, collection): registering again replaces the cron and params. */
+  upsert(s: { kind: string; collection: string; cron: string; params: Record<string, unknown> }): Promise<AuditSchedule>;
+  /** True when a schedule was removed. */
+  remove(kind: string, collection: string): Promise<boolean>;
+}
+
+export const AUDIT_SCHEDULES = Symbol('AuditSchedules') as Token<AuditSchedules>;

@@ -4,12 +4,14 @@ import { ReconcileAudit } from './reconcile/reconcile.audit';
 import { SiblingSweepAudit } from './sibling-sweep/sibling-sweep.audit';
 import { CancelAuditRunUseCase, GetAuditRunUseCase, ListAuditFindingsUseCase, ListAuditRunsUseCase, StartAuditUseCase } from './manage-audits.use-case';
 import { RunAuditUseCase } from './run-audit.use-case';
+import { DeleteAuditScheduleUseCase, ListAuditSchedulesUseCase, SetAuditScheduleUseCase } from './audit-schedules.use-case';
 
 export * from './cluster-scan/cluster-scan.audit';
 export * from './re-trace/re-trace.audit';
 export * from './reconcile/reconcile.audit';
 export * from './sibling-sweep/sibling-sweep.audit';
 export * from './audit-queue.port';
+export * from './audit-schedules.use-case';
 export * from './audits.schema';
 export * from './manage-audits.use-case';
 export * from './run-audit.use-case';
@@ -18,4 +20,5 @@ export * from './run-audit.use-case';
 export const AUDIT_HANDLERS = [ReconcileAudit, SiblingSweepAudit, ReTraceAudit, ClusterScanAudit] as const;
 
 /** The audit use cases (runner + management), for USE_CASES. */
-export const AUDIT_USE_CASES = [...AUDIT_HANDLERS, RunAuditUseCase, StartAuditUseCase, ListAuditRunsUseCase, GetAuditRunUseCase, ListAuditFindingsUseCase, CancelAuditRunUseCase] as const;
+export const AUDIT_USE_CASES = [...AUDIT_HANDLERS, RunAuditUseCase, StartAuditUseCase, ListAuditRunsUseCase, GetAuditRunUseCase, ListAuditFindingsUseCase, CancelAuditRunUseCase,
+  ListAuditSchedulesUseCase, SetAuditScheduleUseCase, DeleteAuditScheduleUseCase] as const;

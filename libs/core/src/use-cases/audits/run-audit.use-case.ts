@@ -3,7 +3,8 @@ import {
 } from '../../ports/audits.port';
 import type { DomainEventPublisher } from '../../ports/domain-events.port';
 import type { AuditLogRepository, JsonObject } from '../../ports/repositories';
-import { AUDIT_LOG, CORE_SETTINGS, DOMAIN_EVENTS } from '../../ports/tokens';
+import type { Failpoints } from '../../ports/runtime.port';
+import { AUDIT_LOG, CORE_SETTINGS, DOMAIN_EVENTS, FAILPOINTS } from '../../ports/tokens';
 import type { CoreSettings } from '../../settings';
 import type { InjectMap } from '../../use-case';
 import { QuarantineTextUseCase } from '../quarantine-text/quarantine-text.use-case';
@@ -19,6 +20,7 @@ export interface RunAuditDeps {
   events: DomainEventPublisher;
   audit: AuditLogRepository;
   settings: CoreSettings;
+  failpoints: Failpoints;
   reconcile: ReconcileAudit;
   siblingSweep: SiblingSweepAudit;
   reTrace: ReTraceAudit;
@@ -41,7 +43,7 @@ export interface RunAuditResult {
  */
 export class RunAuditUseCase {
   static readonly inject: InjectMap<RunAuditDeps> = {
-    runs: AUDIT_RUNS, quarantineText: QuarantineTextUseCase, events: DOMAIN_EVENTS, audit: AUDIT_LOG, settings: CORE_SETTINGS,
+    runs: AUDIT_RUNS, quarantineText: QuarantineTextUseCase, events: DOMAIN_EVENTS, audit: AUDIT_LOG, settings: CORE_SETTINGS, failpoints: FAILPOINTS,
     reconcile: ReconcileAudit, siblingSweep: SiblingSweepAudit, reTrace: ReTraceAudit, clusterScan: ClusterScanAudit,
   };
   constructor(private readonly deps: RunAuditDeps) {}
@@ -90,6 +92,7 @@ export class RunAuditUseCase {
   ): AuditContext {
     const d = this.deps;
     let cursor = run.cursor;
+    let checkpoints = 0;
     const audit = { ...DEFAULT_AUDIT_SETTINGS, ...d.settings.audit };
     return {
       run,
@@ -98,6 +101,8 @@ export class RunAuditUseCase {
         const row = await d.runs.checkpoint(run.id, update);
         if (update.cursor !== undefined) cursor = update.cursor;
         onRow(row);
+        // Crash tests: `audit.checkpoint.<n>` right after the n-th checkpoint of this execution is persisted.
+        d.failpoints.hit(`audit.checkpoint.${++checkpoints}`);
         if (row.cancelRequested) throw new AuditCancelledError(run.id);
       },
       finding: async (f: NewAuditFinding): Promise<AuditFindingRow> => {

@@ -1,0 +1,182 @@
+/**
+ * Database audits (issue 12) on the real service: real Postgres, Redis, the embedded vector store.
+ *  - started over the API, run by the worker, inspected over the API (runs, progress, findings);
+ *  - roles: reading needs `read`, starting needs `manage`; bad input is a 400 naming the field;
+ *  - job schedulers: registering the same schedule from two workers and after a restart leaves one
+ *    scheduler, and each tick makes one run;
+ *  - a worker process SIGKILLed mid-run: the retried job resumes from the run's checkpoint (no page
+ *    counted twice, every divergence repaired once).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
+import { CreateApiKeyUseCase, IngestCorpusUseCase, StartAuditUseCase, type AuditRunRow, type Token } from '@forensics/core';
+import { AUDIT_QUEUE_NAME } from '@forensics/infra';
+import { createTestApp, type TestApp } from './support/test-app';
+import { eventually, requireServices, TEST_API_KEY, uniqueName } from './support/test-runtime';
+
+const ROOT = resolve(__dirname, '..');
+const texts = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ text: `${tag} passage ${i}: the river ${i % 7} flows past the mill number ${i}.` }));
+
+describe('audits over the API, run by the worker', () => {
+  let t: TestApp;
+  const collection = uniqueName('audit');
+  const call = async (method: string, path: string, body?: unknown, key: string | null = TEST_API_KEY) => {
+    const res = await fetch(`${t.url}${path}`, {
+      method, headers: { ...(key ? { 'x-api-key': key } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  };
+
+  beforeAll(async () => { t = await createTestApp({ api: true, worker: true }); });
+  afterAll(async () => { await t?.close(); });
+
+  it('starts a reconcile, repairs a divergence, and shows the run and its findings', async () => {
+    const r = await t.get(IngestCorpusUseCase).execute({ collection, records: texts(8, 'api') });
+    await t.store.setQuarantined(collection, [r.ids[3]!], true); // the store withholds an ACTIVE text
+    const started = await call('POST', '/v1/audits', { kind: 'reconcile', collection, params: { pageSize: 3 } });
+    expect(started.status).toBe(202);
+    expect(started.body).toMatchObject({ kind: 'reconcile', collection, trigger: 'api', status: 'QUEUED' });
+    const run = await eventually(async () => {
+      const g = await call('GET', `/v1/audits/${started.body.id}`);
+      return g.body.status === 'SUCCEEDED' ? (g.body as AuditRunRow) : null;
+    }, 60_000, 200);
+    expect(run.counts).toMatchObject({ pointsChecked: 8, documentsChecked: 8, 'flag-extra.repaired': 1 });
+    expect(run.progress).toMatchObject({ done: 8, total: 8 });
+    expect(run.startedBy).toMatch(/key:|user:|admin/);
+    const findings = await call('GET', `/v1/audits/${run.id}/findings`);
+    expect(findings.body.items).toEqual([expect.objectContaining({ type: 'flag-extra', action: 'repaired', documentIds: [r.ids[3]] })]);
+    expect((await t.store.fetch(collection, [r.ids[3]!]))[0]!.quarantined).toBe(false);
+    const listed = await call('GET', `/v1/audits?collection=${collection}&kind=reconcile`);
+    expect(listed.body.items.map((x: AuditRunRow) => x.id)).toContain(run.id);
+    // audit.finished went to the outbox (webhooks), and the audit log names who started it.
+    const log = await t.prisma.auditLog.findMany({ where: { entityType: 'AuditRun', entityId: run.id }, orderBy: { id: 'asc' } });
+    expect(log.map((l) => l.action)).toEqual(['audit.started', 'audit.succeeded']);
+  });
+
+  it('checks roles and input', async () => {
+    expect((await call('GET', '/v1/audits', undefined, null)).status).toBe(401);
+    const { key } = await t.get(CreateApiKeyUseCase).execute({ body: { name: uniqueName('viewer'), role: 'viewer' }, actor: 'test' });
+    expect((await call('GET', '/v1/audits', undefined, key)).status).toBe(200);
+    expect((await call('POST', '/v1/audits', { kind: 'reconcile', collection }, key)).status).toBe(403);
+    const bad = await call('POST', '/v1/audits', { kind: 'sweep-everything', collection });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('kind');
+    const missing = await call('POST', '/v1/audits', { kind: 'reconcile', collection: uniqueName('nope') });
+    expect(missing.status).toBe(400);
+    expect(JSON.stringify(missing.body)).toContain('does not exist');
+    expect((await call('GET', '/v1/audits/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+  });
+
+  it('manages schedules over the API', async () => {
+    const put = await call('PUT', '/v1/audits/schedules/reconcile', { cron: '0 4 * * *', collection });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ kind: 'reconcile', collection, cron: '0 4 * * *' });
+    const again = await call('PUT', '/v1/audits/schedules/reconcile', { cron: '30 4 * * *', collection });
+    expect(again.status).toBe(200);
+    const list = await call('GET', '/v1/audits/schedules');
+    expect(list.body.items.filter((s: { collection: string }) => s.collection === collection)).toEqual([expect.objectContaining({ cron: '30 4 * * *' })]);
+    expect((await call('PUT', '/v1/audits/schedules/reconcile', { cron: 'not a cron', collection })).status).toBe(400);
+    expect((await call('DELETE', `/v1/audits/schedules/reconcile?collection=${collection}`)).status).toBe(204);
+    expect((await call('DELETE', `/v1/audits/schedules/reconcile?collection=${collection}`)).status).toBe(404);
+  });
+});
+
+describe('audit schedules: one scheduler and one run per tick, across workers and restarts', () => {
+  const collection = uniqueName('sched');
+  const prefix = uniqueName('q');
+  const env = { QUEUE_PREFIX: prefix, AUDIT_SCHEDULE: `reconcile:${collection}=*/2 * * * * *` }; // every 2 seconds (6-field cron)
+  const apps: TestApp[] = [];
+  afterAll(async () => { for (const a of apps) await a.close(); });
+
+  it('registers idempotently and runs once per tick', async () => {
+    const a = await createTestApp({ worker: true, env });
+    apps.push(a);
+    await a.get(IngestCorpusUseCase).execute({ collection, records: texts(4, 'sched') });
+    const b = await createTestApp({ worker: true, env });
+    apps.push(b);
+    const queue = a.get<Queue>(getQueueToken(AUDIT_QUEUE_NAME) as unknown as Token<Queue>);
+    const schedulers = async () => (await queue.getJobSchedulers(0, -1, true)).filter((s) => s.key?.includes(collection) || s.id?.includes(collection));
+    expect(await schedulers()).toHaveLength(1);
+    // Restart one worker: still one scheduler.
+    await b.close();
+    apps.splice(apps.indexOf(b), 1);
+    const c = await createTestApp({ worker: true, env });
+    apps.push(c);
+    expect(await schedulers()).toHaveLength(1);
+    // Let several ticks pass with two workers consuming.
+    const since = new Date();
+    await new Promise((r) => setTimeout(r, 9_000));
+    const runs = await eventually(async () => {
+      const rows = await a.prisma.auditRun.findMany({ where: { collection, createdAt: { gte: since } }, orderBy: { createdAt: 'asc' } });
+      return rows.length >= 3 ? rows : null;
+    }, 30_000, 500);
+    expect(runs.every((r) => r.trigger === 'schedule' && r.startedBy === 'scheduler:reconcile')).toBe(true);
+    // One run per tick: ticks are 2 s apart, so no two runs were created within ~1.5 s of each other.
+    for (let i = 1; i < runs.length; i++) expect(runs[i]!.createdAt.getTime() - runs[i - 1]!.createdAt.getTime()).toBeGreaterThan(1_500);
+    await eventually(async () => (await a.prisma.auditRun.count({ where: { collection, status: 'SUCCEEDED' } })) >= 2, 30_000, 500);
+  }, 90_000);
+});
+
+describe('an audit run killed mid-way resumes', () => {
+  let t: TestApp;
+  let worker: ChildProcess | null = null;
+  const collection = uniqueName('killaudit');
+
+  const startWorker = (extra: Record<string, string> = {}) => {
+    const { databaseUrl, redisUrl } = requireServices();
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps', 'worker', 'src', 'main.ts')], {
+      cwd: ROOT,
+      env: {
+        ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DATA_DIR: t.dataDir, PROBE: 'none', QUEUE_PREFIX: t.config.queue.prefix,
+        WORKER_LOCK_MS: '2000', AUDIT_SCHEDULE: 'none', API_KEYS: TEST_API_KEY, ...extra,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout?.on('data', (d) => { out += String(d); });
+    child.stderr?.on('data', (d) => { out += String(d); });
+    (child as ChildProcess & { output: () => string }).output = () => out;
+    worker = child;
+    return child;
+  };
+  const exited = (c: ChildProcess, timeoutMs = 90_000) => new Promise<unknown>((res, rej) => {
+    if (c.exitCode !== null || c.signalCode !== null) return res(c.signalCode ?? c.exitCode);
+    const timer = setTimeout(() => rej(new Error(`worker did not exit in time:\n${(c as ChildProcess & { output: () => string }).output()}`)), timeoutMs);
+    c.once('exit', (code, sig) => { clearTimeout(timer); res(sig ?? code); });
+  });
+
+  beforeAll(async () => { t = await createTestApp({}); });
+  afterAll(async () => {
+    if (worker && worker.exitCode === null && worker.signalCode === null) { worker.kill('SIGTERM'); await exited(worker); }
+    await t?.close();
+  });
+
+  it('continues from the last checkpoint after SIGKILL, counting nothing twice', async () => {
+    const r = await t.get(IngestCorpusUseCase).execute({ collection, records: texts(20, 'kill') });
+    const flagged = [r.ids[1]!, r.ids[17]!].sort();
+    await t.store.setQuarantined(collection, flagged, true); // two flag-extra divergences
+    const run = await t.get(StartAuditUseCase).execute({ kind: 'reconcile', collection, trigger: 'api', actor: 'test', params: { pageSize: 5 } });
+    // Worker 1 dies right after the run's 2nd checkpoint is persisted (two pages of points done).
+    const w1 = startWorker({ FORENSICS_FAILPOINT: 'audit.checkpoint.2' });
+    expect(await exited(w1)).toBe('SIGKILL');
+    const mid = await t.prisma.auditRun.findUniqueOrThrow({ where: { id: run.id } });
+    expect(mid.status).toBe('RUNNING');
+    expect((mid.counts as Record<string, number>).pointsChecked).toBe(10);
+    // Worker 2 takes the stalled job over and resumes.
+    startWorker();
+    const done = await eventually(async () => {
+      const row = await t.prisma.auditRun.findUniqueOrThrow({ where: { id: run.id } });
+      return row.status === 'SUCCEEDED' ? row : null;
+    }, 90_000, 300);
+    const counts = done.counts as Record<string, number>;
+    expect(counts.pointsChecked).toBe(20);
+    expect(counts.documentsChecked).toBe(20);
+    expect(counts['flag-extra.repaired']).toBe(2);
+    const findings = await t.prisma.auditFinding.findMany({ where: { runId: run.id, type: 'flag-extra' } });
+    expect(findings.flatMap((f) => f.documentIds).sort()).toEqual(flagged);
+    expect((await t.store.fetch(collection, flagged)).every((x) => !x.quarantined)).toBe(true);
+  }, 180_000);
+});
