@@ -10,3 +10,4 @@ export * from './policy';
 export * from './progrank';
 export * from './gradient';
 export * from './evidence';
+export * from './cluster-scan';
