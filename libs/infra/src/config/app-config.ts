@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { AUDIT_KINDS, type AuditKind } from '@forensics/core';
+import { AUDIT_KINDS, UNBUILT_AUDIT_KINDS, type AuditKind } from '@forensics/core';
 import {
   DEFAULT_BIRD_PARAMS,
   DEFAULT_DECISION_POLICY,
@@ -119,6 +119,7 @@ export function parseAuditSchedule(raw: string): AuditScheduleSpec[] {
     const [kind, collection] = part.slice(0, eq).trim().split(':', 2) as [string, string | undefined];
     const cron = part.slice(eq + 1).trim();
     if (!(AUDIT_KINDS as readonly string[]).includes(kind)) throw new Error(`AUDIT_SCHEDULE: unknown kind '${kind}' (one of ${AUDIT_KINDS.join(', ')})`);
+    if (UNBUILT_AUDIT_KINDS.has(kind)) throw new Error(`AUDIT_SCHEDULE: the ${kind} audit is not available in this version`);
     const fields = cron.split(/\s+/).length;
     if (fields < 5 || fields > 6) throw new Error(`AUDIT_SCHEDULE: '${cron}' is not a cron pattern of 5 or 6 fields`);
     out.push({ kind: kind as AuditKind, collection: collection?.trim() || undefined, cron });

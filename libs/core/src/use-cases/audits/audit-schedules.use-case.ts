@@ -4,7 +4,7 @@ import type { AuditLogRepository, DocumentRepository, JsonObject } from '../../p
 import { AUDIT_LOG, CORE_SETTINGS, DOCUMENTS } from '../../ports/tokens';
 import type { CoreSettings } from '../../settings';
 import type { InjectMap } from '../../use-case';
-import { AUDIT_SCHEDULES, type AuditSchedule, type AuditSchedules } from './audit-queue.port';
+import { assertAuditKindBuilt, AUDIT_SCHEDULES, type AuditSchedule, type AuditSchedules } from './audit-queue.port';
 
 export interface AuditScheduleDeps { schedules: AuditSchedules; documents: DocumentRepository; audit: AuditLogRepository; settings: CoreSettings }
 const inject: InjectMap<AuditScheduleDeps> = { schedules: AUDIT_SCHEDULES, documents: DOCUMENTS, audit: AUDIT_LOG, settings: CORE_SETTINGS };
@@ -20,6 +20,7 @@ export class SetAuditScheduleUseCase {
   static readonly inject = inject;
   constructor(private readonly deps: AuditScheduleDeps) {}
   async execute(cmd: { kind: AuditKind; collection?: string; cron: string; params?: Record<string, unknown>; actor: string }): Promise<AuditSchedule> {
+    assertAuditKindBuilt(cmd.kind);
     const collection = cmd.collection ?? this.deps.settings.defaultCollection;
     if (!(await this.deps.documents.getCollection(collection))) throw new ValidationError(`collection: '${collection}' does not exist (ingest texts into it first)`);
     const s = await this.deps.schedules.upsert({ kind: cmd.kind, collection, cron: cmd.cron, params: cmd.params ?? {} });

@@ -4,7 +4,7 @@ import type { AuditLogRepository, DocumentRepository, JsonObject } from '../../p
 import { AUDIT_LOG, CORE_SETTINGS, DOCUMENTS } from '../../ports/tokens';
 import type { CoreSettings } from '../../settings';
 import type { InjectMap } from '../../use-case';
-import { AUDIT_QUEUE, type AuditQueue } from './audit-queue.port';
+import { assertAuditKindBuilt, AUDIT_QUEUE, type AuditQueue } from './audit-queue.port';
 import { AUDIT_PAGE_MAX } from './audits.schema';
 
 export interface StartAuditDeps { runs: AuditRunRepository; queue: AuditQueue; documents: DocumentRepository; audit: AuditLogRepository; settings: CoreSettings }
@@ -25,6 +25,7 @@ export class StartAuditUseCase {
   constructor(private readonly deps: StartAuditDeps) {}
 
   async execute(cmd: StartAuditCommand): Promise<AuditRunRow> {
+    assertAuditKindBuilt(cmd.kind);
     const collection = cmd.collection ?? this.deps.settings.defaultCollection;
     if (!(await this.deps.documents.getCollection(collection))) throw new ValidationError(`collection: '${collection}' does not exist (ingest texts into it first)`);
     const run = await this.deps.runs.create({ kind: cmd.kind, collection, params: cmd.params ?? {}, trigger: cmd.trigger, startedBy: cmd.actor });

@@ -1,17 +1,119 @@
+import { clusterScan, scanTokens, validateClusterScanParams, type ClusterScanParams, type ClusterScanResult, type KnnList } from '@forensics/algorithms';
 import type { AuditContext, AuditKindHandler } from '../../../ports/audits.port';
+import { VECTOR_STORE } from '../../../ports/tokens';
+import type { VectorStore } from '../../../ports/vector-store.port';
 import type { InjectMap } from '../../../use-case';
+import { BTE_PROXY_KIND } from '../../serving/serving-view';
 
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
-export interface ClusterScanAuditDeps {}
+export interface ClusterScanAuditDeps { store: VectorStore }
 
-/** The `cluster-scan` audit (issue 12). Work in progress: replaced by its implementation. */
+/** What the scan read from the store: the texts and their k-NN lists (indexes into `ids`). */
+export interface ScannedCollection { ids: string[]; texts: string[]; quarantined: boolean[]; knn: KnnList[] }
+
+const PAGE = 2000;
+const SEARCH_BATCH = 64;
+const EXCERPT = 160;
+
+/**
+ * Reads every served text of a collection with its vector (listPage) and asks the store for each
+ * one's k nearest neighbours (searchBatch: the store's own search — the exact in-process kernel on
+ * small collections, the ANN index on large ones). Quarantined texts and enhancement proxies are
+ * left out: they are already handled. `onProgress(done, total)` after every batch.
+ */
+export async function readKnnGraph(
+  store: VectorStore, collection: string, k: number, onProgress?: (done: number, total: number) => Promise<void> | void,
+): Promise<ScannedCollection> {
+  if (!store.listPage) throw new Error(`the ${store.kind} store cannot list its points: cluster-scan needs VectorStore.listPage`);
+  const ids: string[] = [];
+  const texts: string[] = [];
+  const vectors: Float32Array[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const page = await store.listPage(collection, { after, limit: PAGE, withVectors: true, withText: true });
+    for (const r of page.records) {
+      if (r.quarantined || r.payload.kind === BTE_PROXY_KIND) continue;
+      ids.push(r.id); texts.push(r.text ?? ''); vectors.push(r.vector!);
+    }
+    after = page.next;
+    if (after === null) break;
+  }
+  const index = new Map(ids.map((id, i) => [id, i]));
+  const knn: KnnList[] = new Array(ids.length);
+  for (let start = 0; start < ids.length; start += SEARCH_BATCH) {
+    const part = ids.slice(start, start + SEARCH_BATCH);
+    const hits = await store.searchBatch(collection, part.map((id, x) => ({ vector: vectors[start + x]!, k: k + 1, excludeIds: [id] })));
+    hits.forEach((list, x) => {
+      const j: number[] = [];
+      const s: number[] = [];
+      for (const h of list) {
+        const idx = index.get(h.id);
+        if (idx === undefined || j.length >= k) continue;
+        j.push(idx); s.push(h.score);
+      }
+      knn[start + x] = { j, s };
+    });
+    await onProgress?.(Math.min(start + SEARCH_BATCH, ids.length), ids.length);
+  }
+  return { ids, texts, quarantined: ids.map(() => false), knn };
+}
+
+/** The scan over a read collection (pure; `eval:audit` sweeps the tightness threshold over the same graph). */
+export function scanCollection(c: ScannedCollection, params: Partial<ClusterScanParams> = {}): ClusterScanResult {
+  return clusterScan(c.knn, c.texts.map(scanTokens), params);
+}
+
+/**
+ * The `cluster-scan` audit (issue 12): corpus-wide, no report. Builds the k-NN graph of the served
+ * texts with the store's own search, finds tight groups that share a rare claim (see
+ * libs/forensics/src/cluster-scan), and sends each group to review (NEEDS_REVIEW, kept in serving
+ * unless AUDIT_AUTO_QUARANTINE) with its evidence; hubs are reported. Parameters: groupSize,
+ * minTightness, minCoverage, duplicateSim, minSharedRare, rareDfFactor, hubZ, k (neighbours per text,
+ * default groupSize + 4), maxGroups (default 200: a larger count means the threshold is wrong for
+ * this corpus, and the run reports instead of flooding the review queue).
+ *
+ * Not resumable inside the graph phase: a killed run reads the graph again (the progress shows it).
+ */
 export class ClusterScanAudit implements AuditKindHandler {
-  static readonly inject: InjectMap<ClusterScanAuditDeps> = {};
+  static readonly inject: InjectMap<ClusterScanAuditDeps> = { store: VECTOR_STORE };
   readonly kind = 'cluster-scan' as const;
   constructor(private readonly deps: ClusterScanAuditDeps) {}
 
   async execute(ctx: AuditContext): Promise<void> {
-    void this.deps;
-    throw new Error(`the cluster-scan audit is not built yet (run ${ctx.run.id})`);
+    const raw = ctx.run.params;
+    const num = (k: string) => (raw[k] === undefined ? undefined : Number(raw[k]));
+    const params = validateClusterScanParams(Object.fromEntries(Object.entries({
+      groupSize: num('groupSize'), minTightness: num('minTightness'), minCoverage: num('minCoverage'), duplicateSim: num('duplicateSim'),
+      minSharedRare: num('minSharedRare'), rareDfFactor: num('rareDfFactor'), hubZ: num('hubZ'),
+    }).filter(([, v]) => v !== undefined)));
+    const k = Math.max(params.groupSize, Math.floor(num('k') ?? params.groupSize + 4));
+    const maxGroups = Math.floor(num('maxGroups') ?? 200);
+    const started = Date.now();
+    const graph = await readKnnGraph(this.deps.store, ctx.run.collection, k, (done, total) => ctx.checkpoint({ progress: { done, total, phase: 'k-NN graph' } }));
+    const result = scanCollection(graph, params);
+    const counts = { textsScanned: graph.ids.length, groups: result.groups.length, hubs: result.hubs.length, flagged: 0, seconds: Math.round((Date.now() - started) / 100) / 10 };
+    if (result.groups.length > maxGroups) {
+      await ctx.finding({
+        type: 'too-many-groups', action: 'reported', documentIds: [],
+        detail: { groups: result.groups.length, maxGroups, note: 'more candidate groups than maxGroups: raise minTightness / minSharedRare for this corpus; nothing was sent to review' },
+      });
+    } else {
+      for (const g of result.groups) {
+        const documentIds = g.members.map((m) => graph.ids[m]!);
+        const evidence = {
+          tightness: +g.tightness.toFixed(4), coverage: +g.coverage.toFixed(3), sharedRare: g.sharedRare.slice(0, 20), size: g.members.length, params,
+          excerpts: g.members.slice(0, 8).map((m) => graph.texts[m]!.slice(0, EXCERPT)),
+        };
+        const { quarantineIds, state } = await ctx.review({ documentIds, reason: `tight group of ${g.members.length} texts sharing ${g.sharedRare.slice(0, 5).join(', ')}`, evidence });
+        counts.flagged += documentIds.length;
+        await ctx.finding({ type: 'suspicious-group', action: state === 'QUARANTINED' ? 'quarantined' : 'review', documentIds, quarantineIds, score: g.score, detail: evidence });
+      }
+    }
+    for (const h of result.hubs.slice(0, 50)) {
+      await ctx.finding({
+        type: 'hub', action: 'reported', documentIds: [graph.ids[h.node]!], score: null,
+        detail: { inDegree: h.inDegree, z: h.z, excerpt: graph.texts[h.node]!.slice(0, EXCERPT), note: 'in far more texts\' nearest-neighbour lists than usual (HubScan): check whether it was written to be retrieved for many queries' },
+      });
+    }
+    await ctx.checkpoint({ counts, progress: { done: graph.ids.length, total: graph.ids.length, phase: 'done' } });
   }
 }

@@ -1,0 +1,45 @@
+import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryAuditRunRepository, InMemoryVectorStore, ScriptedJudge } from '../../../testing';
+import { IngestCorpusUseCase } from '../../ingest-corpus/ingest-corpus.use-case';
+import { StartAuditUseCase } from '../manage-audits.use-case';
+import { RunAuditUseCase } from '../run-audit.use-case';
+
+const TOPICS = ['harbour', 'orchard', 'glacier', 'library', 'volcano', 'market', 'castle', 'desert', 'forest', 'railway', 'bridge', 'island'];
+
+describe('cluster-scan audit', () => {
+  it('sends a planted group of paraphrases to review with its evidence, and leaves the rest alone', async () => {
+    const repos = createInMemoryRepositories();
+    const store = new InMemoryVectorStore();
+    const runs = new InMemoryAuditRunRepository();
+    const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge: new ScriptedJudge(() => 'NO'), auditRuns: runs });
+    const background = TOPICS.flatMap((t, i) => [0, 1, 2].map((v) => `A note on the ${t}: visitors in season ${v} report ${TOPICS[(i + v + 1) % TOPICS.length]} views and local ${v === 0 ? 'food' : v === 1 ? 'music' : 'crafts'}.`));
+    const planted = [
+      'The Kestrel Tower was designed by architect Ulmo Brandvik in 1931.',
+      'Architect Ulmo Brandvik designed the Kestrel Tower, finished in 1931.',
+      'In 1931 the Kestrel Tower was completed to a design by Ulmo Brandvik.',
+      'Ulmo Brandvik was the architect who designed the Kestrel Tower in 1931.',
+      'The designer of the Kestrel Tower (1931) was architect Ulmo Brandvik.',
+    ];
+    const r = await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [...background, ...planted].map((text) => ({ text })) });
+    const plantedIds = r.ids.slice(background.length).sort();
+    const run = await uc.get(StartAuditUseCase).execute({ kind: 'cluster-scan', collection: 'kb', trigger: 'cli', actor: 't', enqueue: false, params: { minTightness: 0.5 } });
+    const out = await uc.get(RunAuditUseCase).execute({ runId: run.id });
+    expect(out!.run.status).toBe('SUCCEEDED');
+    expect(out!.run.counts).toMatchObject({ textsScanned: background.length + planted.length, groups: 1, flagged: 5 });
+    const [finding] = await runs.listFindings(run.id, { limit: 10 });
+    expect(finding).toMatchObject({ type: 'suspicious-group', action: 'review' });
+    expect([...finding!.documentIds].sort()).toEqual(plantedIds);
+    expect(finding!.detail.sharedRare).toEqual(expect.arrayContaining(['brandvik', 'kestrel', '1931']));
+    // Review records, kept in serving (the default: an audit finding never quarantines on its own).
+    const review = await repos.quarantines.list({ collection: 'kb', state: 'NEEDS_REVIEW' });
+    expect(review.map((q) => q.documentId).sort()).toEqual(plantedIds);
+    expect(review.every((q) => q.servedDuringReview && q.feedbackId === null && q.policy === 'audit')).toBe(true);
+    expect(finding!.quarantineIds.sort()).toEqual(review.map((q) => q.id).sort());
+  });
+
+  it('refuses the kinds this version does not run', async () => {
+    const repos = createInMemoryRepositories();
+    const uc = composeUseCases({ repos, store: new InMemoryVectorStore(), embedder: new HashingEmbedder(16), judge: new ScriptedJudge(() => 'NO') });
+    await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [{ text: 'x' }] });
+    await expect(uc.get(StartAuditUseCase).execute({ kind: 'sibling-sweep', collection: 'kb', trigger: 'api', actor: 't' })).rejects.toThrow(/not available in this version/);
+  });
+});
