@@ -1,0 +1,180 @@
+/**
+ * `npm run eval:audit -- --data FILE.jsonl [--limit N] [--out DIR] [--cache DIR]` (issue 12): builds ONE
+ * collection from the whole file (every question's clean texts + its poisoned texts), runs the audits
+ * with no feedback event at all, and prints one JSON line:
+ *   {"texts","poisoned","scan":{"recall","flaggedBenignPer1k","seconds"},"siblings":null,"admission":null,
+ *    "reconcile":{"injected","repaired","reported","lost"}}
+ *  - scan: the cluster-scan audit with its default parameters (fixed before measuring, not fitted to this
+ *    file), plus the curve of recall against flagged benign texts as the tightness threshold moves
+ *    (report.md, SVG), from the same k-NN graph;
+ *  - reconcile: divergences of every kind injected into the built collection, the reconcile audit run,
+ *    what it repaired or reported, and whether any text was lost;
+ *  - siblings / admission: null — the sibling-sweep and re-trace/admission kinds are not built in this
+ *    version (README, Audits).
+ * Default encoder through the eval harness's embedding cache (.eval/cache); in-memory repositories and
+ * the in-memory (exact) vector store: the audits' logic is the service's, the storage is not measured here.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DEFAULT_CLUSTER_SCAN_PARAMS } from '@forensics/algorithms';
+import {
+  IngestCorpusUseCase, QuarantineTextUseCase, readKnnGraph, RunAuditUseCase, scanCollection, StartAuditUseCase, type Embedder,
+} from '@forensics/core';
+import { composeUseCases, createInMemoryRepositories, InMemoryAuditRunRepository, InMemoryVectorStore, ScriptedJudge } from '@forensics/core/testing';
+import { loadConfig } from '@forensics/infra/config/app-config';
+import { createEmbedder } from '@forensics/infra/embedders/embedder.factory';
+import { CachedEmbedder } from '../cached-embedder.adapter';
+import { dataName, loadEvalRecords } from '../eval-data';
+
+const C = 'audit-eval';
+
+export interface EvalAuditOptions { data: string; limit?: number; out?: string; cacheDir: string; quiet: boolean }
+
+export function parseEvalAuditArgs(argv: readonly string[]): EvalAuditOptions {
+  const v: Record<string, string | true> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('--')) throw new Error(`unexpected argument '${a}'`);
+    const name = a.slice(2);
+    if (name === 'quiet') { v.quiet = true; continue; }
+    if (!['data', 'limit', 'out', 'cache'].includes(name)) throw new Error(`unknown option --${name}`);
+    const val = argv[++i];
+    if (val === undefined || val.startsWith('--')) throw new Error(`--${name} needs a value`);
+    v[name] = val;
+  }
+  if (typeof v.data !== 'string') throw new Error('usage: npm run -s eval:audit -- --data FILE.jsonl [--limit N] [--out DIR] [--cache DIR] [--quiet]');
+  const limit = typeof v.limit === 'string' ? Number(v.limit) : undefined;
+  if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new Error('--limit must be a positive integer');
+  return { data: v.data, limit, out: typeof v.out === 'string' ? v.out : undefined, cacheDir: typeof v.cache === 'string' ? v.cache : '.eval/cache', quiet: v.quiet === true };
+}
+
+export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Embedder): Promise<{ line: Record<string, unknown>; out: string }> {
+  const log = (m: string) => { if (!opts.quiet) process.stderr.write(`${m}\n`); };
+  const records = loadEvalRecords(resolve(opts.data), opts.limit);
+  let embedder: Embedder;
+  if (embedderOverride) embedder = embedderOverride;
+  else {
+    const config = loadConfig(process.env);
+    const inner = createEmbedder({ kind: config.embedder.kind, onnxModelDir: config.embedder.onnxModelDir });
+    const cached = new CachedEmbedder(inner, join(resolve(opts.cacheDir), `${inner.id.replace(/[^A-Za-z0-9._-]+/g, '_')}.bin`));
+    await cached.init();
+    embedder = cached;
+  }
+  const repos = createInMemoryRepositories();
+  const store = new InMemoryVectorStore();
+  const runs = new InMemoryAuditRunRepository();
+  const uc = composeUseCases({ repos, store, embedder, judge: new ScriptedJudge(() => 'NO'), auditRuns: runs });
+
+  // One collection: every question's clean texts and poisons (a text present twice is one text).
+  const poisonSet = new Set<string>();
+  const texts = new Set<string>();
+  for (const r of records) {
+    for (const t of r.clean_texts) texts.add(t);
+    for (const t of r.poisoned_texts) { texts.add(t); poisonSet.add(t); }
+  }
+  for (const t of poisonSet) if (records.some((r) => r.clean_texts.includes(t))) poisonSet.delete(t); // a "poison" that is also a clean text is not planted
+  const all = [...texts];
+  log(`building one collection of ${all.length} texts (${poisonSet.size} planted) from ${records.length} questions`);
+  const ing = await uc.get(IngestCorpusUseCase).execute({ collection: C, records: all.map((text) => ({ text })) });
+  const isPoison = new Map(all.map((t, i) => [ing.ids[i]!, poisonSet.has(t)]));
+
+  // Scan: the audit with its defaults, and the curve from the same graph.
+  const t0 = Date.now();
+  const scanRun = await uc.get(StartAuditUseCase).execute({ kind: 'cluster-scan', collection: C, trigger: 'cli', actor: 'eval', enqueue: false, params: { maxGroups: 100_000 } });
+  const scanOut = await uc.get(RunAuditUseCase).execute({ runId: scanRun.id });
+  const seconds = (Date.now() - t0) / 1000;
+  const findings = await runs.listFindings(scanRun.id, { limit: 100_000 });
+  const flagged = new Set(findings.filter((f) => f.type === 'suspicious-group').flatMap((f) => f.documentIds));
+  const rate = (ids: Set<string>) => {
+    let tp = 0;
+    for (const id of ids) if (isPoison.get(id)) tp++;
+    return { recall: poisonSet.size ? tp / poisonSet.size : null, flaggedBenignPer1k: ((ids.size - tp) / all.length) * 1000 };
+  };
+  const scan = { ...rate(flagged), seconds: +seconds.toFixed(1), status: scanOut?.run.status, params: DEFAULT_CLUSTER_SCAN_PARAMS };
+  log(`scan: recall ${scan.recall?.toFixed(3)}, flagged benign ${scan.flaggedBenignPer1k.toFixed(2)} per 1k, ${scan.seconds} s`);
+  const graph = await readKnnGraph(store, C, DEFAULT_CLUSTER_SCAN_PARAMS.groupSize + 4);
+  const curve: { minTightness: number; minSharedRare: number; recall: number | null; flaggedBenignPer1k: number }[] = [];
+  for (const minSharedRare of [1, 2, 3]) {
+    for (let t = 0.5; t <= 0.951; t += 0.05) {
+      const res = scanCollection(graph, { minTightness: +t.toFixed(2), minSharedRare });
+      const ids = new Set(res.groups.flatMap((g) => g.members.map((m) => graph.ids[m]!)));
+      curve.push({ minTightness: +t.toFixed(2), minSharedRare, ...rate(ids) });
+    }
+  }
+
+  // Reconcile drill: two of every divergence kind injected, then one reconcile run.
+  const ids = [...new Set(ing.ids)];
+  const step = Math.max(1, Math.floor(ids.length / 9));
+  const pick = (k: number) => ids[(k * step) % ids.length]!; // 8 distinct texts, spread over the collection
+  const ev = { policy: { name: 'eval', decision: 'QUARANTINE', withhold: true, reason: 'drill', inputs: {} }, judge: { kind: 'eval', model: 'drill', promptVersion: 'v', signals: null }, retrieval: null, retrieverEvidence: null };
+  const qText = uc.get(QuarantineTextUseCase);
+  for (const k of [1, 2]) await qText.execute({ documentId: pick(k), feedbackId: null, collection: C, reason: 'drill', evidence: ev, policy: 'eval', actor: 'eval' });
+  await store.setQuarantined(C, [pick(1), pick(2)], false); // flag-missing ×2
+  await store.setQuarantined(C, [pick(3), pick(4)], true); // flag-extra ×2
+  const vec = (await embedder.embed(['stray point']))[0]!;
+  const strays = [randomUUID(), randomUUID()];
+  await store.upsert(C, strays.map((id) => ({ id, vector: vec, text: 'a text written to the store around the service', payload: {} }))); // point-unknown ×2
+  const removed = [pick(5), pick(6)];
+  await store.delete(C, removed); // point-missing ×2
+  const orphans = [randomUUID(), randomUUID()];
+  await store.upsert(C, orphans.map((id) => ({ id, vector: vec, text: 'orphan proxy', payload: { kind: 'bte-proxy', feedbackId: randomUUID(), query: 'q' } }))); // proxy-orphan ×2
+  for (const k of [7, 8]) await repos.quarantines.create({ documentId: pick(k), feedbackId: null, collection: C, reason: 'drill', evidence: ev, policy: 'eval', createdBy: 'eval' }); // unsynced ×2
+  const injected = 12;
+  const recRun = await uc.get(StartAuditUseCase).execute({ kind: 'reconcile', collection: C, trigger: 'cli', actor: 'eval', enqueue: false });
+  const rec = (await uc.get(RunAuditUseCase).execute({ runId: recRun.id }))!.run;
+  const c = rec.counts;
+  const sum = (suffix: string) => Object.entries(c).filter(([k]) => k.endsWith(suffix) && !k.startsWith('proxy-missing')).reduce((a, [, v]) => a + v, 0);
+  const present = new Set((await store.fetch(C, [...ids, ...strays, ...orphans])).map((r) => r.id));
+  const lost = [...ids, ...strays, ...orphans].filter((id) => !present.has(id)).length;
+  const reconcile = { injected, repaired: sum('.repaired'), reported: sum('.reported'), lost };
+
+  const line = {
+    data: dataName(opts.data), texts: all.length, poisoned: poisonSet.size,
+    scan: { recall: scan.recall === null ? null : +scan.recall.toFixed(3), flaggedBenignPer1k: +scan.flaggedBenignPer1k.toFixed(2), seconds: scan.seconds },
+    siblings: null, admission: null, reconcile,
+  };
+  const out = resolve(opts.out ?? join('.eval', `audit-${dataName(opts.data)}`));
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'summary.json'), JSON.stringify({ ...line, scanDetail: scan, curve, reconcileCounts: c }, null, 2));
+  writeFileSync(join(out, 'curve.svg'), curveSvg(curve));
+  writeFileSync(join(out, 'report.md'), [
+    `# Audit evaluation: ${dataName(opts.data)}`, '',
+    `One collection of ${all.length} texts (${poisonSet.size} planted poisons, ${records.length} targets), no feedback events.`, '',
+    '```json', JSON.stringify(line), '```', '',
+    `## Cluster scan: recall against flagged benign texts`, '',
+    `Default parameters (${JSON.stringify(DEFAULT_CLUSTER_SCAN_PARAMS)}): recall ${line.scan.recall}, ${line.scan.flaggedBenignPer1k} benign texts flagged per 1,000, ${line.scan.seconds} s.`,
+    'The curve moves the tightness threshold (0.50 → 0.95) for 1, 2 and 3 shared rare tokens, on the same k-NN graph. Target (issue 12): recall ≥ 0.90 at ≤ 1 flagged benign text per 1,000.', '',
+    '![recall vs flagged benign](curve.svg)', '',
+    '| min shared rare | min tightness | recall | flagged benign / 1k |', '|---|---|---|---|',
+    ...curve.map((p) => `| ${p.minSharedRare} | ${p.minTightness.toFixed(2)} | ${p.recall?.toFixed(3)} | ${p.flaggedBenignPer1k.toFixed(2)} |`), '',
+    `## Reconcile drill`, '', `Injected ${injected} divergences (2 each of flag-missing, flag-extra, point-unknown, point-missing, proxy-orphan, unsynced): repaired ${reconcile.repaired}, reported ${reconcile.reported}, lost ${lost}.`, '',
+    '```json', JSON.stringify(c), '```', '',
+    '## Not measured', '', 'siblings and admission: the sibling-sweep and re-trace/admission kinds are not built in this version.', '',
+  ].join('\n'));
+  await embedder.close();
+  return { line, out };
+}
+
+/** Recall (y) against flagged benign texts per 1,000 (x), one polyline per shared-rare setting; the target box marked. */
+function curveSvg(curve: { minSharedRare: number; recall: number | null; flaggedBenignPer1k: number; minTightness: number }[]): string {
+  const W = 640, H = 360, m = { l: 56, r: 16, t: 36, b: 48 };
+  const maxX = Math.max(5, ...curve.map((p) => p.flaggedBenignPer1k)) * 1.05;
+  const x = (v: number) => m.l + (v / maxX) * (W - m.l - m.r);
+  const y = (v: number) => H - m.b - v * (H - m.t - m.b);
+  const colors = ['#1f77b4', '#d62728', '#2ca02c'];
+  const parts = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="11"><rect width="${W}" height="${H}" fill="white"/>`,
+    `<text x="${W / 2}" y="18" text-anchor="middle" font-size="14" font-weight="bold">cluster scan: recall vs flagged benign texts</text>`,
+    `<rect x="${x(0)}" y="${y(1)}" width="${x(1) - x(0)}" height="${y(0.9) - y(1)}" fill="#e6f4e6" stroke="#2ca02c"/>`,
+    `<line x1="${m.l}" y1="${H - m.b}" x2="${W - m.r}" y2="${H - m.b}" stroke="#333"/><line x1="${m.l}" y1="${m.t}" x2="${m.l}" y2="${H - m.b}" stroke="#333"/>`,
+    `<text x="${W / 2}" y="${H - 12}" text-anchor="middle">flagged benign texts per 1,000 (target box: ≤ 1 at recall ≥ 0.9)</text>`,
+    `<text transform="translate(14 ${H / 2}) rotate(-90)" text-anchor="middle">recall of planted poisons</text>`];
+  for (let i = 0; i <= 4; i++) parts.push(`<text x="${m.l - 6}" y="${y(i / 4) + 4}" text-anchor="end">${(i / 4).toFixed(2)}</text>`, `<text x="${x((maxX * i) / 4)}" y="${H - m.b + 14}" text-anchor="middle">${((maxX * i) / 4).toFixed(1)}</text>`);
+  [1, 2, 3].forEach((r, ci) => {
+    const pts = curve.filter((p) => p.minSharedRare === r && p.recall !== null).sort((a, b) => a.flaggedBenignPer1k - b.flaggedBenignPer1k);
+    parts.push(`<polyline fill="none" stroke="${colors[ci]}" stroke-width="2" points="${pts.map((p) => `${x(p.flaggedBenignPer1k).toFixed(1)},${y(p.recall!).toFixed(1)}`).join(' ')}"/>`);
+    parts.push(`<text x="${W - m.r - 150}" y="${m.t + 14 * (ci + 1)}" fill="${colors[ci]}">≥ ${r} shared rare token(s)</text>`);
+  });
+  parts.push('</svg>');
+  return parts.join('\n');
+}
