@@ -35,11 +35,11 @@ export interface AuditSchedules {
 export const AUDIT_SCHEDULES = Symbol('AuditSchedules') as Token<AuditSchedules>;
 
 /**
- * Kinds declared by the issue that this version does not run yet (issue 12: sibling-sweep and
+ * Kinds declared by the issue that this version does not run yet (issue 12: re-trace
  * re-trace with the admission check). Starting or scheduling one is refused with a 400 that says so.
  */
-export const UNBUILT_AUDIT_KINDS: ReadonlySet<string> = new Set(['sibling-sweep', 're-trace']);
+export const UNBUILT_AUDIT_KINDS: ReadonlySet<string> = new Set(['re-trace']);
 
 export function assertAuditKindBuilt(kind: string): void {
-  if (UNBUILT_AUDIT_KINDS.has(kind)) throw new ValidationError(`kind: the ${kind} audit is not available in this version (built: reconcile, cluster-scan)`);
+  if (UNBUILT_AUDIT_KINDS.has(kind)) throw new ValidationError(`kind: the ${kind} audit is not available in this version (built: reconcile, cluster-scan, sibling-sweep)`);
 }

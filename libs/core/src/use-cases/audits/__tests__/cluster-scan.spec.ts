@@ -40,6 +40,6 @@ describe('cluster-scan audit', () => {
     const repos = createInMemoryRepositories();
     const uc = composeUseCases({ repos, store: new InMemoryVectorStore(), embedder: new HashingEmbedder(16), judge: new ScriptedJudge(() => 'NO') });
     await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [{ text: 'x' }] });
-    await expect(uc.get(StartAuditUseCase).execute({ kind: 'sibling-sweep', collection: 'kb', trigger: 'api', actor: 't' })).rejects.toThrow(/not available in this version/);
+    await expect(uc.get(StartAuditUseCase).execute({ kind: 're-trace', collection: 'kb', trigger: 'api', actor: 't' })).rejects.toThrow(/not available in this version/);
   });
 });
