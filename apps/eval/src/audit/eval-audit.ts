@@ -19,8 +19,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DEFAULT_CLUSTER_SCAN_PARAMS } from '@forensics/algorithms';
 import {
-  IngestCorpusUseCase, QuarantineTextUseCase, readKnnGraph, RunAuditUseCase, scanCollection, StartAuditUseCase, type Embedder,
+  IngestCorpusUseCase, QuarantineTextUseCase, readKnnGraph, RunAuditUseCase, RunTracebackUseCase, scanCollection, StartAuditUseCase, SubmitFeedbackUseCase, type Embedder, type Judge,
 } from '@forensics/core';
+import { OfflineJudge } from '@forensics/infra/judges/offline-judge.adapter';
+import type { EvalRecord } from '../eval-data';
 import { composeUseCases, createInMemoryRepositories, InMemoryAuditRunRepository, InMemoryVectorStore, ScriptedJudge } from '@forensics/core/testing';
 import { loadConfig } from '@forensics/infra/config/app-config';
 import { createEmbedder } from '@forensics/infra/embedders/embedder.factory';
@@ -129,10 +131,13 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
   const lost = [...ids, ...strays, ...orphans].filter((id) => !present.has(id)).length;
   const reconcile = { injected, repaired: sum('.repaired'), reported: sum('.reported'), lost };
 
+  const siblings = await siblingsEval(records, embedder, new OfflineJudge(), log);
+
   const line = {
     data: dataName(opts.data), texts: all.length, poisoned: poisonSet.size,
     scan: { recall: scan.recall === null ? null : +scan.recall.toFixed(3), flaggedBenignPer1k: +scan.flaggedBenignPer1k.toFixed(2), seconds: scan.seconds },
-    siblings: null, admission: null, reconcile,
+    siblings: siblings ? { poisonsPerTarget: siblings.poisonsPerTarget, recallTraceOnly: siblings.recallTraceOnly, recallWithSweep: siblings.recallWithSweep } : null,
+    admission: null, reconcile,
   };
   const out = resolve(opts.out ?? join('.eval', `audit-${dataName(opts.data)}`));
   mkdirSync(out, { recursive: true });
@@ -148,9 +153,11 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
     '![recall vs flagged benign](curve.svg)', '',
     '| min shared rare | min tightness | recall | flagged benign / 1k |', '|---|---|---|---|',
     ...curve.map((p) => `| ${p.minSharedRare} | ${p.minTightness.toFixed(2)} | ${p.recall?.toFixed(3)} | ${p.flaggedBenignPer1k.toFixed(2)} |`), '',
+    `## Sibling sweep`, '',
+    siblings ? `Per target: its clean texts plus the first ${siblings.poisonsPerTarget} of \`poisoned_variants.gemini_100\` (the only Gemini set with ≥ 50 per target), one report of the target's wrong answer (a traceback with the offline judge, default bounds), then one sibling-sweep run with the same judge: recall of the planted texts by the traceback alone ${siblings.recallTraceOnly}, after the sweep ${siblings.recallWithSweep} (${siblings.targets} targets; clean texts sent to review by the sweep: ${siblings.benignToReview}).` : 'The file has no poisoned_variants with ≥ 50 texts per target: not measured.', '',
     `## Reconcile drill`, '', `Injected ${injected} divergences (2 each of flag-missing, flag-extra, point-unknown, point-missing, proxy-orphan, unsynced): repaired ${reconcile.repaired}, reported ${reconcile.reported}, lost ${lost}.`, '',
     '```json', JSON.stringify(c), '```', '',
-    '## Not measured', '', 'siblings and admission: the sibling-sweep and re-trace/admission kinds are not built in this version.', '',
+    '## Not measured', '', 'admission: the re-trace/admission kind is not built in this version.', '',
   ].join('\n'));
   await embedder.close();
   return { line, out };
@@ -177,4 +184,37 @@ function curveSvg(curve: { minSharedRare: number; recall: number | null; flagged
   });
   parts.push('</svg>');
   return parts.join('\n');
+}
+
+/**
+ * Siblings: per target, its clean texts + the first 50 gemini_100 variants in a collection of its own;
+ * one report (a traceback, offline judge), then one sibling-sweep run. Null when the file has no such variants.
+ */
+async function siblingsEval(records: readonly EvalRecord[], embedder: Embedder, judge: Judge, log: (m: string) => void) {
+  const PER = 50;
+  const targets = records.filter((r) => (r.poisoned_variants?.gemini_100?.length ?? 0) >= PER);
+  if (targets.length === 0) return null;
+  let planted = 0, byTrace = 0, withSweep = 0, benignToReview = 0, n = 0;
+  for (const r of targets) {
+    const repos = createInMemoryRepositories();
+    const store = new InMemoryVectorStore();
+    const uc = composeUseCases({ repos, store, embedder, judge, auditRuns: new InMemoryAuditRunRepository(), settings: { defaultCollection: 'sib', workerActor: 'eval' } });
+    const poisons = r.poisoned_variants!.gemini_100!.slice(0, PER);
+    const ing = await uc.get(IngestCorpusUseCase).execute({ collection: 'sib', records: [...r.clean_texts, ...poisons].map((text) => ({ text })) });
+    const poisonIds = new Set(ing.ids.slice(r.clean_texts.length));
+    for (const id of ing.ids.slice(0, r.clean_texts.length)) poisonIds.delete(id);
+    const { event } = await uc.get(SubmitFeedbackUseCase).execute({ collection: 'sib', query: r.question, wrongAnswer: r.incorrect_answer, reporter: 'eval' });
+    await uc.get(RunTracebackUseCase).execute({ feedbackId: event.id });
+    const quarantined = new Set((await repos.quarantines.list({ collection: 'sib', state: 'QUARANTINED' })).map((q) => q.documentId));
+    const run = await uc.get(StartAuditUseCase).execute({ kind: 'sibling-sweep', collection: 'sib', trigger: 'cli', actor: 'eval', enqueue: false });
+    await uc.get(RunAuditUseCase).execute({ runId: run.id });
+    const review = new Set((await repos.quarantines.list({ collection: 'sib', state: 'NEEDS_REVIEW' })).map((q) => q.documentId));
+    planted += poisonIds.size;
+    for (const id of poisonIds) { if (quarantined.has(id)) byTrace++; if (quarantined.has(id) || review.has(id)) withSweep++; }
+    for (const id of review) if (!poisonIds.has(id)) benignToReview++;
+    if (++n % 10 === 0) log(`siblings: ${n}/${targets.length} targets (trace ${(byTrace / planted).toFixed(3)}, with sweep ${(withSweep / planted).toFixed(3)})`);
+  }
+  return {
+    poisonsPerTarget: PER, targets: targets.length, recallTraceOnly: +(byTrace / planted).toFixed(3), recallWithSweep: +(withSweep / planted).toFixed(3), benignToReview,
+  };
 }

@@ -28,7 +28,9 @@ interface SweepCursor { done: string[]; counts: Record<string, number> }
  * and asks the configured judge whether each candidate tries to induce the event's wrong answer —
  * the same question the traceback asked. YES → review (NEEDS_REVIEW kept in serving unless
  * AUDIT_AUTO_QUARANTINE) with the seed, the similarity and the verdict as evidence.
- * Resumable event by event. Parameters: k (default 20), poolSize (default 50), lexical (default 10).
+ * Siblings found are swept in turn (planted sets are chains of paraphrases), up to maxJudged
+ * candidates per event. Resumable event by event. Parameters: k (default 20), poolSize (default 50),
+ * lexical (default 10), maxJudged (default 500).
  */
 export class SiblingSweepAudit implements AuditKindHandler {
   static readonly inject: InjectMap<SiblingSweepAuditDeps> = { quarantines: QUARANTINES, feedback: FEEDBACK_EVENTS, store: VECTOR_STORE, embedder: EMBEDDER, judge: JUDGE };
@@ -39,7 +41,7 @@ export class SiblingSweepAudit implements AuditKindHandler {
     const { quarantines, feedback, store, embedder, judge } = this.deps;
     const collection = ctx.run.collection;
     const num = (key: string, d: number) => { const v = Number(ctx.run.params[key] ?? d); return Number.isFinite(v) && v > 0 ? Math.floor(v) : d; };
-    const k = num('k', 20), poolSize = num('poolSize', 50), lexical = num('lexical', 10);
+    const k = num('k', 20), poolSize = num('poolSize', 50), lexical = num('lexical', 10), maxJudged = num('maxJudged', 500);
     const cur: SweepCursor = ctx.cursor<SweepCursor>() ?? { done: [], counts: {} };
     const done = new Set(cur.done);
     const counts = cur.counts;
@@ -66,39 +68,53 @@ export class SiblingSweepAudit implements AuditKindHandler {
       if (ev) {
         const seedRecords = await store.fetch(collection, seeds.map((s) => s.documentId));
         const [qv] = await embedder.embed([ev.query]);
-        const requests = [...seedRecords.map((r) => ({ vector: r.vector, k, includeQuarantined: false })), { vector: qv!, k: poolSize, includeQuarantined: false }];
-        const hits = await store.searchBatch(collection, requests);
-        const pool = new Map<string, { text: string; sim: number; seed: string | null; via: string }>();
-        hits.forEach((list, i) => {
-          const seed = i < seedRecords.length ? seedRecords[i]!.id : null;
-          for (const h of list) {
-            if (h.payload.kind === BTE_PROXY_KIND || withheldOrHeld.has(h.id)) continue;
-            const prev = pool.get(h.id);
-            if (!prev || (seed && (prev.seed === null || h.score > prev.sim))) pool.set(h.id, { text: h.text, sim: h.score, seed, via: seed ? 'dense: seed neighbour' : 'dense: query top-N' });
-          }
-        });
-        // Lexical: BM25 over the pool with each seed's words.
-        const poolIds = [...pool.keys()];
-        if (poolIds.length > 0) {
-          const index = buildBm25Index(poolIds.map((id) => tokenize(pool.get(id)!.text)));
-          for (const s of seedRecords) {
-            for (const hit of bm25TopK(index, tokenize(s.text), lexical)) {
-              const c = pool.get(poolIds[hit.index]!)!;
-              if (c.via === 'dense: query top-N') { c.via = 'lexical: BM25 with a seed\'s words'; c.seed = s.id; }
+        const peers = seedRecords.map((r) => r.text);
+        const judged = new Set<string>();
+        bump('seeds', seeds.length);
+        // Round 0: the seeds' neighbours and the query's top-N; later rounds: the neighbours of the
+        // siblings just found (planted sets are chains of paraphrases around the target), until a
+        // round finds nothing new or `maxJudged` candidates were judged for this event.
+        let frontier: { id: string; vector: ArrayLike<number>; text: string }[] = seedRecords;
+        let withQuery = true;
+        while (frontier.length > 0 && judged.size < maxJudged) {
+          const requests = [...frontier.map((r) => ({ vector: r.vector, k, includeQuarantined: false })), ...(withQuery ? [{ vector: qv!, k: poolSize, includeQuarantined: false }] : [])];
+          const hits = await store.searchBatch(collection, requests);
+          const pool = new Map<string, { text: string; sim: number; seed: string | null; via: string }>();
+          hits.forEach((list, i) => {
+            const seed = i < frontier.length ? frontier[i]!.id : null;
+            for (const h of list) {
+              if (h.payload.kind === BTE_PROXY_KIND || withheldOrHeld.has(h.id) || judged.has(h.id)) continue;
+              const prev = pool.get(h.id);
+              if (!prev || (seed && (prev.seed === null || h.score > prev.sim))) pool.set(h.id, { text: h.text, sim: h.score, seed, via: seed ? 'dense: neighbour of a poison' : 'dense: query top-N' });
+            }
+          });
+          // Lexical: BM25 over the pool with each frontier text's words.
+          const poolIds = [...pool.keys()];
+          if (poolIds.length > 0) {
+            const index = buildBm25Index(poolIds.map((id) => tokenize(pool.get(id)!.text)));
+            for (const f of frontier) {
+              for (const hit of bm25TopK(index, tokenize(f.text), lexical)) {
+                const c = pool.get(poolIds[hit.index]!)!;
+                if (c.via === 'dense: query top-N') { c.via = 'lexical: BM25 with a poison\'s words'; c.seed = f.id; }
+              }
             }
           }
-        }
-        bump('seeds', seeds.length);
-        bump('candidatesJudged', pool.size);
-        const peers = seedRecords.map((r) => r.text);
-        for (const [id, c] of pool) {
-          const v = await judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text: c.text, peers });
-          if (v.label !== 'YES') continue;
-          const evidence = { eventId, query: ev.query, wrongAnswer: ev.wrongAnswer, seedDocumentId: c.seed, similarity: +c.sim.toFixed(4), via: c.via, judge: { kind: judge.kind, model: judge.model, label: v.label, reply: v.reply.slice(0, 500) } };
-          const { quarantineIds, state } = await ctx.review({ documentIds: [id], reason: `sibling of a quarantined poison of event ${eventId}: judged to induce '${ev.wrongAnswer.slice(0, 80)}'`, evidence });
-          withheldOrHeld.add(id);
-          bump('siblingsFound');
-          await ctx.finding({ type: 'sibling', action: state === 'QUARANTINED' ? 'quarantined' : 'review', documentIds: [id], quarantineIds, score: c.sim, detail: evidence });
+          withQuery = false;
+          const next: { id: string; vector: ArrayLike<number>; text: string }[] = [];
+          for (const [id, c] of pool) {
+            if (judged.size >= maxJudged) break;
+            judged.add(id);
+            bump('candidatesJudged');
+            const v = await judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text: c.text, peers });
+            if (v.label !== 'YES') continue;
+            const evidence = { eventId, query: ev.query, wrongAnswer: ev.wrongAnswer, seedDocumentId: c.seed, similarity: +c.sim.toFixed(4), via: c.via, judge: { kind: judge.kind, model: judge.model, label: v.label, reply: v.reply.slice(0, 500) } };
+            const { quarantineIds, state } = await ctx.review({ documentIds: [id], reason: `sibling of a quarantined poison of event ${eventId}: judged to induce '${ev.wrongAnswer.slice(0, 80)}'`, evidence });
+            withheldOrHeld.add(id);
+            bump('siblingsFound');
+            await ctx.finding({ type: 'sibling', action: state === 'QUARANTINED' ? 'quarantined' : 'review', documentIds: [id], quarantineIds, score: c.sim, detail: evidence });
+            next.push({ id, vector: (await store.fetch(collection, [id]))[0]?.vector ?? qv!, text: c.text });
+          }
+          frontier = next;
         }
       }
       done.add(eventId);
