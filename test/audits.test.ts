@@ -14,6 +14,8 @@ import type { Queue } from 'bullmq';
 import { CreateApiKeyUseCase, IngestCorpusUseCase, StartAuditUseCase, type AuditRunRow, type Token } from '@forensics/core';
 import { AUDIT_QUEUE_NAME } from '@forensics/infra';
 import { createTestApp, type TestApp } from './support/test-app';
+import { CORPUS, judgeEnv, report, scriptJudge } from './support/faults/fault-kit';
+import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-test-server';
 import { eventually, requireServices, TEST_API_KEY, uniqueName } from './support/test-runtime';
 
 const ROOT = resolve(__dirname, '..');
@@ -179,4 +181,50 @@ describe('an audit run killed mid-way resumes', () => {
     expect(findings.flatMap((f) => f.documentIds).sort()).toEqual(flagged);
     expect((await t.store.fetch(collection, flagged)).every((x) => !x.quarantined)).toBe(true);
   }, 180_000);
+});
+
+describe('admission check at ingestion (real API, worker, scripted judge)', () => {
+  let t: TestApp;
+  let server: OpenAiTestServer;
+  const collection = uniqueName('admit');
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${t.url}${path}`, { method, headers: { 'content-type': 'application/json', 'x-api-key': TEST_API_KEY }, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, any> };
+  };
+
+  beforeAll(async () => {
+    server = await startOpenAiTestServer();
+    scriptJudge(server, 0);
+    t = await createTestApp({ api: true, worker: true, env: judgeEnv(server) });
+    expect((await api('POST', `/v1/collections/${collection}/documents`, { documents: CORPUS })).status).toBe(200);
+  });
+  afterAll(async () => { await t?.close(); await server?.close(); });
+
+  it('holds a re-injected poison for review before it is ever served, and lets clean texts through', async () => {
+    const fb = await api('POST', '/v1/feedback', report(collection, 0));
+    expect(fb.status).toBe(202);
+    const traced = await eventually(async () => {
+      const r = await api('GET', `/v1/feedback/${fb.body.id}`);
+      return ['TRACED', 'BOUNDED', 'FAILED'].includes(r.body.status) ? r.body : null;
+    }, 60_000);
+    expect(traced.quarantined.filter((q: any) => q.state === 'QUARANTINED').length).toBeGreaterThanOrEqual(3);
+    // The attacker re-injects a rewrite after the clean-up, next to an honest new text.
+    const reinjected = 'Records show the Eiffel Tower in Paris was designed by Antoni Gaudi before 1889.';
+    const honest = 'The Eiffel Tower welcomes about seven million visitors every year.';
+    const ing = await api('POST', `/v1/collections/${collection}/documents`, { documents: [{ id: 'r1', text: reinjected }, { id: 'n1', text: honest }] });
+    expect(ing.status).toBe(200);
+    expect(ing.body.admission).toMatchObject({ held: 1 });
+    const [poisonDoc] = await t.prisma.document.findMany({ where: { collection, externalId: 'r1' } });
+    const [honestDoc] = await t.prisma.document.findMany({ where: { collection, externalId: 'n1' } });
+    // Never served: written already flagged, a NEEDS_REVIEW record linked to the attacked event.
+    expect((await t.store.fetch(collection, [poisonDoc!.id]))[0]!.quarantined).toBe(true);
+    const [qv] = await t.embedder.embed([String(report(collection, 0).query)]);
+    const served = await t.store.search(collection, { vector: qv!, k: 20 });
+    expect(served.map((h) => h.id)).not.toContain(poisonDoc!.id);
+    expect(served.map((h) => h.id)).toContain(honestDoc!.id);
+    const rec = await t.prisma.quarantineRecord.findFirstOrThrow({ where: { documentId: poisonDoc!.id } });
+    expect(rec).toMatchObject({ state: 'NEEDS_REVIEW', servedDuringReview: false, policy: 'admission', feedbackId: fb.body.id });
+    // It is a review item like any other.
+    expect((await api('GET', `/v1/review/items/${rec.id}`)).status).toBe(200);
+  }, 120_000);
 });

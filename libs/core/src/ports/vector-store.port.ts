@@ -14,6 +14,8 @@ export interface VectorRecord {
   text: string;
   /** Free-form JSON payload (external id, metadata, kind of record). */
   payload?: Record<string, unknown>;
+  /** Written with the record (e.g. the admission check withholds a new text before it is ever served); unset = keep the existing flag (false when new). */
+  quarantined?: boolean;
 }
 
 export interface StoredRecord {

@@ -24,7 +24,7 @@ export class InMemoryVectorStore implements VectorStore {
       if (r.vector.length !== c.dimension) throw new Error(`record ${r.id}: vector has ${r.vector.length} dimensions, collection '${collection}' has ${c.dimension}`);
       const vector = Float32Array.from(r.vector);
       const prev = c.rows.get(r.id);
-      c.rows.set(r.id, { id: r.id, vector, norm: l2(vector), text: r.text, payload: { ...(r.payload ?? {}) }, quarantined: prev?.quarantined ?? false });
+      c.rows.set(r.id, { id: r.id, vector, norm: l2(vector), text: r.text, payload: { ...(r.payload ?? {}) }, quarantined: r.quarantined ?? prev?.quarantined ?? false });
     }
   }
 

@@ -101,7 +101,7 @@ export interface AppConfig {
   readonly trust: Readonly<TrustParams>;
   readonly rateLimits: Readonly<{ feedbackPerToken: number; feedbackPerReporter: number; feedbackPerAddress: number; feedbackPerKey: number; answersPerKey: number }>;
   /** Database audits (issue 12): schedules from AUDIT_SCHEDULE, worker concurrency, whether findings may quarantine. */
-  readonly audits: Readonly<{ schedules: readonly AuditScheduleSpec[]; concurrency: number; autoQuarantine: boolean }>;
+  readonly audits: Readonly<{ schedules: readonly AuditScheduleSpec[]; concurrency: number; autoQuarantine: boolean; admission: { enabled: boolean; topN: number } }>;
 }
 
 /** One scheduled audit: kind, collection (undefined = the default collection), cron pattern (UTC). */
@@ -255,6 +255,8 @@ export const ENV_SCHEMA = z.object({
     expect: '`;`-separated kind[:collection]=cron entries, or "none"',
     doc: 'scheduled database audits (worker): e.g. "reconcile=0 * * * *;cluster-scan=30 3 * * *" (cron in UTC; collection defaults to DEFAULT_COLLECTION); "none" = no schedules. Default: reconcile hourly',
   }),
+  ADMISSION_CHECK: enumVar(['on', 'off'], 'on', 'admission check at ingestion: new texts that would rank in the top ADMISSION_TOP_N for an attacked question (an event whose traceback quarantined texts) are judged against its wrong answer and held for review, never served'),
+  ADMISSION_TOP_N: intVar(1, 1000, 10, 'admission check: a new text is judged when it would enter this many top results of a watched question'),
   AUDIT_CONCURRENCY: intVar(1, 8, 1, 'audit runs per worker process at a time (audits are background work)'),
   AUDIT_AUTO_QUARANTINE: enumVar(['false', 'true'], 'false', 'true = audit findings may quarantine on their own; default false: they go to review (NEEDS_REVIEW, kept in serving) with their evidence'),
   WEBHOOK_TIMEOUT_MS: intVar(100, 60_000, 10_000, 'timeout of one webhook delivery attempt (ms)'),
@@ -511,6 +513,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     audits: {
       schedules: e.AUDIT_SCHEDULE.trim() === 'none' ? [] : parseAuditSchedule(e.AUDIT_SCHEDULE),
       concurrency: e.AUDIT_CONCURRENCY, autoQuarantine: e.AUDIT_AUTO_QUARANTINE === 'true',
+      admission: { enabled: e.ADMISSION_CHECK === 'on', topN: e.ADMISSION_TOP_N },
     },
     rateLimits: {
       feedbackPerToken: e.RATE_LIMIT_FEEDBACK_PER_MIN, feedbackPerReporter: e.RATE_LIMIT_REPORTER_PER_MIN, feedbackPerAddress: e.RATE_LIMIT_ADDRESS_PER_MIN,

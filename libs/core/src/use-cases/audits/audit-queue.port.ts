@@ -16,9 +16,11 @@ export interface AuditSettings {
    * finding that points at texts goes to NEEDS_REVIEW, kept in serving, with its evidence.
    */
   autoQuarantine: boolean;
+  /** The admission check at ingestion (ADMISSION_CHECK, ADMISSION_TOP_N): new texts against the watchlist of attacked queries. */
+  admission: { enabled: boolean; topN: number; maxWatched: number };
 }
 
-export const DEFAULT_AUDIT_SETTINGS: Readonly<AuditSettings> = Object.freeze({ autoQuarantine: false });
+export const DEFAULT_AUDIT_SETTINGS: Readonly<AuditSettings> = Object.freeze({ autoQuarantine: false, admission: { enabled: true, topN: 10, maxWatched: 1000 } });
 
 /** A scheduled audit as the scheduler keeps it. */
 export interface AuditSchedule { kind: string; collection: string; cron: string; next: string | null; params: Record<string, unknown> }

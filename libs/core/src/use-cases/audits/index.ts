@@ -4,6 +4,7 @@ import { ReconcileAudit } from './reconcile/reconcile.audit';
 import { SiblingSweepAudit } from './sibling-sweep/sibling-sweep.audit';
 import { CancelAuditRunUseCase, GetAuditRunUseCase, ListAuditFindingsUseCase, ListAuditRunsUseCase, StartAuditUseCase } from './manage-audits.use-case';
 import { RunAuditUseCase } from './run-audit.use-case';
+import { AdmissionCheck } from './admission/admission-check';
 import { DeleteAuditScheduleUseCase, ListAuditSchedulesUseCase, SetAuditScheduleUseCase } from './audit-schedules.use-case';
 
 export * from './cluster-scan/cluster-scan.audit';
@@ -11,6 +12,7 @@ export * from './re-trace/re-trace.audit';
 export * from './reconcile/reconcile.audit';
 export * from './sibling-sweep/sibling-sweep.audit';
 export * from './audit-queue.port';
+export * from './admission/admission-check';
 export * from './audit-schedules.use-case';
 export * from './audits.schema';
 export * from './manage-audits.use-case';
@@ -21,4 +23,4 @@ export const AUDIT_HANDLERS = [ReconcileAudit, SiblingSweepAudit, ReTraceAudit, 
 
 /** The audit use cases (runner + management), for USE_CASES. */
 export const AUDIT_USE_CASES = [...AUDIT_HANDLERS, RunAuditUseCase, StartAuditUseCase, ListAuditRunsUseCase, GetAuditRunUseCase, ListAuditFindingsUseCase, CancelAuditRunUseCase,
-  ListAuditSchedulesUseCase, SetAuditScheduleUseCase, DeleteAuditScheduleUseCase] as const;
+  ListAuditSchedulesUseCase, SetAuditScheduleUseCase, DeleteAuditScheduleUseCase, AdmissionCheck] as const;

@@ -7,6 +7,8 @@ import { AUDIT_LOG, DOCUMENTS, EMBEDDER, VECTOR_STORE } from '../../ports/tokens
 import type { VectorStore } from '../../ports/vector-store.port';
 import type { InjectMap } from '../../use-case';
 import { INGEST_TEXT_LIMIT, IngestRecordSchema } from './ingest-corpus.schema';
+import { AdmissionCheck, type WatchedAttack } from '../audits/admission/admission-check';
+import { QuarantineTextUseCase } from '../quarantine-text/quarantine-text.use-case';
 
 export interface IngestRecord { id?: string; text: string; metadata?: Record<string, unknown> }
 
@@ -16,6 +18,8 @@ export interface IngestResult {
   collection: string; received: number; inserted: number; skipped: number; ids: string[]; markersStripped: number;
   /** Already registered texts whose vector was missing from the store (an earlier run failed between the two writes), upserted now. */
   repaired: number;
+  /** Admission check (issue 12): new texts judged against watched attacks, and those held for review (never served). */
+  admission: { watched: number; judged: number; held: number; heldIds: string[] };
 }
 
 export { INGEST_TEXT_LIMIT };
@@ -39,13 +43,13 @@ export function parseIngestRecord(raw: unknown, where: string): IngestRecord {
  * missing from the store (`store.fetch` over the batch's ids) and upserts them — never a vector
  * with no document (a "ghost": served by the RAG but impossible to trace or quarantine).
  */
-export interface IngestCorpusDeps { documents: DocumentRepository; audit: AuditLogRepository; store: VectorStore; embedder: Embedder }
+export interface IngestCorpusDeps { documents: DocumentRepository; audit: AuditLogRepository; store: VectorStore; embedder: Embedder; admission: AdmissionCheck; quarantineText: QuarantineTextUseCase }
 
 /** Texts embedded and written per batch. */
 const INGEST_BATCH = 32;
 
 export class IngestCorpusUseCase {
-  static readonly inject: InjectMap<IngestCorpusDeps> = { documents: DOCUMENTS, audit: AUDIT_LOG, store: VECTOR_STORE, embedder: EMBEDDER };
+  static readonly inject: InjectMap<IngestCorpusDeps> = { documents: DOCUMENTS, audit: AUDIT_LOG, store: VECTOR_STORE, embedder: EMBEDDER, admission: AdmissionCheck, quarantineText: QuarantineTextUseCase };
   constructor(private readonly deps: IngestCorpusDeps) {}
 
   async execute(cmd: { collection: string; records: readonly IngestRecord[]; onProgress?: (p: IngestProgress) => void }): Promise<IngestResult> {
@@ -93,14 +97,41 @@ export class IngestCorpusUseCase {
       if (flagged.length) await store.setQuarantined(cmd.collection, flagged, true);
       repaired += missing.length;
     }
+    let watch: WatchedAttack[] | null = null;
+    const admission = { watched: 0, judged: 0, held: 0, heldIds: [] as string[] };
     for (let i = 0; i < fresh.length; i += batch) {
       const part = fresh.slice(i, i + batch);
       const vecs = await embedder.embed(part.map((p) => p.text));
       inserted += await documents.insert(part.map((p): NewDocument => ({ id: p.id, collection: cmd.collection, externalId: p.externalId, textHash: p.hash, text: p.text, metadata: p.metadata })));
-      await store.upsert(cmd.collection, part.map((p, j) => ({ id: p.id, vector: vecs[j], text: p.text, payload: { externalId: p.externalId, metadata: p.metadata } })));
+      // Admission check: new texts that would rank for a watched attack's query and induce its wrong
+      // answer are sent to review withheld BEFORE their vector is written, and written already flagged.
+      watch ??= await this.deps.admission.watchlist(cmd.collection);
+      admission.watched = watch.length;
+      const held = new Set<number>();
+      if (watch.length > 0) {
+        const { holds, judged } = await this.deps.admission.check(watch, part.map((p) => p.text), vecs);
+        admission.judged += judged;
+        for (const h of holds) {
+          const p = part[h.index]!;
+          await this.deps.quarantineText.execute({
+            documentId: p.id, feedbackId: h.eventId, collection: cmd.collection, state: 'NEEDS_REVIEW', servedDuringReview: false, policy: 'admission',
+            reason: `admission check: would rank in the top results for an attacked question and induce its wrong answer '${h.wrongAnswer.slice(0, 80)}'`,
+            evidence: {
+              policy: { name: 'admission', decision: 'NEEDS_REVIEW', withhold: true, reason: 'admission check at ingestion: held before it was ever served', inputs: { similarity: h.similarity, threshold: h.threshold, eventId: h.eventId } },
+              judge: { kind: this.deps.admission.judgeKind, model: this.deps.admission.judgeModel, promptVersion: 'admission', label: 'YES', reply: h.reply, signals: null },
+              retrieval: null, retrieverEvidence: null,
+            },
+            actor: 'admission-check',
+          });
+          held.add(h.index);
+          admission.heldIds.push(p.id);
+        }
+        admission.held += held.size;
+      }
+      await store.upsert(cmd.collection, part.map((p, j) => ({ id: p.id, vector: vecs[j], text: p.text, payload: { externalId: p.externalId, metadata: p.metadata }, ...(held.has(j) ? { quarantined: true } : {}) })));
       cmd.onProgress?.({ done: Math.min(i + batch, fresh.length), total: fresh.length, inserted, skipped });
     }
-    if (inserted || repaired) await this.deps.audit.append({ actor: 'ingest', action: 'corpus.ingested', entityType: 'Collection', entityId: cmd.collection, details: { inserted, skipped, markersStripped, ...(repaired ? { repaired } : {}) } });
-    return { collection: cmd.collection, received: cmd.records.length, inserted, skipped, ids, markersStripped, repaired };
+    if (inserted || repaired) await this.deps.audit.append({ actor: 'ingest', action: 'corpus.ingested', entityType: 'Collection', entityId: cmd.collection, details: { inserted, skipped, markersStripped, ...(repaired ? { repaired } : {}), ...(admission.held ? { admissionHeld: admission.held } : {}) } });
+    return { collection: cmd.collection, received: cmd.records.length, inserted, skipped, ids, markersStripped, repaired, admission };
   }
 }

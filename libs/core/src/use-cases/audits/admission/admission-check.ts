@@ -1,0 +1,95 @@
+import type { Embedder } from '../../../ports/embedder.port';
+import type { Judge } from '../../../ports/judge.port';
+import type { FeedbackEventRepository, QuarantineRepository } from '../../../ports/repositories';
+import { CORE_SETTINGS, EMBEDDER, FEEDBACK_EVENTS, JUDGE, QUARANTINES, VECTOR_STORE } from '../../../ports/tokens';
+import type { VectorStore } from '../../../ports/vector-store.port';
+import type { CoreSettings } from '../../../settings';
+import type { InjectMap } from '../../../use-case';
+import { DEFAULT_AUDIT_SETTINGS } from '../audit-queue.port';
+
+export interface AdmissionCheckDeps {
+  quarantines: QuarantineRepository;
+  feedback: FeedbackEventRepository;
+  store: VectorStore;
+  embedder: Embedder;
+  judge: Judge;
+  settings: CoreSettings;
+}
+
+/** A watched attack: an event whose traceback quarantined texts, its query vector and the score a new text must reach to enter its top-N. */
+export interface WatchedAttack { eventId: string; query: string; wrongAnswer: string; vector: Float32Array; threshold: number }
+
+export interface AdmissionHold { index: number; eventId: string; query: string; wrongAnswer: string; similarity: number; threshold: number; reply: string }
+
+/**
+ * The admission check (issue 12): new texts are checked against the watchlist of attacked
+ * (query, wrong answer) pairs — every event whose traceback quarantined something — BEFORE they
+ * become searchable. A new text whose similarity to a watched query would put it in that query's
+ * top-N (N = ADMISSION_TOP_N, default 10: twice the default K) is judged against the event's wrong
+ * answer; YES → it is written to the store already withheld and sent to review (NEEDS_REVIEW).
+ * At ingestion rather than by the next scheduled run because a re-injected poison would otherwise be
+ * served until that run; the cost is one dot product per (new text, watched query) plus one judge
+ * call per new text that ranks that high (`ingest` reports how many were judged and held).
+ * The watchlist is read once per ingest call (events with QUARANTINED records in the collection).
+ */
+export class AdmissionCheck {
+  static readonly inject: InjectMap<AdmissionCheckDeps> = {
+    quarantines: QUARANTINES, feedback: FEEDBACK_EVENTS, store: VECTOR_STORE, embedder: EMBEDDER, judge: JUDGE, settings: CORE_SETTINGS,
+  };
+  private readonly queryVectors = new Map<string, Float32Array>();
+  constructor(private readonly deps: AdmissionCheckDeps) {}
+
+  get judgeKind(): string { return this.deps.judge.kind; }
+  get judgeModel(): string { return this.deps.judge.model; }
+
+  private get params() {
+    return { ...DEFAULT_AUDIT_SETTINGS.admission, ...this.deps.settings.audit?.admission };
+  }
+
+  /** The current watchlist of a collection (empty when the check is off). */
+  async watchlist(collection: string): Promise<WatchedAttack[]> {
+    const p = this.params;
+    if (!p.enabled) return [];
+    const records = await this.deps.quarantines.list({ collection, state: 'QUARANTINED', limit: 10_000 });
+    const eventIds = [...new Set(records.map((r) => r.feedbackId).filter((x): x is string => !!x))].slice(0, p.maxWatched);
+    const out: WatchedAttack[] = [];
+    for (const id of eventIds) {
+      const ev = await this.deps.feedback.get(id);
+      if (!ev) continue;
+      let v = this.queryVectors.get(id);
+      if (!v) {
+        [v] = await this.deps.embedder.embed([ev.query]) as [Float32Array];
+        this.queryVectors.set(id, v);
+      }
+      const top = await this.deps.store.search(collection, { vector: v, k: p.topN });
+      const threshold = top.length < p.topN ? -1 : top[top.length - 1]!.score;
+      out.push({ eventId: id, query: ev.query, wrongAnswer: ev.wrongAnswer, vector: v, threshold });
+    }
+    return out;
+  }
+
+  /** Which of the new texts to hold: those that would enter a watched query's top-N and that the judge says induce its wrong answer. */
+  async check(watch: readonly WatchedAttack[], texts: readonly string[], vectors: readonly ArrayLike<number>[]): Promise<{ holds: AdmissionHold[]; judged: number }> {
+    const holds: AdmissionHold[] = [];
+    let judged = 0;
+    if (watch.length === 0) return { holds, judged };
+    for (let i = 0; i < texts.length; i++) {
+      const v = vectors[i]!;
+      let vn = 0;
+      for (let d = 0; d < v.length; d++) vn += v[d]! * v[d]!;
+      vn = Math.sqrt(vn) || 1;
+      for (const w of watch) {
+        let dot = 0, wn = 0;
+        for (let d = 0; d < v.length; d++) { dot += v[d]! * w.vector[d]!; wn += w.vector[d]! * w.vector[d]!; }
+        const sim = dot / (vn * (Math.sqrt(wn) || 1));
+        if (sim < w.threshold) continue;
+        judged++;
+        const verdict = await this.deps.judge.judge({ query: w.query, wrongAnswer: w.wrongAnswer, text: texts[i]! });
+        if (verdict.label !== 'YES') continue;
+        holds.push({ index: i, eventId: w.eventId, query: w.query, wrongAnswer: w.wrongAnswer, similarity: +sim.toFixed(4), threshold: +w.threshold.toFixed(4), reply: verdict.reply.slice(0, 500) });
+        break;
+      }
+    }
+    return { holds, judged };
+  }
+}
