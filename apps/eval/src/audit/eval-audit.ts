@@ -132,12 +132,13 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
   const reconcile = { injected, repaired: sum('.repaired'), reported: sum('.reported'), lost };
 
   const siblings = await siblingsEval(records, embedder, new OfflineJudge(), log);
+  const admission = await admissionEval(records, embedder, new OfflineJudge(), log);
 
   const line = {
     data: dataName(opts.data), texts: all.length, poisoned: poisonSet.size,
     scan: { recall: scan.recall === null ? null : +scan.recall.toFixed(3), flaggedBenignPer1k: +scan.flaggedBenignPer1k.toFixed(2), seconds: scan.seconds },
     siblings: siblings ? { poisonsPerTarget: siblings.poisonsPerTarget, recallTraceOnly: siblings.recallTraceOnly, recallWithSweep: siblings.recallWithSweep } : null,
-    admission: null, reconcile,
+    admission: admission ? { reinjected: admission.reinjected, caught: admission.caught } : null, reconcile,
   };
   const out = resolve(opts.out ?? join('.eval', `audit-${dataName(opts.data)}`));
   mkdirSync(out, { recursive: true });
@@ -157,7 +158,9 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
     siblings ? `Per target: its clean texts plus the first ${siblings.poisonsPerTarget} of \`poisoned_variants.gemini_100\` (the only Gemini set with ≥ 50 per target), one report of the target's wrong answer (a traceback with the offline judge, default bounds), then one sibling-sweep run with the same judge: recall of the planted texts by the traceback alone ${siblings.recallTraceOnly}, after the sweep ${siblings.recallWithSweep} (${siblings.targets} targets; clean texts sent to review by the sweep: ${siblings.benignToReview}).` : 'The file has no poisoned_variants with ≥ 50 texts per target: not measured.', '',
     `## Reconcile drill`, '', `Injected ${injected} divergences (2 each of flag-missing, flag-extra, point-unknown, point-missing, proxy-orphan, unsynced): repaired ${reconcile.repaired}, reported ${reconcile.reported}, lost ${lost}.`, '',
     '```json', JSON.stringify(c), '```', '',
-    '## Not measured', '', 'admission: the re-trace/admission kind is not built in this version.', '',
+    '## Admission check', '',
+    admission ? `Per target: its clean texts and the 5 given poisons, one report (traceback, offline judge), then the target's \`poisoned_variants.gpt4\` texts (${admission.reinjected} in all) ingested: ${admission.caught} held for review before being served (${admission.targets} targets; clean texts ingested: none — the check judges only texts that would rank for a watched question).` : 'The file has no poisoned_variants.gpt4: not measured.', '',
+    '## Not measured', '', 're-trace (replaying watched events on a schedule) is not built in this version.', '',
   ].join('\n'));
   await embedder.close();
   return { line, out };
@@ -217,4 +220,26 @@ async function siblingsEval(records: readonly EvalRecord[], embedder: Embedder, 
   return {
     poisonsPerTarget: PER, targets: targets.length, recallTraceOnly: +(byTrace / planted).toFixed(3), recallWithSweep: +(withSweep / planted).toFixed(3), benignToReview,
   };
+}
+
+/** Admission: per target, clean + given poisons, one report (traceback), then its gpt4 variants re-injected through ingestion. */
+async function admissionEval(records: readonly EvalRecord[], embedder: Embedder, judge: Judge, log: (m: string) => void) {
+  const targets = records.filter((r) => (r.poisoned_variants?.gpt4?.length ?? 0) > 0);
+  if (targets.length === 0) return null;
+  let reinjected = 0, caught = 0, n = 0;
+  for (const r of targets) {
+    const repos = createInMemoryRepositories();
+    const store = new InMemoryVectorStore();
+    const uc = composeUseCases({ repos, store, embedder, judge, settings: { defaultCollection: 'adm', workerActor: 'eval' } });
+    await uc.get(IngestCorpusUseCase).execute({ collection: 'adm', records: [...r.clean_texts, ...r.poisoned_texts].map((text) => ({ text })) });
+    const { event } = await uc.get(SubmitFeedbackUseCase).execute({ collection: 'adm', query: r.question, wrongAnswer: r.incorrect_answer, reporter: 'eval' });
+    await uc.get(RunTracebackUseCase).execute({ feedbackId: event.id });
+    const variants = r.poisoned_variants!.gpt4!.filter((t) => !r.clean_texts.includes(t));
+    const res = await uc.get(IngestCorpusUseCase).execute({ collection: 'adm', records: variants.map((text) => ({ text })) });
+    const fresh = new Set(res.ids);
+    reinjected += fresh.size;
+    caught += res.admission.heldIds.filter((id) => fresh.has(id)).length;
+    if (++n % 10 === 0) log(`admission: ${n}/${targets.length} targets (caught ${caught}/${reinjected})`);
+  }
+  return { reinjected, caught, targets: targets.length };
 }
