@@ -8,6 +8,7 @@ import { renderItem } from './item.js';
 import { renderEvents } from './events.js';
 import { renderAudit } from './audit.js';
 import { renderDeadLetters } from './dead-letters.js';
+import { renderAudits } from './audits.js';
 
 /** Shared across pages: who is logged in and the last queue page (for j/k on the item page). */
 export const session = { me: null, queueIds: [], queueHash: '#/queue' };
@@ -131,6 +132,7 @@ export async function route() {
     else if (name === 'events') await renderEvents(view, params, () => seq === routeSeq);
     else if (name === 'audit') await renderAudit(view, params, () => seq === routeSeq);
     else if (name === 'dead-letters') await renderDeadLetters(view, params, () => seq === routeSeq);
+    else if (name === 'audits') await renderAudits(view, params, () => seq === routeSeq);
     else if (name === 'login') { location.hash = '#/queue'; return; }
     else await renderQueue(view, params, () => seq === routeSeq);
   } catch (e) {
