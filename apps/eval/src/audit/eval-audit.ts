@@ -138,7 +138,7 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
     data: dataName(opts.data), texts: all.length, poisoned: poisonSet.size,
     scan: { recall: scan.recall === null ? null : +scan.recall.toFixed(3), flaggedBenignPer1k: +scan.flaggedBenignPer1k.toFixed(2), seconds: scan.seconds },
     siblings: siblings ? { poisonsPerTarget: siblings.poisonsPerTarget, recallTraceOnly: siblings.recallTraceOnly, recallWithSweep: siblings.recallWithSweep } : null,
-    admission: admission ? { reinjected: admission.reinjected, caught: admission.caught } : null, reconcile,
+    admission: admission ? { reinjected: admission.reinjected, caught: admission.caught, servedInTop5After: admission.servedAfter } : null, reconcile,
   };
   const out = resolve(opts.out ?? join('.eval', `audit-${dataName(opts.data)}`));
   mkdirSync(out, { recursive: true });
@@ -159,7 +159,7 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
     `## Reconcile drill`, '', `Injected ${injected} divergences (2 each of flag-missing, flag-extra, point-unknown, point-missing, proxy-orphan, unsynced): repaired ${reconcile.repaired}, reported ${reconcile.reported}, lost ${lost}.`, '',
     '```json', JSON.stringify(c), '```', '',
     '## Admission check', '',
-    admission ? `Per target: its clean texts and the 5 given poisons, one report (traceback, offline judge), then the target's \`poisoned_variants.gpt4\` texts (${admission.reinjected} in all) ingested: ${admission.caught} held for review before being served (${admission.targets} targets; clean texts ingested: none — the check judges only texts that would rank for a watched question).` : 'The file has no poisoned_variants.gpt4: not measured.', '',
+    admission ? `Per target: its clean texts and the 5 given poisons, one report (traceback, offline judge), then the target's \`poisoned_variants.gpt4\` texts (${admission.reinjected} in all) ingested: ${admission.caught} held for review before being served; ${admission.servedAfter} re-injected texts are in the question's top 5 afterwards (served: the ones that escaped). ${admission.targets} targets. A text that does not rank in the top ADMISSION_TOP_N (10) for the question is not judged: it is not served for that question either.` : 'The file has no poisoned_variants.gpt4: not measured.', '',
     '## Not measured', '', 're-trace (replaying watched events on a schedule) is not built in this version.', '',
   ].join('\n'));
   await embedder.close();
@@ -226,7 +226,7 @@ async function siblingsEval(records: readonly EvalRecord[], embedder: Embedder, 
 async function admissionEval(records: readonly EvalRecord[], embedder: Embedder, judge: Judge, log: (m: string) => void) {
   const targets = records.filter((r) => (r.poisoned_variants?.gpt4?.length ?? 0) > 0);
   if (targets.length === 0) return null;
-  let reinjected = 0, caught = 0, n = 0;
+  let reinjected = 0, caught = 0, n = 0, servedAfter = 0;
   for (const r of targets) {
     const repos = createInMemoryRepositories();
     const store = new InMemoryVectorStore();
@@ -239,7 +239,10 @@ async function admissionEval(records: readonly EvalRecord[], embedder: Embedder,
     const fresh = new Set(res.ids);
     reinjected += fresh.size;
     caught += res.admission.heldIds.filter((id) => fresh.has(id)).length;
+    // Escaped: re-injected texts that the question's top-K (K = 5, the default) now serves.
+    const [qv] = await embedder.embed([r.question]);
+    servedAfter += (await store.search('adm', { vector: qv!, k: 5 })).filter((h) => fresh.has(h.id)).length;
     if (++n % 10 === 0) log(`admission: ${n}/${targets.length} targets (caught ${caught}/${reinjected})`);
   }
-  return { reinjected, caught, targets: targets.length };
+  return { reinjected, caught, servedAfter, targets: targets.length };
 }
