@@ -16,6 +16,9 @@ import { requireServices, ROOT, uniqueName } from './support/test-runtime';
 import type { DomainEventType, WebhookPayload, WebhookRepository } from '@forensics/core';
 import { InMemoryWebhookRepository } from '@forensics/core/testing';
 import { PrismaWebhookRepository, SecretBox } from '@forensics/infra';
+import type { AuditRunRepository } from '@forensics/core';
+import { InMemoryAuditRunRepository } from '@forensics/core/testing';
+import { PrismaAuditRunRepository } from '../libs/infra/src/prisma/repositories/prisma-audit-run.repository';
 
 let prisma: PrismaClient | null = null;
 afterAll(async () => { await prisma?.$disconnect(); });
@@ -783,5 +786,69 @@ describe.each(activityImplementations)('reporter activity contract: %s', (_name,
     expect(await activity.autoQuarantinesBySource(`${source}-other`, before)).toBe(1);
     expect(await activity.autoQuarantinesBySource(source, new Date(Date.now() + 60_000))).toBe(0);
     expect(await activity.autoQuarantinesBySource(uniqueName('nobody'), before)).toBe(0);
+  });
+});
+
+// ── Audit runs and findings (issue 12) ────────────────────────────────────────────────────────────
+const auditImplementations: [string, () => Promise<AuditRunRepository>][] = [
+  ['prisma (real Postgres)', async () => {
+    await implementations[0]![1]();
+    return new PrismaAuditRunRepository(prisma!);
+  }],
+  ['in-memory fake', async () => new InMemoryAuditRunRepository()],
+];
+
+describe.each(auditImplementations)('audit run repository contract: %s', (_name, make) => {
+  let runs: AuditRunRepository;
+  beforeEach(async () => { runs = await make(); });
+
+  it('creates QUEUED, runs, checkpoints (counts merged, cursor replaced), finishes', async () => {
+    const collection = uniqueName('audc');
+    const r = await runs.create({ kind: 'reconcile', collection, params: { pageSize: 5 }, trigger: 'api', startedBy: 'user:a key:k' });
+    expect(r).toMatchObject({ kind: 'reconcile', collection, status: 'QUEUED', params: { pageSize: 5 }, progress: { done: 0, total: null }, cursor: null, counts: {}, findingsCount: 0, startedAt: null, cancelRequested: false });
+    const running = await runs.markRunning(r.id);
+    expect(running!.status).toBe('RUNNING');
+    expect(running!.startedAt).toBeInstanceOf(Date);
+    const startedAt = running!.startedAt!.getTime();
+    expect((await runs.markRunning(r.id))!.startedAt!.getTime()).toBe(startedAt); // a retried job keeps the first start
+    await runs.checkpoint(r.id, { cursor: { phase: 'store', after: 'x' }, counts: { a: 1, b: 2 }, progress: { done: 3, total: 10, phase: 'p' } });
+    const cp = await runs.checkpoint(r.id, { counts: { b: 5 } });
+    expect(cp).toMatchObject({ cursor: { phase: 'store', after: 'x' }, counts: { a: 1, b: 5 }, progress: { done: 3, total: 10, phase: 'p' } });
+    const f = await runs.addFinding(r.id, { type: 'flag-extra', action: 'repaired', documentIds: ['d1'], detail: { n: 1 } });
+    expect(f).toMatchObject({ runId: r.id, type: 'flag-extra', action: 'repaired', documentIds: ['d1'], quarantineIds: [], score: null, detail: { n: 1 } });
+    const done = await runs.finish(r.id, 'SUCCEEDED');
+    expect(done).toMatchObject({ status: 'SUCCEEDED', findingsCount: 1, error: null });
+    expect(done.finishedAt).toBeInstanceOf(Date);
+    expect(await runs.markRunning(r.id)).toBeNull(); // finished: a duplicate job does nothing
+  });
+
+  it('cancel: QUEUED at once, RUNNING by request; unknown ids are null', async () => {
+    const c = uniqueName('audc');
+    const q = await runs.create({ kind: 'cluster-scan', collection: c, params: {}, trigger: 'cli', startedBy: 'cli' });
+    expect((await runs.cancel(q.id))!.status).toBe('CANCELLED');
+    const r = await runs.create({ kind: 'reconcile', collection: c, params: {}, trigger: 'cli', startedBy: 'cli' });
+    await runs.markRunning(r.id);
+    expect(await runs.cancel(r.id)).toMatchObject({ status: 'RUNNING', cancelRequested: true });
+    expect(await runs.cancel(randomUUID())).toBeNull();
+    expect(await runs.get('not-a-uuid')).toBeNull();
+  });
+
+  it('lists newest first with keyset pages and filters; findings page oldest first', async () => {
+    const c = uniqueName('audc');
+    const made = [];
+    for (let i = 0; i < 5; i++) {
+      made.push(await runs.create({ kind: i % 2 ? 'cluster-scan' : 'reconcile', collection: c, params: { i }, trigger: 'api', startedBy: 'x' }));
+      await new Promise((res) => setTimeout(res, 3));
+    }
+    const first = await runs.list({ collection: c, limit: 2 });
+    expect(first.map((r) => r.params.i)).toEqual([4, 3]);
+    const next = await runs.list({ collection: c, limit: 2, before: first[1]!.id });
+    expect(next.map((r) => r.params.i)).toEqual([2, 1]);
+    expect((await runs.list({ collection: c, kind: 'cluster-scan' })).map((r) => r.params.i)).toEqual([3, 1]);
+    for (let i = 0; i < 3; i++) { await runs.addFinding(made[0]!.id, { type: 't', action: 'reported', documentIds: [], detail: { i } }); await new Promise((res) => setTimeout(res, 3)); }
+    const page1 = await runs.listFindings(made[0]!.id, { limit: 2 });
+    expect(page1.map((f) => f.detail.i)).toEqual([0, 1]);
+    expect((await runs.listFindings(made[0]!.id, { limit: 2, after: page1[1]!.id })).map((f) => f.detail.i)).toEqual([2]);
+    expect((await runs.listUnfinished(1000)).filter((r) => r.collection === c)).toHaveLength(5);
   });
 });

@@ -45,7 +45,7 @@ export class InMemoryAuditRunRepository implements AuditRunRepository {
 
   async checkpoint(id: string, update: Parameters<AuditRunRepository['checkpoint']>[1]): Promise<AuditRunRow> {
     const r = this.mustGet(id);
-    if (update.cursor !== undefined) r.cursor = structuredClone(update.cursor);
+    if (update.cursor !== undefined) r.cursor = update.cursor === null ? null : json(update.cursor);
     if (update.progress) r.progress = { ...update.progress };
     if (update.counts) r.counts = { ...r.counts, ...update.counts };
     return clone(r);
@@ -73,19 +73,19 @@ export class InMemoryAuditRunRepository implements AuditRunRepository {
   async addFinding(runId: string, f: NewAuditFinding): Promise<AuditFindingRow> {
     const r = this.mustGet(runId);
     const row: AuditFindingRow = {
-      ...structuredClone(f), id: randomUUID(), runId, quarantineIds: [...(f.quarantineIds ?? [])], score: f.score ?? null, createdAt: new Date(),
+      type: f.type, action: f.action, documentIds: [...f.documentIds], detail: json(f.detail), id: randomUUID(), runId, quarantineIds: [...(f.quarantineIds ?? [])], score: f.score ?? null, createdAt: new Date(),
     };
     const list = this.findings.get(runId) ?? [];
     list.push(row);
     this.findings.set(runId, list);
     r.findingsCount += 1;
-    return structuredClone(row);
+    return cloneFinding(row);
   }
 
   async listFindings(runId: string, opts: { limit: number; after?: string }): Promise<AuditFindingRow[]> {
     const list = this.findings.get(runId) ?? [];
     const start = opts.after ? list.findIndex((f) => f.id === opts.after) + 1 : 0;
-    return list.slice(start, start + opts.limit).map((f) => structuredClone(f));
+    return list.slice(start, start + opts.limit).map(cloneFinding);
   }
 
   private mustGet(id: string): AuditRunRow {
@@ -99,6 +99,19 @@ function newestFirst(a: AuditRunRow, b: AuditRunRow): number {
   return b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }
 
+/** Deep copy (JSON fields) with Dates rebuilt here (structuredClone's Dates come from another realm under jest). */
 function clone(r: AuditRunRow): AuditRunRow {
-  return structuredClone(r);
+  const d = (x: Date | null) => (x ? new Date(x.getTime()) : null);
+  return {
+    ...r, params: json(r.params), progress: { ...r.progress }, cursor: r.cursor === null || r.cursor === undefined ? null : json(r.cursor), counts: { ...r.counts },
+    createdAt: new Date(r.createdAt.getTime()), startedAt: d(r.startedAt), finishedAt: d(r.finishedAt),
+  };
+}
+
+function json<T>(v: T): T {
+  return JSON.parse(JSON.stringify(v)) as T;
+}
+
+function cloneFinding(f: AuditFindingRow): AuditFindingRow {
+  return { ...f, documentIds: [...f.documentIds], quarantineIds: [...f.quarantineIds], detail: json(f.detail), createdAt: new Date(f.createdAt.getTime()) };
 }
