@@ -1,1 +1,2 @@
 export * from './cluster-scan';
+export * from './lsh-knn';

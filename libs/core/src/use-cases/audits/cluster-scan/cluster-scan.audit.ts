@@ -1,4 +1,4 @@
-import { clusterScan, scanTokens, validateClusterScanParams, type ClusterScanParams, type ClusterScanResult, type KnnList } from '@forensics/algorithms';
+import { clusterScan, LshIndex, scanTokens, validateClusterScanParams, type ClusterScanParams, type ClusterScanResult, type KnnList } from '@forensics/algorithms';
 import type { AuditContext, AuditKindHandler } from '../../../ports/audits.port';
 import { VECTOR_STORE } from '../../../ports/tokens';
 import type { VectorStore } from '../../../ports/vector-store.port';
@@ -20,8 +20,11 @@ const EXCERPT = 160;
  * small collections, the ANN index on large ones). Quarantined texts and enhancement proxies are
  * left out: they are already handled. `onProgress(done, total)` after every batch.
  */
+/** Above this many texts the k-NN graph comes from LSH over the listed vectors instead of one store query per text (see libs/forensics/src/cluster-scan/lsh-knn.ts). */
+export const LSH_MIN_TEXTS = 20_000;
+
 export async function readKnnGraph(
-  store: VectorStore, collection: string, k: number, onProgress?: (done: number, total: number) => Promise<void> | void,
+  store: VectorStore, collection: string, k: number, onProgress?: (done: number, total: number) => Promise<void> | void, knnMode: 'auto' | 'store' | 'lsh' = 'auto',
 ): Promise<ScannedCollection> {
   if (!store.listPage) throw new Error(`the ${store.kind} store cannot list its points: cluster-scan needs VectorStore.listPage`);
   const ids: string[] = [];
@@ -38,6 +41,16 @@ export async function readKnnGraph(
     if (after === null) break;
   }
   const index = new Map(ids.map((id, i) => [id, i]));
+  if (knnMode === 'lsh' || (knnMode === 'auto' && ids.length >= LSH_MIN_TEXTS)) {
+    const lsh = new LshIndex(vectors[0]?.length ?? 1);
+    const all: KnnList[] = [];
+    for (let start = 0; start < ids.length; start += 5000) lsh.add(vectors.slice(start, start + 5000));
+    for (let start = 0; start < ids.length; start += 2000) {
+      all.push(...lsh.knn(Array.from({ length: Math.min(2000, ids.length - start) }, (_, x) => start + x), k));
+      await onProgress?.(Math.min(start + 2000, ids.length), ids.length);
+    }
+    return { ids, texts, quarantined: ids.map(() => false), knn: all };
+  }
   const knn: KnnList[] = new Array(ids.length);
   for (let start = 0; start < ids.length; start += SEARCH_BATCH) {
     const part = ids.slice(start, start + SEARCH_BATCH);
@@ -68,7 +81,7 @@ export function scanCollection(c: ScannedCollection, params: Partial<ClusterScan
  * libs/forensics/src/cluster-scan), and sends each group to review (NEEDS_REVIEW, kept in serving
  * unless AUDIT_AUTO_QUARANTINE) with its evidence; hubs are reported. Parameters: groupSize,
  * minTightness, minCoverage, duplicateSim, minSharedRare, rareDfFactor, hubZ, k (neighbours per text,
- * default groupSize + 4), maxGroups (default 200: a larger count means the threshold is wrong for
+ * default groupSize + 4), knn ('auto' = the store's search below LSH_MIN_TEXTS texts, LSH above; 'store'; 'lsh'), maxGroups (default 200: a larger count means the threshold is wrong for
  * this corpus, and the run reports instead of flooding the review queue).
  *
  * Not resumable inside the graph phase: a killed run reads the graph again (the progress shows it).
@@ -88,7 +101,8 @@ export class ClusterScanAudit implements AuditKindHandler {
     const k = Math.max(params.groupSize, Math.floor(num('k') ?? params.groupSize + 4));
     const maxGroups = Math.floor(num('maxGroups') ?? 200);
     const started = Date.now();
-    const graph = await readKnnGraph(this.deps.store, ctx.run.collection, k, (done, total) => ctx.checkpoint({ progress: { done, total, phase: 'k-NN graph' } }));
+    const mode = raw.knn === 'store' || raw.knn === 'lsh' ? raw.knn : 'auto';
+    const graph = await readKnnGraph(this.deps.store, ctx.run.collection, k, (done, total) => ctx.checkpoint({ progress: { done, total, phase: 'k-NN graph' } }), mode);
     const result = scanCollection(graph, params);
     const counts = { textsScanned: graph.ids.length, groups: result.groups.length, hubs: result.hubs.length, flagged: 0, seconds: Math.round((Date.now() - started) / 100) / 10 };
     if (result.groups.length > maxGroups) {
