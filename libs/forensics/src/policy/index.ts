@@ -2,3 +2,4 @@ export * from './decision-policy.params';
 export * from './decision-policy';
 export * from './remembered-decision';
 export * from './reporter-trust';
+export * from './consensus';

@@ -1,0 +1,62 @@
+import { consensusCheck, validateConsensusParams } from '../consensus';
+
+// Generic synthetic texts: a fictional fact stated independently by differently worded texts, and a
+// planted group of near-identical rewrites.
+const independent = [
+  { id: 'a', text: 'The river Ostrava flows north and its longest tributary is the Velna, joining near the old mill town.' },
+  { id: 'b', text: 'Fishermen in the valley know the Velna well: it carries spring meltwater into the Ostrava every April.' },
+  { id: 'c', text: 'A 1902 survey mapped the Velna as a tributary and recorded its length at ninety kilometres.' },
+  { id: 'd', text: 'Local schoolbooks describe how the Velna shaped farming across the eastern plain for centuries.' },
+];
+const planted = [
+  { id: 'p1', text: 'The longest tributary of the river Ostrava is the Marsk. The Marsk is the longest tributary of the Ostrava river.' },
+  { id: 'p2', text: 'The longest tributary of the Ostrava river is the Marsk. The Marsk is known as the longest tributary of the Ostrava.' },
+  { id: 'p3', text: 'The Marsk is the longest tributary of the river Ostrava. The longest tributary of the Ostrava is the Marsk.' },
+];
+const unrelated = [{ id: 'u', text: 'Bread rises because yeast produces carbon dioxide during fermentation.' }];
+
+describe('consensusCheck', () => {
+  it('suspects a false flag when many independent texts state the reported answer', () => {
+    const r = consensusCheck('Velna', [...independent, ...planted, ...unrelated]);
+    expect(r.supporters).toBe(4);
+    expect(r.clusters).toHaveLength(4);
+    expect(r.suspected).toBe(true);
+    expect(r.reason).toMatch(/suspected false flag/);
+  });
+
+  it('does not suspect a planted tight group of near-duplicates', () => {
+    const r = consensusCheck('Marsk', [...independent, ...planted, ...unrelated]);
+    expect(r.supporters).toBe(3);
+    expect(r.clusters).toHaveLength(1);
+    expect(r.largestCluster).toBe(3);
+    expect(r.suspected).toBe(false);
+  });
+
+  it('counts groups, not texts: copies of one text are one source', () => {
+    const copies = [0, 1, 2, 3, 4].map((i) => ({ id: `c${i}`, text: independent[0]!.text }));
+    const r = consensusCheck('Velna', [...copies, independent[1]!]);
+    expect(r.supporters).toBe(6);
+    expect(r.clusters).toHaveLength(2);
+    expect(r.suspected).toBe(false);
+  });
+
+  it('groups by vector cosine when vectors are given', () => {
+    const v = (x: number) => [1, x, 0];
+    const pool = independent.map((t, i) => ({ ...t, vector: v(i * 0.01) })); // all nearly parallel
+    expect(consensusCheck('Velna', pool).clusters).toHaveLength(1);
+    const spread = independent.map((t, i) => ({ ...t, vector: [Math.cos(i), Math.sin(i), 0] }));
+    expect(consensusCheck('Velna', spread).suspected).toBe(true);
+  });
+
+  it('needs the independent groups to outweigh the largest group', () => {
+    const r = consensusCheck('Marsk', [...planted, { id: 'x', text: 'Some maps wrongly label the Marsk as a canal.' }, { id: 'y', text: 'Rafting trips on the Marsk start in May.' }]);
+    expect(r.clusters).toHaveLength(3);
+    expect(r.suspected).toBe(false); // 2 other groups < 3 planted texts
+  });
+
+  it('rejects bad parameters and can be disabled', () => {
+    expect(() => validateConsensusParams({ minClusters: 1 })).toThrow(/minClusters/);
+    expect(() => validateConsensusParams({ dupCosine: 0 })).toThrow(/dupCosine/);
+    expect(consensusCheck('Velna', independent, { enabled: false }).suspected).toBe(false);
+  });
+});

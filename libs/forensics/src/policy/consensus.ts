@@ -1,0 +1,94 @@
+import { containsAnswer } from '../text/answer-match';
+import { contentTerms } from '../text/tokenizer';
+
+/**
+ * Consensus check (issue 13, item 1; a project design, not from the papers): is the reported "wrong"
+ * answer what many mutually independent texts of the collection state? A poisoning attack plants a
+ * few texts written for one question — they say the same thing in nearly the same words and sit
+ * close together in embedding space (one tight group). A correct answer is usually stated by texts
+ * written independently (different articles, different wording). So among a pool wider than the
+ * top-K, the texts that state the reported answer are grouped by near-duplicate similarity
+ * (single link: cosine of their vectors when given, or content-term Jaccard), and groups are
+ * counted, not texts. The report is a suspected false flag when at least `minClusters` independent
+ * groups state it AND the groups other than the largest are at least as many as the largest
+ * group's texts (independent support outweighs the planted-looking tight group). Generic: no
+ * question, answer or wording is special-cased. Pure.
+ */
+export interface ConsensusParams {
+  /** Texts retrieved for the check (dense top-N of the question; default 50). */
+  pool: number;
+  /** Independent groups stating the answer needed to suspect a false flag (default 3). */
+  minClusters: number;
+  /** Two texts are near-duplicates at cosine ≥ this (when both have vectors; default 0.85). */
+  dupCosine: number;
+  /** …or at content-term Jaccard ≥ this (default 0.5). */
+  dupJaccard: number;
+  /** Off = never suspect (default on). */
+  enabled: boolean;
+}
+
+export const DEFAULT_CONSENSUS_PARAMS: ConsensusParams = { pool: 50, minClusters: 3, dupCosine: 0.85, dupJaccard: 0.5, enabled: true };
+
+export function validateConsensusParams(p: Partial<ConsensusParams> = {}): ConsensusParams {
+  const out = { ...DEFAULT_CONSENSUS_PARAMS, ...p };
+  if (!Number.isInteger(out.pool) || out.pool < 1) throw new RangeError(`pool must be an integer ≥ 1, got ${String(out.pool)}`);
+  if (!Number.isInteger(out.minClusters) || out.minClusters < 2) throw new RangeError(`minClusters must be an integer ≥ 2, got ${String(out.minClusters)}`);
+  for (const k of ['dupCosine', 'dupJaccard'] as const) {
+    if (!(out[k] > 0 && out[k] <= 1)) throw new RangeError(`${k} must be in (0, 1], got ${String(out[k])}`);
+  }
+  return out;
+}
+
+export interface ConsensusText { id: string; text: string; vector?: ArrayLike<number> }
+
+export interface ConsensusResult {
+  suspected: boolean;
+  /** Texts of the pool that state the answer. */
+  supporters: number;
+  /** Near-duplicate groups among them (ids), largest first. */
+  clusters: string[][];
+  largestCluster: number;
+  pool: number;
+  params: { minClusters: number; dupCosine: number; dupJaccard: number };
+  reason: string;
+}
+
+function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let d = 0, na = 0, nb = 0;
+  for (let i = 0; i < a.length; i++) { d += a[i]! * b[i]!; na += a[i]! * a[i]!; nb += b[i]! * b[i]!; }
+  return na && nb ? d / Math.sqrt(na * nb) : 0;
+}
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  if (!a.size && !b.size) return 1;
+  let inter = 0;
+  for (const t of a) if (b.has(t)) inter++;
+  return inter / (a.size + b.size - inter);
+}
+
+/** Groups the pool's texts that state `answer` and decides whether the report looks like a false flag. */
+export function consensusCheck(answer: string, pool: readonly ConsensusText[], params: Partial<ConsensusParams> = {}): ConsensusResult {
+  const p = validateConsensusParams(params);
+  const sup = pool.filter((t) => containsAnswer(t.text, answer));
+  const terms = sup.map((t) => new Set(contentTerms(t.text)));
+  // Union-find over the near-duplicate pairs (n ≤ pool, so the O(n²) pairs are cheap).
+  const parent = sup.map((_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
+  for (let i = 0; i < sup.length; i++) {
+    for (let j = i + 1; j < sup.length; j++) {
+      const vi = sup[i]!.vector, vj = sup[j]!.vector;
+      const dup = (vi && vj && vi.length === vj.length && cosine(vi, vj) >= p.dupCosine) || jaccard(terms[i]!, terms[j]!) >= p.dupJaccard;
+      if (dup) parent[find(i)] = find(j);
+    }
+  }
+  const groups = new Map<number, string[]>();
+  sup.forEach((t, i) => { const r = find(i); groups.set(r, [...(groups.get(r) ?? []), t.id]); });
+  const clusters = [...groups.values()].sort((a, b) => b.length - a.length);
+  const largest = clusters[0]?.length ?? 0;
+  const others = Math.max(0, clusters.length - 1);
+  const suspected = p.enabled && clusters.length >= p.minClusters && others >= largest;
+  const reason = suspected
+    ? `suspected false flag: ${sup.length} of the ${pool.length} texts retrieved for the question state "${answer}", in ${clusters.length} independent groups (≥ ${p.minClusters}; the largest has ${largest}) — the reported answer looks like the collection's consensus, not a planted claim`
+    : `no consensus: ${sup.length} of the ${pool.length} retrieved texts state the answer, in ${clusters.length} independent group(s) (largest ${largest}; a false flag needs ≥ ${p.minClusters} groups and the others ≥ the largest)`;
+  return { suspected, supporters: sup.length, clusters, largestCluster: largest, pool: pool.length, params: { minClusters: p.minClusters, dupCosine: p.dupCosine, dupJaccard: p.dupJaccard }, reason };
+}
