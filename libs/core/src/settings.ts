@@ -1,4 +1,4 @@
-import type { DecisionPolicyParams, TraceParams, TrustParams } from '@forensics/algorithms';
+import type { ConsensusParams, DecisionPolicyParams, TraceParams, TrustParams } from '@forensics/algorithms';
 import type { AuditSettings } from './use-cases/audits/audit-queue.port';
 import type { EvidenceSettings } from './use-cases/run-traceback/collect-evidence';
 
@@ -23,6 +23,8 @@ export interface CoreSettings {
   policy: Partial<DecisionPolicyParams>;
   /** Reporter trust, corroboration and caps on automatic quarantines (issue 13); unset fields = the library's DEFAULT_TRUST_PARAMS. */
   trust?: Partial<TrustParams>;
+  /** Consensus check before decisions (issue 13): unset fields = DEFAULT_CONSENSUS_PARAMS (on). */
+  consensus?: Partial<ConsensusParams>;
   feedbackTokens: FeedbackTokenSettings;
   /** Database audits (issue 12); unset = DEFAULT_AUDIT_SETTINGS (findings go to review, never quarantine on their own). */
   audit?: Partial<AuditSettings>;

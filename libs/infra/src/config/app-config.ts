@@ -18,6 +18,8 @@ import {
   TRUST_LEVELS,
   validateTrustParams,
   type TrustParams,
+  DEFAULT_CONSENSUS_PARAMS,
+  type ConsensusParams,
 } from '@forensics/algorithms';
 
 /**
@@ -99,6 +101,8 @@ export interface AppConfig {
    */
   /** Reporter trust, corroboration and caps on automatic quarantines (issue 13, item 1; library default DEFAULT_TRUST_PARAMS). */
   readonly trust: Readonly<TrustParams>;
+  /** Consensus check before decisions (issue 13, item 1; library default DEFAULT_CONSENSUS_PARAMS). */
+  readonly consensus: Readonly<ConsensusParams>;
   readonly rateLimits: Readonly<{ feedbackPerToken: number; feedbackPerReporter: number; feedbackPerAddress: number; feedbackPerKey: number; answersPerKey: number }>;
   /** Database audits (issue 12): schedules from AUDIT_SCHEDULE, worker concurrency, whether findings may quarantine. */
   readonly audits: Readonly<{ schedules: readonly AuditScheduleSpec[]; concurrency: number; autoQuarantine: boolean; admission: { enabled: boolean; topN: number } }>;
@@ -307,6 +311,10 @@ export const ENV_SCHEMA = z.object({
   AUTO_QUARANTINE_MAX_PER_EVENT: intVar(0, 100_000, DEFAULT_TRUST_PARAMS.maxPerEvent, 'automatic quarantines per feedback event; further YES verdicts go to review; 0 = no cap (library default)'),
   AUTO_QUARANTINE_MAX_PER_REPORTER_DAY: intVar(0, 10_000_000, DEFAULT_TRUST_PARAMS.maxPerReporterDay, 'automatic quarantines per reporter (address or key) in 24 h; further YES verdicts go to review; 0 = no cap (library default)'),
   TRUST_HELD_SERVING: enumVar(['serve', 'withhold'], DEFAULT_TRUST_PARAMS.heldServing, 'whether texts held for review by trust, corroboration or a cap stay served (library default)'),
+  // Consensus check (issue 13, item 1): library defaults (DEFAULT_CONSENSUS_PARAMS).
+  CONSENSUS_CHECK: enumVar(['on', 'off'], 'on', 'consensus check before decisions: when many independent texts (not near-duplicates) of the question\'s wider pool state the reported answer, the event is a suspected false flag and nothing is auto-quarantined'),
+  CONSENSUS_POOL: intVar(5, 500, DEFAULT_CONSENSUS_PARAMS.pool, 'texts retrieved for the question by the consensus check (library default)'),
+  CONSENSUS_MIN_CLUSTERS: intVar(2, 100, DEFAULT_CONSENSUS_PARAMS.minClusters, 'independent groups stating the reported answer that make a suspected false flag (library default)'),
   // Rate limits (issue 13, item 2): requests per minute; 0 = off. Redis-backed when the queue's Redis is configured.
   RATE_LIMIT_FEEDBACK_PER_MIN: intVar(0, 1_000_000, 10, 'POST /v1/feedback: requests per minute per feedback token (answer id); 0 = off'),
   RATE_LIMIT_REPORTER_PER_MIN: intVar(0, 1_000_000, 60, 'POST /v1/feedback naming a `reporter` in its body: requests per minute per reporter name; 0 = off'),
@@ -510,6 +518,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     sessionTtlMinutes: e.SESSION_TTL_MINUTES,
     reviewClaimTtlSec: e.REVIEW_CLAIM_TTL_SEC,
     trust: trustOf(e),
+    consensus: { ...DEFAULT_CONSENSUS_PARAMS, enabled: e.CONSENSUS_CHECK === 'on', pool: e.CONSENSUS_POOL, minClusters: e.CONSENSUS_MIN_CLUSTERS },
     audits: {
       schedules: e.AUDIT_SCHEDULE.trim() === 'none' ? [] : parseAuditSchedule(e.AUDIT_SCHEDULE),
       concurrency: e.AUDIT_CONCURRENCY, autoQuarantine: e.AUDIT_AUTO_QUARANTINE === 'true',

@@ -91,6 +91,7 @@ export function coreSettingsFor(config: AppConfig, tokenSecret: string): CoreSet
     evidence: { enabled: config.evidence.enabled, birdK: config.evidence.birdK, progrankRuns: config.evidence.progrankRuns, progrankTokenDropout: config.evidence.progrankTokenDropout },
     policy: config.policy,
     trust: config.trust,
+    consensus: config.consensus,
     feedbackTokens: { secret: tokenSecret, ttlSec: config.feedbackTokenTtlSec },
     workerActor: 'traceback-worker',
   };

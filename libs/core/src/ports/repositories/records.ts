@@ -45,6 +45,10 @@ export interface TraceRecord {
   lastRun?: { judgeCalls: number; cachedVerdicts: number };
   policy?: string;
   evidenceError?: string | null;
+  /** Consensus check (issue 13): independent groups of the wider pool stating the reported answer, or its error. */
+  consensus?: Record<string, unknown> | null;
+  /** The consensus check marked the report a suspected false flag (nothing auto-quarantined). */
+  suspectedFalseFlag?: boolean;
 }
 
 /** How verification reached its answer (RAGForensics arXiv 2504.21668, §6). */

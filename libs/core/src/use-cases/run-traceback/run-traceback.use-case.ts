@@ -1,6 +1,6 @@
 import {
-  acceptRetrieval, acceptServed, acceptVerdicts, decide, initTrace, nextRetrieval, summarizeTrace,
-  validateDecisionPolicy, type Label, type TraceState,
+  acceptRetrieval, acceptServed, acceptVerdicts, consensusCheck, containsAnswer, decide, initTrace, nextRetrieval, summarizeTrace,
+  validateConsensusParams, validateDecisionPolicy, type ConsensusResult, type Label, type TraceState,
 } from '@forensics/algorithms';
 import { PermanentError } from '../../domain/errors';
 import { textHash, verdictCacheKey } from '../../domain/text-identity';
@@ -43,6 +43,8 @@ export interface TracebackOutcome {
   rounds: number;
   traceStatus: TraceState['status'];
   boundReason?: string;
+  /** The consensus check marked the report a suspected false flag: nothing was auto-quarantined. */
+  suspectedFalseFlag?: boolean;
 }
 
 export interface RunTracebackDeps {
@@ -191,6 +193,18 @@ export class RunTracebackUseCase {
     }
     await cmd.onProgress?.('evidence', { candidates: Object.keys(evidence).length });
 
+    // Consensus check (issue 13): before any text is taken out of serving, is the reported answer what
+    // many independent texts of the question's wider pool state? Then nothing is auto-quarantined.
+    let consensus: (ConsensusResult & { error?: undefined }) | { error: string } | null = null;
+    if (state.poisoned.length) {
+      try {
+        consensus = await this.consensusOf(ev, qvec!, proxyIds);
+      } catch (e) {
+        consensus = { error: (e as Error).message }; // like evidence: recorded, never blocks the traceback
+      }
+    }
+    const suspected = consensus !== null && !('error' in consensus && consensus.error) && (consensus as ConsensusResult).suspected;
+
     const quarantined: string[] = [];
     const review: string[] = [];
     const actor = settings.workerActor;
@@ -198,8 +212,13 @@ export class RunTracebackUseCase {
       const v = finalVerdicts.get(id);
       const label = (state.verdicts[id] ?? v?.label) as Label;
       const e = evidence[id];
-      const outcome = decide({ label, evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
+      let outcome = decide({ label, evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
       if (outcome.decision === 'KEEP') continue;
+      if (consensus) outcome = { ...outcome, inputs: { ...outcome.inputs, consensus: consensus as unknown as Record<string, unknown> } } as typeof outcome;
+      if (suspected) {
+        // A suspected false flag: every YES goes to review and stays served (a good text must not leave on a false report).
+        outcome = { ...outcome, decision: 'NEEDS_REVIEW', withhold: false, reason: `${outcome.reason}; but ${(consensus as ConsensusResult).reason}: needs review (kept in serving)` } as typeof outcome;
+      }
       const res = await this.deps.quarantineText.execute({
         documentId: id, feedbackId: ev.id, collection: ev.collection, policy: outcome.policy,
         state: outcome.decision === 'QUARANTINE' ? 'QUARANTINED' : 'NEEDS_REVIEW', servedDuringReview: !outcome.withhold,
@@ -225,13 +244,29 @@ export class RunTracebackUseCase {
         state: summarizeTrace(state), rounds: state.rounds, boundReason: state.boundReason ?? null, outcome: status,
         judge: { kind: judge.kind, model: judge.model, promptVersion: judge.promptVersion }, lastRun: { judgeCalls, cachedVerdicts },
         policy: validateDecisionPolicy(settings.policy).name, evidenceError,
+        consensus: consensus as unknown as Record<string, unknown> | null, suspectedFalseFlag: suspected,
       },
     });
     await this.deps.audit.append({ actor, action: `traceback.${status.toLowerCase()}`, entityType: 'FeedbackEvent', entityId: ev.id, details: { poisoned: state.poisoned.length, benign: state.benign.length, undetermined: state.undetermined.length, boundReason: state.boundReason ?? null } });
     return {
       feedbackId: ev.id, status, poisoned: state.poisoned, benign: state.benign, undetermined: state.undetermined,
       quarantined, review, judgeCalls, cachedVerdicts, rounds: state.round, traceStatus: state.status, boundReason: state.boundReason,
+      suspectedFalseFlag: suspected,
     };
+  }
+
+  /**
+   * The consensus check's pool: the question's dense top-N (serving texts, enhancement proxies
+   * excluded); the texts that state the reported answer are embedded (stored vectors are not
+   * returned by search) so near-duplicates are grouped by cosine as well as by shared terms.
+   */
+  private async consensusOf(ev: FeedbackRow, qvec: ArrayLike<number>, proxyIds: readonly string[]): Promise<ConsensusResult> {
+    const p = validateConsensusParams(this.deps.settings.consensus);
+    const hits = p.enabled ? await this.deps.store.search(ev.collection, { vector: qvec, k: p.pool, excludeIds: proxyIds }) : [];
+    const sup = hits.filter((h) => containsAnswer(h.text, ev.wrongAnswer));
+    const vectors = sup.length >= p.minClusters ? await this.deps.embedder.embed(sup.map((h) => h.text)) : [];
+    const byId = new Map(sup.map((h, i) => [h.id, vectors[i]]));
+    return consensusCheck(ev.wrongAnswer, hits.map((h) => ({ id: h.id, text: h.text, vector: byId.get(h.id) })), p);
   }
 
   /**
