@@ -15,7 +15,7 @@ import { TrivialAnswerJudge } from './trivial-judge';
 
 export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge offline|openai|llama|trivial] [--k 5] [--limit N]
          [--out DIR] [--retriever embed|bm25] [--baseline] [--poison-set given|gpt4|gemini|gemini_100] [--poison-count N]
-         [--cache DIR] [--quiet]
+         [--cache DIR] [--quiet] [--false-flag [--trust anonymous|identified]]
   --data          JSONL records (e.g. ../shared/data/poisonedrag_nq.jsonl); the data is read in place, never copied
   --judge         offline (default, no LLM) | openai (OPENAI_API_KEY, OPENAI_BASE_URL, JUDGE_MODEL)
                   | llama (an OpenAI-compatible llama.cpp server: LLAMA_BASE_URL, default http://127.0.0.1:8080/v1; LLAMA_MODEL)
@@ -24,8 +24,11 @@ export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge 
                   disk cache by sha256 of the text) | bm25 (Okapi BM25 over the question's words)
   --baseline      also measure the trivial judge in the same run, and quote the paper's Table 1 rows
   --poison-set    the record's poisoned_texts (given) or one of its poisoned_variants; --poison-count keeps the first N
+  --false-flag    the report names the record's CORRECT answer as wrong, over its clean texts only (no poisons);
+                  counts benign texts judged / auto-quarantined and suspected false flags ("falseFlag" in the line)
+  --trust         reporter trust of --false-flag reports: anonymous (default, what a feedback token gets) | identified
   --out           report folder (default .eval/<data-name>[-<poison-set>][-<retriever>][-<judge>] for non-defaults)
-Trace bounds come from TRACE_MAX_ROUNDS / TRACE_MAX_JUDGE_CALLS / JUDGE_CONCURRENCY (defaults 10 / 50 / 4).`;
+CONSENSUS_CHECK=off measures without the consensus check. Trace bounds come from TRACE_MAX_ROUNDS / TRACE_MAX_JUDGE_CALLS / JUDGE_CONCURRENCY (defaults 10 / 50 / 4).`;
 
 export class UsageError extends Error {}
 
@@ -41,11 +44,12 @@ export interface EvalCliOptions {
   poisonCount?: number;
   cacheDir: string;
   quiet: boolean;
+  falseFlag?: { trust: 'anonymous' | 'identified' };
 }
 
 export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
-  const flags = new Set(['baseline', 'quiet']);
-  const known = new Set(['data', 'judge', 'k', 'limit', 'out', 'retriever', 'poison-set', 'poison-count', 'cache', ...flags]);
+  const flags = new Set(['baseline', 'quiet', 'false-flag']);
+  const known = new Set(['data', 'judge', 'k', 'limit', 'out', 'retriever', 'poison-set', 'poison-count', 'cache', 'trust', ...flags]);
   const v: Record<string, string | true> = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -73,7 +77,11 @@ export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
   if (retriever !== 'embed' && retriever !== 'bm25') throw new UsageError(`--retriever must be embed or bm25, got '${retriever}'`);
   const k = posInt('k') ?? 5;
   if (k > 50) throw new UsageError('--k must be at most 50');
+  const trust = str('trust') ?? 'anonymous';
+  if (trust !== 'anonymous' && trust !== 'identified') throw new UsageError(`--trust must be anonymous or identified, got '${trust}'`);
+  if (str('trust') !== undefined && v['false-flag'] !== true) throw new UsageError('--trust applies only with --false-flag');
   return {
+    falseFlag: v['false-flag'] === true ? { trust } : undefined,
     data, judge: judge as EvalCliOptions['judge'], k, limit: posInt('limit'), out: str('out'), retriever,
     baseline: v.baseline === true, poisonSet: str('poison-set') ?? 'given', poisonCount: posInt('poison-count'),
     cacheDir: str('cache') ?? '.eval/cache', quiet: v.quiet === true,
@@ -155,12 +163,12 @@ export async function runEvalCli(
   const judges = [{ name: opts.judge, judge: buildJudge(opts.judge, env, overrides.offlineParams) }];
   if (opts.baseline && opts.judge !== 'trivial') judges.push({ name: 'trivial', judge: new TrivialAnswerJudge() });
   const summaries = await runEvaluation({
-    records, k: opts.k, retriever: opts.retriever, embedder, judges, trace, poisonSet: opts.poisonSet, poisonCount: opts.poisonCount,
+    records, k: opts.k, retriever: opts.retriever, embedder, judges, trace, poisonSet: opts.poisonSet, poisonCount: opts.poisonCount, falseFlag: opts.falseFlag, consensus: config.consensus,
     onProgress: opts.quiet ? undefined : progressBar(),
   });
   await embedder?.close();
 
-  const suffix = [opts.poisonSet !== 'given' ? opts.poisonSet : '', opts.retriever !== 'embed' ? opts.retriever : '', opts.judge !== 'offline' ? opts.judge : ''].filter(Boolean).join('-');
+  const suffix = [opts.falseFlag ? `false-flag-${opts.falseFlag.trust}` : '', opts.poisonSet !== 'given' ? opts.poisonSet : '', opts.retriever !== 'embed' ? opts.retriever : '', opts.judge !== 'offline' ? opts.judge : ''].filter(Boolean).join('-');
   const out = resolve(opts.out ?? join('.eval', suffix ? `${name}-${suffix}` : name));
   const meta: ReportMeta = {
     data: name, file, retriever: opts.retriever, embedder: opts.retriever === 'bm25' ? 'BM25 (k1 1.2, b 0.75) via text handles' : embedder!.id, k: opts.k,

@@ -73,6 +73,8 @@ export function summaryLine(meta: ReportMeta, s: JudgeSummary): Record<string, u
     poisonHitRateBefore: r(s.poisonHitRateBefore), poisonHitRateAfter: r(s.poisonHitRateAfter),
     judgeCallsPerEvent: r(s.judgeCallsPerEvent), msPerEvent: s.msPerEvent === null ? null : Math.round(s.msPerEvent * 10) / 10,
     undetermined: s.undetermined, bounded: s.bounded, wallSeconds: Math.round(meta.wallSeconds * 10) / 10,
+    autoReviewRecall: r(s.autoReviewRecall ?? null),
+    ...(s.falseFlag ? { falseFlag: s.falseFlag } : {}),
   };
 }
 

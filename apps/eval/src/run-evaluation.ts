@@ -23,6 +23,13 @@ export interface EvaluationSetup {
   trace: CoreSettings['trace'];
   poisonSet?: PoisonSet;
   poisonCount?: number;
+  /**
+   * `--false-flag` (issue 13): the report names the record's CORRECT answer as wrong, the corpus is its
+   * clean texts only, the reporter has this trust. Records without a correct_answer are skipped.
+   */
+  falseFlag?: { trust: 'anonymous' | 'identified' };
+  /** Consensus check settings (CONSENSUS_* from the environment; unset = library defaults). */
+  consensus?: CoreSettings['consensus'];
   onProgress?: (done: number, total: number, label: string) => void;
 }
 
@@ -55,6 +62,8 @@ export interface QuestionResult {
   recallBefore: number;
   recallAfter: number;
   judged: JudgedTextRow[];
+  /** Decisions (issue 13): texts taken out of serving automatically, texts sent to review, poisoned among each. */
+  decisions: { auto: number; review: number; autoPoisoned: number; reviewPoisoned: number; suspectedFalseFlag: boolean };
 }
 
 export interface JudgeSummary {
@@ -73,6 +82,10 @@ export interface JudgeSummary {
   undetermined: number;
   bounded: number;
   exhausted: number;
+  /** Attack recall of the decisions: poisoned texts auto-quarantined or sent to review / poisoned texts (null without poisons). */
+  autoReviewRecall?: number | null;
+  /** With `--false-flag`: events, benign texts judged, benign texts auto-quarantined, events marked suspected false flags. */
+  falseFlag?: { events: number; benignJudged: number; benignAutoQuarantined: number; suspectedEvents: number };
   questions: QuestionResult[];
 }
 
@@ -96,14 +109,15 @@ export async function runEvaluation(setup: EvaluationSetup): Promise<JudgeSummar
   for (const { name, judge } of setup.judges) {
     const questions: QuestionResult[] = [];
     for (const record of setup.records) {
+      if (setup.falseFlag && !record.correct_answer?.trim()) { done++; continue; }
       setup.onProgress?.(done, total, `${name} ${record.id}`);
       const ports = setup.retriever === 'bm25'
         ? { store: new Bm25RetrievalStore(handles) as VectorStore, embedder: new Bm25HandleEmbedder(handles) as Embedder }
         : { store: new InMemoryVectorStore() as VectorStore, embedder: setup.embedder! };
-      questions.push(await evaluateQuestion(record, { ...ports, repos: createInMemoryRepositories(), judge, k: setup.k, trace: setup.trace, poisonSet: setup.poisonSet ?? 'given', poisonCount: setup.poisonCount }));
+      questions.push(await evaluateQuestion(record, { ...ports, repos: createInMemoryRepositories(), judge, k: setup.k, trace: setup.trace, poisonSet: setup.poisonSet ?? 'given', poisonCount: setup.poisonCount, falseFlag: setup.falseFlag, consensus: setup.consensus }));
       done++;
     }
-    summaries.push(summarize(name, judge, questions));
+    summaries.push(summarize(name, judge, questions, setup.falseFlag !== undefined));
   }
   setup.onProgress?.(done, total, 'done');
   return summaries;
@@ -118,6 +132,8 @@ interface QuestionDeps {
   trace: CoreSettings['trace'];
   poisonSet: PoisonSet;
   poisonCount?: number;
+  falseFlag?: EvaluationSetup['falseFlag'];
+  consensus?: CoreSettings['consensus'];
 }
 
 const COLLECTION = 'eval';
@@ -125,10 +141,11 @@ const COLLECTION = 'eval';
 const ACTOR = 'eval-harness';
 
 async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<QuestionResult> {
-  const poisonedTexts = poisonedTextsOf(r, d.poisonSet, d.poisonCount);
+  const poisonedTexts = d.falseFlag ? [] : poisonedTextsOf(r, d.poisonSet, d.poisonCount);
+  const wrongAnswer = d.falseFlag ? r.correct_answer! : r.incorrect_answer;
   const useCases = composeUseCases({
     repos: d.repos, store: d.store, embedder: d.embedder, judge: d.judge,
-    settings: { defaultCollection: COLLECTION, defaultK: d.k, trace: d.trace, workerActor: ACTOR },
+    settings: { defaultCollection: COLLECTION, defaultK: d.k, trace: d.trace, workerActor: ACTOR, consensus: d.consensus },
   });
   const ingest = await useCases.get(IngestCorpusUseCase).execute({
     collection: COLLECTION,
@@ -146,7 +163,7 @@ async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<Questio
   const [qvec] = await d.embedder.embed([r.question]);
   const before = await d.store.search(COLLECTION, { vector: qvec, k: d.k });
 
-  const { event } = await useCases.get(SubmitFeedbackUseCase).execute({ collection: COLLECTION, query: r.question, wrongAnswer: r.incorrect_answer, reporter: ACTOR });
+  const { event } = await useCases.get(SubmitFeedbackUseCase).execute({ collection: COLLECTION, query: r.question, wrongAnswer, reporter: ACTOR, ...(d.falseFlag ? { trust: d.falseFlag.trust } : {}) });
   const t0 = performance.now();
   const outcome = await useCases.get(RunTracebackUseCase).execute({ feedbackId: event.id });
   const ms = performance.now() - t0;
@@ -162,8 +179,15 @@ async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<Questio
   // UNDETERMINED is not a YES: a poisoned text left undetermined is missed (FN), a clean one is not flagged.
   const confusion = confusionOf(judged.map((j) => ({ poisoned: j.poisoned, flagged: j.label === 'YES' })));
   const nPoison = poisonIds.size;
+  const records = await d.repos.quarantines.list({ feedbackId: event.id });
+  const auto = records.filter((q) => q.state === 'QUARANTINED').map((q) => q.documentId);
+  const review = records.filter((q) => q.state === 'NEEDS_REVIEW').map((q) => q.documentId);
   return {
-    id: r.id, question: r.question, wrongAnswer: r.incorrect_answer,
+    id: r.id, question: r.question, wrongAnswer,
+    decisions: {
+      auto: auto.length, review: review.length, autoPoisoned: auto.filter(isPoison).length, reviewPoisoned: review.filter(isPoison).length,
+      suspectedFalseFlag: outcome.suspectedFalseFlag === true,
+    },
     texts: { clean: docCount - nPoison, poisoned: nPoison },
     status: outcome.status, traceStatus: outcome.traceStatus, boundReason: outcome.boundReason,
     confusion, rates: pooledRates([confusion]), undetermined: outcome.undetermined.length,
@@ -176,9 +200,19 @@ async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<Questio
   };
 }
 
-function summarize(name: string, judge: Judge, qs: QuestionResult[]): JudgeSummary {
+function summarize(name: string, judge: Judge, qs: QuestionResult[], falseFlag = false): JudgeSummary {
   const pooled = pooledRates(qs.map((q) => q.confusion));
+  const poisons = qs.reduce((a, q) => a + q.texts.poisoned, 0);
   return {
+    autoReviewRecall: poisons ? qs.reduce((a, q) => a + q.decisions.autoPoisoned + q.decisions.reviewPoisoned, 0) / poisons : null,
+    ...(falseFlag ? {
+      falseFlag: {
+        events: qs.length,
+        benignJudged: qs.reduce((a, q) => a + q.judged.filter((j) => !j.poisoned).length, 0),
+        benignAutoQuarantined: qs.reduce((a, q) => a + q.decisions.auto - q.decisions.autoPoisoned, 0),
+        suspectedEvents: qs.filter((q) => q.decisions.suspectedFalseFlag).length,
+      },
+    } : {}),
     judge: name, kind: judge.kind, model: judge.model, events: qs.length,
     pooled: { dacc: pooled.dacc, fpr: pooled.fpr, fnr: pooled.fnr, counts: pooled.counts },
     macro: macroRates(qs.map((q) => q.confusion)),
