@@ -408,6 +408,20 @@ function contract(factory: AdapterFactory): void {
       expect((await second.fetch(c, [D]))[0].quarantined).toBe(true);
       await expect(first.count(c)).rejects.toThrow(/closed/);
     });
+
+    it('similarityPairs (where the store has it): each served record with its nearest served neighbours', async () => {
+      if (!store.similarityPairs) return; // optional: cluster-scan falls back to searchBatch (LanceDB)
+      const c = await seeded();
+      await store.setQuarantined(c, [D], true);
+      const pairs = await store.similarityPairs(c, { k: 1, sample: 100 });
+      const nearest = new Map(pairs.map((p) => [p.a, p]));
+      // Served: A, B, C, E. A's nearest is E (√½), C's nearest is B (0.8); D is quarantined and appears nowhere.
+      expect(nearest.get(A)).toMatchObject({ b: E });
+      expect(nearest.get(A)!.score).toBeCloseTo(Math.SQRT1_2, 4);
+      expect(nearest.get(C)).toMatchObject({ b: B });
+      expect(nearest.get(C)!.score).toBeCloseTo(0.8, 4);
+      expect(pairs.some((p) => p.a === D || p.b === D)).toBe(false);
+    });
   });
 }
 

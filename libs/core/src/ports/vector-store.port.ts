@@ -80,6 +80,12 @@ export interface VectorStore {
    * can; each record exactly once); `after` is the previous page's `next`. Vectors and texts only when asked (audits: reconcile, cluster-scan).
    */
   listPage?(collection: string, opts: { after?: string | null; limit: number; withVectors?: boolean; withText?: boolean }): Promise<PointPage>;
+  /**
+   * Optional (cluster-scan): up to `sample` served records, each with its `k` nearest served
+   * neighbours among them, as pairs (a → b, cosine), in one call (Qdrant: /points/search/matrix/pairs).
+   * Callers fall back to one `searchBatch` query per text where it is absent.
+   */
+  similarityPairs?(collection: string, opts: { k: number; sample: number }): Promise<{ a: string; b: string; score: number }[]>;
   /** Throws when the store cannot be reached. */
   health(): Promise<void>;
   close(): Promise<void>;

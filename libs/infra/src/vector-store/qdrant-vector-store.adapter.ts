@@ -303,6 +303,23 @@ export class QdrantVectorStore implements VectorStore {
     return { records, next: more && page.length > 0 ? String(page[page.length - 1]!.id) : null };
   }
 
+  /** Qdrant's distance matrix (`searchMatrixPairs`, server ≥ 1.12): `sample` random served points, each with its `k` nearest among them; all points when `sample` ≥ the collection. */
+  async similarityPairs(collection: string, opts: { k: number; sample: number }): Promise<{ a: string; b: string; score: number }[]> {
+    assertCollectionName(collection);
+    this.assertOpen();
+    let res;
+    try {
+      res = await this.client.searchMatrixPairs(this.qname(collection), {
+        sample: Math.max(1, Math.floor(opts.sample)), limit: Math.max(1, Math.floor(opts.k)), using: DENSE,
+        filter: { must_not: [{ key: 'quarantined', match: { value: true } }] },
+      });
+    } catch (error) {
+      if (statusOf(error) === 404) return [];
+      throw error;
+    }
+    return res.pairs.map((p) => ({ a: String(p.a), b: String(p.b), score: clampCosine(p.score) }));
+  }
+
   async setQuarantined(collection: string, ids: readonly string[], quarantined: boolean): Promise<void> {
     assertCollectionName(collection);
     if (typeof quarantined !== 'boolean') throw new VectorStoreError('setQuarantined: `quarantined` must be a boolean');

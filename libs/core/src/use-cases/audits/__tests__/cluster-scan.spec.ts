@@ -2,6 +2,7 @@ import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryA
 import { IngestCorpusUseCase } from '../../ingest-corpus/ingest-corpus.use-case';
 import { StartAuditUseCase } from '../manage-audits.use-case';
 import { RunAuditUseCase } from '../run-audit.use-case';
+import { readKnnGraph } from '../cluster-scan/cluster-scan.audit';
 
 const TOPICS = ['harbour', 'orchard', 'glacier', 'library', 'volcano', 'market', 'castle', 'desert', 'forest', 'railway', 'bridge', 'island'];
 
@@ -34,6 +35,31 @@ describe('cluster-scan audit', () => {
     expect(review.map((q) => q.documentId).sort()).toEqual(plantedIds);
     expect(review.every((q) => q.servedDuringReview && q.feedbackId === null && q.policy === 'audit')).toBe(true);
     expect(finding!.quarantineIds.sort()).toEqual(review.map((q) => q.id).sort());
+  });
+
+  it('builds the same k-NN graph from a store\'s similarityPairs as from one search per text', async () => {
+    const repos = createInMemoryRepositories();
+    const store = new InMemoryVectorStore();
+    const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge: new ScriptedJudge(() => 'NO'), auditRuns: new InMemoryAuditRunRepository() });
+    const texts = TOPICS.flatMap((t, i) => [0, 1].map((v) => `On the ${t} in year ${v}: ${TOPICS[(i + v + 3) % TOPICS.length]} and more.`));
+    await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: texts.map((text) => ({ text })) });
+    const perText = await readKnnGraph(store, 'kb', 3, undefined, 'store');
+    // A store with a distance matrix: pairs made from its own exact search (in-degree not symmetric, as Qdrant's).
+    let calls = 0;
+    const withPairs = Object.assign(Object.create(store) as InMemoryVectorStore, {
+      similarityPairs: async (c: string, o: { k: number; sample: number }) => {
+        calls++;
+        const pairs: { a: string; b: string; score: number }[] = [];
+        for (const [i, id] of perText.ids.entries()) {
+          for (const h of await store.search(c, { vector: perText.vectors[i]!, k: o.k, excludeIds: [id] })) pairs.push({ a: id, b: h.id, score: h.score });
+        }
+        return pairs.reverse(); // order must not matter
+      },
+    });
+    const viaPairs = await readKnnGraph(withPairs, 'kb', 3);
+    expect(calls).toBe(1);
+    expect(viaPairs.ids).toEqual(perText.ids);
+    expect(viaPairs.knn.map((l) => l.j)).toEqual(perText.knn.map((l) => l.j));
   });
 
   it('refuses the kinds this version does not run', async () => {

@@ -30,10 +30,12 @@ export async function readKnnGraph(
   const ids: string[] = [];
   const texts: string[] = [];
   const vectors: Float32Array[] = [];
+  let served = 0; // what the store's similarityPairs samples from (proxies included)
   let after: string | null = null;
   for (;;) {
     const page = await store.listPage(collection, { after, limit: PAGE, withVectors: true, withText: true });
     for (const r of page.records) {
+      if (!r.quarantined) served++;
       if (r.quarantined || r.payload.kind === BTE_PROXY_KIND) continue;
       ids.push(r.id); texts.push(r.text ?? ''); vectors.push(r.vector!);
     }
@@ -41,6 +43,19 @@ export async function readKnnGraph(
     if (after === null) break;
   }
   const index = new Map(ids.map((id, i) => [id, i]));
+  if (knnMode === 'auto' && store.similarityPairs && ids.length > 0) {
+    // One server-side call (Qdrant's distance matrix over every served point) instead of one query per text.
+    const pairs = await store.similarityPairs(collection, { k, sample: served });
+    const knn: KnnList[] = ids.map(() => ({ j: [], s: [] }));
+    for (const p of [...pairs].sort((x, y) => y.score - x.score || (x.b < y.b ? -1 : x.b > y.b ? 1 : 0)) /* ties by id, as search */) {
+      const a = index.get(p.a);
+      const b = index.get(p.b);
+      if (a === undefined || b === undefined || a === b || knn[a]!.j.length >= k) continue;
+      knn[a]!.j.push(b); knn[a]!.s.push(p.score);
+    }
+    await onProgress?.(ids.length, ids.length);
+    return { ids, texts, vectors, quarantined: ids.map(() => false), knn };
+  }
   if (knnMode === 'lsh' || (knnMode === 'auto' && ids.length >= LSH_MIN_TEXTS)) {
     const lsh = new LshIndex(vectors[0]?.length ?? 1);
     const all: KnnList[] = [];
@@ -81,7 +96,7 @@ export function scanCollection(c: ScannedCollection, params: Partial<ClusterScan
  * libs/forensics/src/cluster-scan), and sends each group to review (NEEDS_REVIEW, kept in serving
  * unless AUDIT_AUTO_QUARANTINE) with its evidence; hubs are reported. Parameters: groupSize,
  * minTightness, minCoverage, duplicateSim, minSharedRare, rareDfFactor, hubZ, k (neighbours per text,
- * default groupSize + 4), knn ('auto' = the store's search below LSH_MIN_TEXTS texts, LSH above; 'store'; 'lsh'), maxGroups (default 200: a larger count means the threshold is wrong for
+ * default groupSize + 4), knn ('auto' = the store's distance matrix where it has one (Qdrant similarityPairs), else the store's search below LSH_MIN_TEXTS texts, LSH above; 'store'; 'lsh'), maxGroups (default 200: a larger count means the threshold is wrong for
  * this corpus, and the run reports instead of flooding the review queue).
  *
  * Not resumable inside the graph phase: a killed run reads the graph again (the progress shows it).
