@@ -106,7 +106,9 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
   }
 
   // Reconcile drill: two of every divergence kind injected, then one reconcile run.
-  const ids = [...new Set(ing.ids)];
+  // Texts the scan sent to review already have a record: the drill injects into the others only.
+  const inReview = new Set((await repos.quarantines.list({ collection: C, limit: 100_000 })).map((q) => q.documentId));
+  const ids = [...new Set(ing.ids)].filter((id) => !inReview.has(id));
   const step = Math.max(1, Math.floor(ids.length / 9));
   const pick = (k: number) => ids[(k * step) % ids.length]!; // 8 distinct texts, spread over the collection
   const ev = { policy: { name: 'eval', decision: 'QUARANTINE', withhold: true, reason: 'drill', inputs: {} }, judge: { kind: 'eval', model: 'drill', promptVersion: 'v', signals: null }, retrieval: null, retrieverEvidence: null };
@@ -127,8 +129,9 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
   const rec = (await uc.get(RunAuditUseCase).execute({ runId: recRun.id }))!.run;
   const c = rec.counts;
   const sum = (suffix: string) => Object.entries(c).filter(([k]) => k.endsWith(suffix) && !k.startsWith('proxy-missing')).reduce((a, [, v]) => a + v, 0);
-  const present = new Set((await store.fetch(C, [...ids, ...strays, ...orphans])).map((r) => r.id));
-  const lost = [...ids, ...strays, ...orphans].filter((id) => !present.has(id)).length;
+  const everyId = [...new Set(ing.ids), ...strays, ...orphans];
+  const present = new Set((await store.fetch(C, everyId)).map((r) => r.id));
+  const lost = everyId.filter((id) => !present.has(id)).length;
   const reconcile = { injected, repaired: sum('.repaired'), reported: sum('.reported'), lost };
 
   const siblings = await siblingsEval(records, embedder, new OfflineJudge(), log);
