@@ -64,6 +64,11 @@ export interface VerificationDetails {
   stillSupporting?: string[];
   undetermined?: string[];
   quarantinedByTrace?: number;
+  /** residual-support, the judge-independent part (issue 13): removed / served texts stating the wrong answer, the removed share, consensus left. */
+  removedStatingAnswer?: number;
+  servedStatingAnswer?: number;
+  removedShare?: number;
+  consensusAfter?: { suspected: boolean; groups: number; reason: string };
   /** The check failed (then the verification is INCONCLUSIVE). */
   error?: string;
 }

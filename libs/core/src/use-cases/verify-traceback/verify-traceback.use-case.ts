@@ -1,4 +1,4 @@
-import { answerMatches } from '@forensics/algorithms';
+import { answerMatches, consensusCheck, containsAnswer, validateConsensusParams } from '@forensics/algorithms';
 import { echoInput, NotFoundError } from '../../domain/errors';
 import { verdictCacheKey } from '../../domain/text-identity';
 import type { Embedder } from '../../ports/embedder.port';
@@ -37,10 +37,19 @@ export interface VerifyTracebackDeps {
  * out of serving, re-run the RAG for q:
  *  - with an LLM generator: the new output still matches t (normalised substring match) →
  *    NON_POISONED; no longer matches → POISONED;
- *  - with no LLM (offline generator): residual-support check — judge the new top-K (verdicts of this
- *    event are reused): any text still supporting t, or undetermined → INCONCLUSIVE (the trace is
- *    incomplete); none, and the traceback removed poisoned texts → POISONED; none, and it removed
- *    nothing → NON_POISONED (the feedback stands but no text in the knowledge base causes it).
+ *  - with no LLM (offline generator): residual-support check, not circular (issue 13, item 5). The
+ *    removed texts are the event's QUARANTINED records and its NEEDS_REVIEW records withheld from
+ *    serving (under `corroborated` those are out of serving too). Retrieval is re-run without them:
+ *    1. the judge on the new top-K (verdicts of this event reused): any text still supporting t, or
+ *       undetermined → INCONCLUSIVE (the trace is incomplete);
+ *    2. nothing removed → NON_POISONED (the feedback stands but no text in the knowledge base causes it);
+ *    3. otherwise a signal independent of the judge decides whether the removed texts were the reason:
+ *       the wrong answer's literal support (token-boundary containment) among the removed texts vs
+ *       the new top-K — share = removed stating t / (removed + new top-K stating t) — and the
+ *       consensus check on the new top-K: share ≥ 0.5 and no independent consensus for t left →
+ *       POISONED; t still stated by independent texts (consensus) → NON_POISONED (the removed
+ *       texts were not what made the answer); share < 0.5 → INCONCLUSIVE.
+ *    So a trace that quarantined texts is no longer called an attack just because it quarantined.
  *  - any failure of the check → INCONCLUSIVE with the reason.
  */
 export class VerifyTracebackUseCase {
@@ -54,7 +63,9 @@ export class VerifyTracebackUseCase {
     const { feedback, verdicts, generator } = this.deps;
     const ev = await feedback.get(cmd.feedbackId);
     if (!ev) throw new NotFoundError(`feedback event ${echoInput(cmd.feedbackId)} does not exist`);
-    const quarantinedCount = (await this.deps.quarantines.list({ feedbackId: ev.id, state: 'QUARANTINED' })).length;
+    const records = await this.deps.quarantines.list({ feedbackId: ev.id });
+    const removed = records.filter((r) => r.state === 'QUARANTINED' || (r.state === 'NEEDS_REVIEW' && !r.servedDuringReview));
+    const quarantinedCount = removed.length;
     let result: VerificationResult;
     try {
       const view = await servingView(this.deps, ev.collection, ev.query, ev.k);
@@ -76,10 +87,23 @@ export class VerifyTracebackUseCase {
           if (label === 'YES') supporting.push(c.id);
           else if (label === 'UNDETERMINED') undetermined.push(c.id);
         }
-        const verification: Verification = supporting.length || undetermined.length ? 'INCONCLUSIVE' : quarantinedCount > 0 ? 'POISONED' : 'NON_POISONED';
+        const served = view.contexts.filter((c) => !c.enhancement);
+        const removedDocs = await this.deps.documents.get(removed.map((r) => r.documentId));
+        const removedStating = removedDocs.filter((d) => containsAnswer(d.text, ev.wrongAnswer)).length;
+        const servedStating = served.filter((c) => containsAnswer(c.text, ev.wrongAnswer)).length;
+        const share = removedStating + servedStating ? removedStating / (removedStating + servedStating) : 0;
+        const consensus = consensusCheck(ev.wrongAnswer, served.map((c) => ({ id: c.id, text: c.text })), validateConsensusParams(this.deps.settings.consensus));
+        const verification: Verification = supporting.length || undetermined.length ? 'INCONCLUSIVE'
+          : quarantinedCount === 0 ? 'NON_POISONED'
+            : consensus.suspected ? 'NON_POISONED'
+              : share >= 0.5 ? 'POISONED' : 'INCONCLUSIVE';
         result = {
           verification,
-          details: { method: 'residual-support', servedIds, stillSupporting: supporting, undetermined, quarantinedByTrace: quarantinedCount, generator: `${generator.kind}:${generator.model}` },
+          details: {
+            method: 'residual-support', servedIds, stillSupporting: supporting, undetermined, quarantinedByTrace: quarantinedCount, generator: `${generator.kind}:${generator.model}`,
+            removedStatingAnswer: removedStating, servedStatingAnswer: servedStating, removedShare: Math.round(share * 1000) / 1000,
+            consensusAfter: { suspected: consensus.suspected, groups: consensus.clusters.length, reason: consensus.reason },
+          },
         };
       }
     } catch (e) {
