@@ -198,7 +198,7 @@ export class RunTracebackUseCase {
     let consensus: (ConsensusResult & { error?: undefined }) | { error: string } | null = null;
     if (state.poisoned.length) {
       try {
-        consensus = await this.consensusOf(ev, qvec!, proxyIds);
+        consensus = await this.consensusOf(ev, qvec!, [...proxyIds, ...state.poisoned]);
       } catch (e) {
         consensus = { error: (e as Error).message }; // like evidence: recorded, never blocks the traceback
       }
@@ -257,7 +257,9 @@ export class RunTracebackUseCase {
 
   /**
    * The consensus check's pool: the question's dense top-N (serving texts, enhancement proxies
-   * excluded); the texts that state the reported answer are embedded (stored vectors are not
+   * excluded), without the texts the judge found inducing the answer (the suspects themselves do not
+   * count as independent support: a planted group reworded enough not to look like near-duplicates
+   * would otherwise vouch for itself); the texts that state the reported answer are embedded (stored vectors are not
    * returned by search) so near-duplicates are grouped by cosine as well as by shared terms.
    */
   private async consensusOf(ev: FeedbackRow, qvec: ArrayLike<number>, proxyIds: readonly string[]): Promise<ConsensusResult> {
