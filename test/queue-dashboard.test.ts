@@ -55,7 +55,7 @@ describe('queue dashboard (bull-board)', () => {
     expect(api.status).toBe(200);
     const body = (await api.json()) as { queues: Array<{ name: string }> };
     const names = body.queues.map((q) => q.name).sort();
-    expect(names).toEqual(['maintenance', 'traceback', 'webhooks']);
+    expect(names).toEqual(['audits', 'maintenance', 'traceback', 'webhooks']);
   });
 
   it('accepts the console session cookie of an admin', async () => {
@@ -65,6 +65,6 @@ describe('queue dashboard (bull-board)', () => {
     expect(cookie).toMatch(/^forensics_session=/);
     const api = await fetch(`${t.url}/admin/queues/api/queues`, { headers: { cookie } });
     expect(api.status).toBe(200);
-    expect(((await api.json()) as { queues: unknown[] }).queues).toHaveLength(3);
+    expect(((await api.json()) as { queues: unknown[] }).queues).toHaveLength(4);
   });
 });
