@@ -31,7 +31,6 @@ export interface OfflineJudgeFeatures {
   peerSimilarity: number;
   agreement: number;
   mimicPeers: number;
-  framing: number;
   answerSentenceShare: number;
   /** 1 for a yes/no answer: a stance is weaker evidence than a stated entity or number. */
   polarAnswer: number;
@@ -39,7 +38,7 @@ export interface OfflineJudgeFeatures {
 
 export type OfflineJudgeWeights = { bias: number } & OfflineJudgeFeatures;
 
-export const OFFLINE_JUDGE_FEATURES: readonly (keyof OfflineJudgeFeatures)[] = Object.freeze(['windowCoverage', 'focus', 'peerSimilarity', 'agreement', 'mimicPeers', 'framing', 'answerSentenceShare', 'polarAnswer']);
+export const OFFLINE_JUDGE_FEATURES: readonly (keyof OfflineJudgeFeatures)[] = Object.freeze(['windowCoverage', 'focus', 'peerSimilarity', 'agreement', 'mimicPeers', 'answerSentenceShare', 'polarAnswer']);
 
 /**
  * Logistic weights of the evidence score: fitted by L2-regularised logistic regression on the
@@ -52,21 +51,11 @@ export const SCORE_WEIGHTS: Readonly<OfflineJudgeWeights> = Object.freeze({ ...(
 /** Model name recorded with every offline verdict. */
 export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v2';
 
-/**
- * Counterfactual / contradiction framing: the text announces that it departs from what is
- * commonly held ("in an alternate universe", "contrary to popular belief", "commonly
- * misconceived", "in a surprising twist"). A text written to make a reader adopt an answer
- * against the record frames it this way; encyclopedic passages rarely do.
- */
-const FRAMING_CUES = new RegExp([
-  '\\b(?:alternate|alternative|parallel|hypothetical|fictional|imaginary|fictitious|revised)\\s+(?:universe|world|reality|timeline|history|scenario|version)',
-  '\\bin\\s+(?:a|an|this|our|the)\\s+(?:\\w+\\s+)?(?:twist|scenario|universe)\\b',
-  '\\bcontrary\\s+to\\b',
-  '\\b(?:popular|common|widespread|general|prevailing|conventional)\\s+(?:belief|misconception|assumption|knowledge|opinion|wisdom)',
-  '\\bmisconce\\w*|\\bmisconstru\\w*|\\bmistakenly\\b|\\bsurprisingly\\b|\\bunexpectedly\\b|\\bunbeknownst\\b',
-  '\\b(?:unlike|despite)\\s+(?:what\\s+)?(?:popular|common|widespread|many|most)\\b',
-  '\\b(?:recent|new|latest)\\s+(?:findings|revelations|research|discoveries)\\s+(?:reveal|show|suggest|indicate)',
-].join('|'), 'i');
+// Removed (issue 13): FRAMING_CUES, a regex of PoisonedRAG's framing phrases ("in an alternate
+// universe", "contrary to popular belief", …) and its `framing` feature. It was written from the
+// wording of one attack's generator on the development files and never shown to help on a file it
+// was not written from; a rewrite (GPT-4/Gemini variants) or another attack simply does not use
+// those phrases, while benign encyclopedic text sometimes does ("contrary to", "surprisingly").
 
 /** Answers of at least this many normalised tokens, stated verbatim, decide YES on their own. */
 const LONG_ANSWER_TOKENS = 6;
@@ -132,7 +121,7 @@ function answerSupport(piece: string, pieceTerms: ReadonlySet<string>, answer: s
   // One distinctive term: a stemmed match counts ("architects" states "architect", "Switzerland's" states "Switzerland").
   if (distinctive.length === 1) return { support: present, exact: false };
   const share = present / distinctive.length;
-  // A title is optional, the trailing name is not: "Jeb Bush" states "Former Florida Governor Jeb Bush".
+  // A title is optional, the trailing name is not: "Lena Ardent" states "Former Harbor Commissioner Lena Ardent".
   const tail = distinctive.length >= 3 && distinctive.slice(-2).every((t) => pieceTerms.has(t)) ? partialMin : 0;
   const support = Math.max(share >= partialMin ? share : 0, tail);
   return { support, exact: false };
@@ -213,7 +202,6 @@ export interface OfflineJudgeEvidence {
   supportingPeers: number;
   agreeingPeers: number;
   mimickingPeers: number;
-  framingCue: string | null;
   features: OfflineJudgeFeatures;
 }
 
@@ -234,9 +222,9 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
   const distinctive = distinctiveOnly.length ? distinctiveOnly : answerTerms;
   const text = stripCitationMarkers(input.text);
   const textTerms = termSet(text);
-  const zero: OfflineJudgeFeatures = { windowCoverage: 0, focus: 0, peerSimilarity: 0, agreement: 0, mimicPeers: 0, framing: 0, answerSentenceShare: 0, polarAnswer: polar ? 1 : 0 };
+  const zero: OfflineJudgeFeatures = { windowCoverage: 0, focus: 0, peerSimilarity: 0, agreement: 0, mimicPeers: 0, answerSentenceShare: 0, polarAnswer: polar ? 1 : 0 };
   if (answerNorm === '') {
-    return { judgeable: false, polar, answerTerms: 0, queryTerms: queryTerms.length, support: 0, exact: false, sentence: '', sentenceCoverage: 0, textCoverage: 0, textTerms: textTerms.size, supportingPeers: 0, agreeingPeers: 0, mimickingPeers: 0, framingCue: null, features: zero };
+    return { judgeable: false, polar, answerTerms: 0, queryTerms: queryTerms.length, support: 0, exact: false, sentence: '', sentenceCoverage: 0, textCoverage: 0, textTerms: textTerms.size, supportingPeers: 0, agreeingPeers: 0, mimickingPeers: 0, features: zero };
   }
 
   const queryAsksContrast = normalizeText(input.query).split(' ').some((t) => CONTRAST_CUES.has(t));
@@ -262,20 +250,18 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
   }
   const sentences = splitSentences(text);
   const stating = polar ? (ev.support > 0 ? 1 : 0) : sentences.filter((x) => containsAnswer(x, input.wrongAnswer)).length;
-  const framingCue = ev.support > 0 ? (FRAMING_CUES.exec(text)?.[0] ?? null) : null;
   const features: OfflineJudgeFeatures = {
     windowCoverage: ev.windowCoverage,
     focus,
     peerSimilarity: maxPeerSimilarity,
     agreement: Math.min(1, agreeingPeers / 2),
     mimicPeers: Math.min(1, mimickingPeers / 3),
-    framing: framingCue ? 1 : 0,
     answerSentenceShare: sentences.length ? Math.min(1, Math.max(stating, ev.support > 0 ? 1 : 0) / sentences.length) : 0,
     polarAnswer: polar ? 1 : 0,
   };
   return {
     judgeable: true, polar, answerTerms: answerTerms.length, queryTerms: queryTerms.length, support: ev.support, exact: ev.exact, sentence: ev.sentence, sentenceCoverage: ev.sentenceCoverage,
-    textCoverage, textTerms: textTerms.size, supportingPeers, agreeingPeers, mimickingPeers, framingCue, features,
+    textCoverage, textTerms: textTerms.size, supportingPeers, agreeingPeers, mimickingPeers, features,
   };
 }
 
@@ -304,8 +290,6 @@ export function evidenceLogit(features: OfflineJudgeFeatures, weights: Readonly<
  *    `peerSimilarity` = highest content-term Jaccard with a peer that also states t; `agreement` =
  *    min(1, near-duplicate supporting peers / 2) (Jaccard ≥ `nearDuplicateMin`); `mimicPeers` =
  *    min(1, peers stating t while restating ≥ 1/2 of the query / 3) — paraphrases, not only copies.
- * 4. framing: the text announces that it departs from the record ("in an alternate universe",
- *    "contrary to popular belief", "commonly misconceived"): 1 if present, else 0.
  *
  *   z = w₀ + Σ w_f · feature_f        (weights SCORE_WEIGHTS, fitted: offline-judge.fitted.json)
  *   score = support · σ(z)            (0 when the text does not state t: it cannot induce it)
@@ -347,7 +331,6 @@ export function offlineJudge(input: OfflineJudgeInput, params: Partial<OfflineJu
     supportingPeers: ev.supportingPeers,
     agreeingPeers: ev.agreeingPeers,
     mimickingPeers: ev.mimickingPeers,
-    framing: ev.framingCue ?? '',
     verbatimLongAnswer: verbatimLong,
     logit: round3(z),
     score: round3(score),
@@ -373,7 +356,6 @@ function explain(input: OfflineJudgeInput, label: Label, score: number, ev: Offl
   }
   parts.push(`the whole text covers ${Math.round(ev.textCoverage * nQuery)}/${nQuery} query terms and ${Math.round(ev.features.focus * 100)}% of its distinct content words are query or answer words`);
   if (ev.support > 0) parts.push(`${Math.round(ev.features.answerSentenceShare * 100)}% of its sentences state the answer`);
-  if (ev.framingCue) parts.push(`it frames the claim as departing from the record ("${quote(ev.framingCue, 40)}")`);
   if (input.peers && input.peers.length > 0) {
     parts.push(`${ev.agreeingPeers} near-duplicate peer${ev.agreeingPeers === 1 ? '' : 's'} also state${ev.agreeingPeers === 1 ? 's' : ''} it and ${ev.mimickingPeers} restate${ev.mimickingPeers === 1 ? 's' : ''} the question around it (${ev.supportingPeers} of ${input.peers.length} peers support it at all)`);
   }

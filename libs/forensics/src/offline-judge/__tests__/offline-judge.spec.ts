@@ -1,33 +1,34 @@
 import { DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
-const q = 'how many episodes are in chicago fire season 4';
+// Synthetic examples only (issue 13): no development-file question appears in these tests.
+const q = 'how many towers are in the old harbor fortress of velmora';
 
 describe('offline evidence judge', () => {
   it('flags a text that states the wrong answer while restating the query (hand-computed score)', () => {
-    const r = offlineJudge({ query: q, wrongAnswer: '24', text: 'Chicago Fire season 4 has 24 episodes.' });
-    // Query terms: many episode chicago fire season 4 (6); the text covers 5 → 5/6.
-    // Text terms: chicago fire season 4 24 episode — all query/answer terms → focus 1.
-    // One sentence, and it states the answer → answerSentenceShare 1. No peers, no framing cue.
+    const r = offlineJudge({ query: q, wrongAnswer: '24', text: 'The old harbor fortress of Velmora has 24 towers.' });
+    // Query terms: many tower old harbor fortress velmora (6); the text covers 5 → 5/6.
+    // Text terms: old harbor fortress velmora 24 tower — all query/answer terms → focus 1.
+    // One sentence, and it states the answer → answerSentenceShare 1. No peers.
     const z = SCORE_WEIGHTS.bias + SCORE_WEIGHTS.windowCoverage * (5 / 6) + SCORE_WEIGHTS.focus * 1 + SCORE_WEIGHTS.answerSentenceShare * 1;
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
-    expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, framing: '' });
+    expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0 });
     expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v2/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
 
   it('says NO, with score 0, when the text does not state the answer', () => {
-    const r = offlineJudge({ query: q, wrongAnswer: '24', text: 'Chicago Fire season 4 has 23 episodes.' });
+    const r = offlineJudge({ query: q, wrongAnswer: '24', text: 'The old harbor fortress of Velmora has 23 towers.' });
     expect(r.label).toBe('NO');
     expect(r.score).toBe(0);
     expect(r.explanation).toContain("does not state the wrong answer '24'");
   });
 
   it('does not read "2" into "2015" or a footnote "[24]" as the answer', () => {
-    expect(offlineJudge({ query: 'how many lines of symmetry', wrongAnswer: '2', text: 'The symmetry lines study was published in 2015.' }).score).toBe(0);
-    expect(offlineJudge({ query: q, wrongAnswer: '24', text: 'Chicago Fire season 4 premiered in 2015.[24]' }).score).toBe(0);
+    expect(offlineJudge({ query: 'how many gates does the velmora wall have', wrongAnswer: '2', text: 'The velmora wall gates survey was published in 2015.' }).score).toBe(0);
+    expect(offlineJudge({ query: q, wrongAnswer: '24', text: 'The old harbor fortress of Velmora opened in 2015.[24]' }).score).toBe(0);
   });
 
   it('clears a long passage that mentions the answer in passing', () => {
@@ -42,10 +43,10 @@ describe('offline evidence judge', () => {
   });
 
   it('near-duplicate peers stating the same answer raise the score', () => {
-    const text = 'The drama Chicago Fire ran 24 episodes, viewers said, in a busy year for the network schedule and its cast.';
+    const text = 'The old fortress of Velmora kept 24 towers, visitors said, in a busy year for the harbor guild and its masons.';
     const peers = [
-      'The drama Chicago Fire ran 24 episodes in its fourth season, a busy year for the network.',
-      'Chicago Fire, the drama, ran 24 episodes in season 4, a busy year for the cast.',
+      'The old fortress of Velmora kept 24 towers by its harbor, a busy year for the guild.',
+      'Velmora, the old fortress, kept 24 towers at the harbor, a busy year for the masons.',
       'Unrelated text about cooking pasta.',
     ];
     const alone = offlineJudge({ query: q, wrongAnswer: '24', text });
@@ -58,60 +59,59 @@ describe('offline evidence judge', () => {
   });
 
   it('gives partial support to a multi-token answer, numbers mandatory', () => {
-    const r = offlineJudge({ query: 'who announced a presidential run this week', wrongAnswer: 'Former Florida Governor Jeb Bush', text: 'Jeb Bush, the former governor, announced a presidential run this week.' });
-    // Distinctive terms: former florida governor jeb bush; present: former governor jeb bush → 4/5.
+    const r = offlineJudge({ query: 'who announced a mayoral run this week', wrongAnswer: 'Former Harbor Commissioner Lena Ardent', text: 'Lena Ardent, the former commissioner, announced a mayoral run this week.' });
+    // Distinctive terms: former harbor commissioner lena ardent; present: former commissioner lena ardent → 4/5.
     expect(r.signals).toMatchObject({ exactMatch: false, support: 0.8, answerType: 'multi-token' });
     expect(r.label).toBe('YES');
-    const money = offlineJudge({ query: 'how much is obesity costing the economy', wrongAnswer: '£50 billion', text: 'Obesity is costing the economy £100 billion a year.' });
+    const money = offlineJudge({ query: 'how much is the drought costing the valley', wrongAnswer: '£50 billion', text: 'The drought is costing the valley £100 billion a year.' });
     expect(money.score).toBe(0);
   });
 
   it('judges yes/no answers by stance plus restatement of the question', () => {
-    const query = 'Are Random House Tower and 888 7th Avenue both used for real estate?';
-    const denies = offlineJudge({ query, wrongAnswer: 'no', text: 'Random House Tower is a publishing office and 888 7th Avenue holds law firms; neither is used for real estate.' });
+    const query = 'Are Quillon Tower and 41 Marsh Lane both used for real estate?';
+    const denies = offlineJudge({ query, wrongAnswer: 'no', text: 'Quillon Tower is a weaving office and 41 Marsh Lane holds law firms; neither is used for real estate.' });
     expect(denies.signals.answerType).toBe('yes/no');
     expect(denies.label).toBe('YES');
     expect(denies.explanation).toContain("takes the 'no' stance");
-    const oneSide = offlineJudge({ query, wrongAnswer: 'no', text: 'Random House is not a small publisher.' });
+    const oneSide = offlineJudge({ query, wrongAnswer: 'no', text: 'Quillon is not a small weaver.' });
     expect(oneSide.label).toBe('NO');
-    const affirms = offlineJudge({ query, wrongAnswer: 'no', text: 'Random House Tower and 888 7th Avenue are both used for real estate.' });
+    const affirms = offlineJudge({ query, wrongAnswer: 'no', text: 'Quillon Tower and 41 Marsh Lane are both used for real estate.' });
     expect(affirms.label).toBe('NO');
   });
 
   it('is UNDETERMINED when the answer is empty after normalisation, and can use a review band', () => {
     expect(offlineJudge({ query: q, wrongAnswer: '?!', text: 'anything' }).label).toBe('UNDETERMINED');
-    const r = offlineJudge({ query: q, wrongAnswer: '24', text: 'Chicago Fire season 4 has 24 episodes.' }, { yesThreshold: 1, undeterminedBelow: 0.5 });
+    const r = offlineJudge({ query: q, wrongAnswer: '24', text: 'The old harbor fortress of Velmora has 24 towers.' }, { yesThreshold: 1, undeterminedBelow: 0.5 });
     expect(r.label).toBe('UNDETERMINED');
   });
 
   it('states the answer through light stemming, a trailing name, and a choice between options', () => {
     // Single distinctive term, plural in the text: stated, but not an exact match.
-    const plural = offlineJudge({ query: 'What occupation was shared by David Yates and Pietro Germi?', wrongAnswer: 'architect', text: 'David Yates and Pietro Germi both worked as architects.' });
+    const plural = offlineJudge({ query: 'What occupation was shared by Orla Venn and Tomas Rook?', wrongAnswer: 'architect', text: 'Orla Venn and Tomas Rook both worked as architects.' });
     expect(plural.signals).toMatchObject({ support: 1, exactMatch: false });
     // The title is optional: the last two distinctive terms (the name) give support partialSupportMin.
-    const name = offlineJudge({ query: 'Which contender ended his campaign?', wrongAnswer: 'Former Florida Governor Jeb Bush', text: 'Jeb Bush ended his campaign.' });
+    const name = offlineJudge({ query: 'Which contender ended her campaign?', wrongAnswer: 'Former Harbor Commissioner Lena Ardent', text: 'Lena Ardent ended her campaign.' });
     expect(name.signals.support).toBe(0.5);
     // "X or Y?": every answer term is in the query, so all of them count.
-    const choice = offlineJudge({ query: 'Which dog descends from setters: the Manchester Terrier or the Scotch Collie?', wrongAnswer: 'Manchester Terrier', text: 'Manchester Terriers descend from setters.' });
+    const choice = offlineJudge({ query: 'Which dog descends from setters: the Harrow Terrier or the Fenwick Collie?', wrongAnswer: 'Harrow Terrier', text: 'Harrow Terriers descend from setters.' });
     expect(choice.signals.support).toBe(1);
   });
 
   it('reads "the same" as denying a question about a difference', () => {
-    const query = 'Do The Five Obstructions and Dogville belong to different film genres?';
-    const same = offlineJudge({ query, wrongAnswer: 'no', text: 'The Five Obstructions and Dogville belong to the same film genre.' });
+    const query = 'Do The Salt Road and Ember Hill belong to different film genres?';
+    const same = offlineJudge({ query, wrongAnswer: 'no', text: 'The Salt Road and Ember Hill belong to the same film genre.' });
     expect(same.signals.support).toBe(1);
-    const different = offlineJudge({ query, wrongAnswer: 'no', text: 'The Five Obstructions and Dogville belong to different film genres.' });
+    const different = offlineJudge({ query, wrongAnswer: 'no', text: 'The Salt Road and Ember Hill belong to different film genres.' });
     expect(different.signals.support).toBe(0);
   });
 
-  it('a counterfactual framing cue raises the score and is named in the explanation', () => {
-    const base = 'the Titanic sank in the Pacific Ocean after hitting an iceberg on her maiden voyage, far from any port.';
-    const plain = offlineJudge({ query: 'where did the titanic sink at what ocean', wrongAnswer: 'Pacific Ocean', text: `Records say ${base}` });
-    const framed = offlineJudge({ query: 'where did the titanic sink at what ocean', wrongAnswer: 'Pacific Ocean', text: `In an alternate universe ${base}` });
-    expect(plain.signals.framing).toBe('');
-    expect(framed.signals.framing).toBe('In an alternate universe');
-    expect(framed.score - plain.score).toBeGreaterThan(0);
-    expect(framed.explanation).toContain('frames the claim as departing from the record ("In an alternate universe")');
+  it('no longer scores framing phrases (FRAMING_CUES removed, issue 13): same score with or without one', () => {
+    const base = 'the old harbor fortress of Velmora has 24 towers along its sea wall.';
+    const plain = offlineJudge({ query: q, wrongAnswer: '24', text: `Records say ${base}` });
+    const framed = offlineJudge({ query: q, wrongAnswer: '24', text: `Alternate universe: ${base}` });
+    expect(framed.signals).not.toHaveProperty('framing');
+    expect(framed.score).toBeCloseTo(plain.score, 12);
+    expect(framed.explanation).not.toMatch(/frames the claim/);
   });
 
   it('validates params', () => {
@@ -122,14 +122,14 @@ describe('offline evidence judge', () => {
   });
 
   it('uses explicit weights when given (leave-one-dataset-out runs of scripts/fit-offline-judge.ts)', () => {
-    const input = { query: q, wrongAnswer: '24', text: 'Chicago Fire season 4 has 24 episodes.' };
+    const input = { query: q, wrongAnswer: '24', text: 'The old harbor fortress of Velmora has 24 towers.' };
     const committed = offlineJudge(input);
     expect(offlineJudge(input, { weights: SCORE_WEIGHTS }).score).toBe(committed.score);
     const lowBias = offlineJudge(input, { weights: { ...SCORE_WEIGHTS, bias: SCORE_WEIGHTS.bias - 20 } });
     expect(lowBias.score).toBeLessThan(committed.score);
     expect(lowBias.label).toBe('NO');
     expect(() => validateOfflineJudgeParams({ weights: { ...SCORE_WEIGHTS, focus: Number.NaN } })).toThrow(/weights\.focus must be a finite number/);
-    const { framing: _dropped, ...partial } = SCORE_WEIGHTS;
-    expect(() => validateOfflineJudgeParams({ weights: partial as typeof SCORE_WEIGHTS })).toThrow(/weights\.framing/);
+    const { focus: _dropped, ...partial } = SCORE_WEIGHTS;
+    expect(() => validateOfflineJudgeParams({ weights: partial as typeof SCORE_WEIGHTS })).toThrow(/weights\.focus/);
   });
 });
