@@ -316,9 +316,24 @@ export class LanceDbVectorStore implements VectorStore {
     const after = opts.after ?? null;
     let ids: string[];
     if (await this.annMode(state)) {
-      const q = state.table.query().select(['id']);
-      const rows = await (after === null ? q : q.where(`id > ${sqlString(after)}`)).toArray();
-      ids = rows.map((r) => String((r as { id: unknown }).id));
+      // One filtered scan per page (rows above `after`, the columns asked for), sorted here: fetching
+      // the page's rows by id afterwards would cost one scan per 1,000 ids (no scalar index on id).
+      const cols = ['id', 'payload', 'quarantined', ...(opts.withText ? ['text'] : []), ...(opts.withVectors ? ['vector'] : [])];
+      const q = state.table.query().select(cols);
+      const table = await (after === null ? q : q.where(`id > ${sqlString(after)}`)).toArrow();
+      const rows: { id: string; batch: number; row: number }[] = [];
+      table.batches.forEach((b, bi) => { const col = b.getChild('id')!; for (let i = 0; i < b.numRows; i++) rows.push({ id: col.get(i) as string, batch: bi, row: i }); });
+      rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      const page = rows.slice(0, limit);
+      const records = page.map(({ id, batch, row }) => {
+        const b = table.batches[batch]!;
+        return {
+          id, quarantined: b.getChild('quarantined')!.get(row) === true, payload: parsePayload(b.getChild('payload')!.get(row) as string),
+          ...(opts.withText ? { text: b.getChild('text')!.get(row) as string } : {}),
+          ...(opts.withVectors ? { vector: Float32Array.from((b.getChild('vector')!.get(row) as { toArray(): Float32Array }).toArray()) } : {}),
+        };
+      });
+      return { records, next: rows.length > page.length ? page[page.length - 1]!.id : null };
     } else {
       ids = [...(await this.fresh(state)).index.keys()].filter((id) => after === null || id > after);
     }

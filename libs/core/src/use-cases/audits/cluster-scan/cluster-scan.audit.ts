@@ -10,7 +10,7 @@ export interface ClusterScanAuditDeps { store: VectorStore }
 /** What the scan read from the store: the texts and their k-NN lists (indexes into `ids`). */
 export interface ScannedCollection { ids: string[]; texts: string[]; vectors: Float32Array[]; quarantined: boolean[]; knn: KnnList[] }
 
-const PAGE = 2000;
+const PAGE = 20_000;
 const SEARCH_BATCH = 64;
 const EXCERPT = 160;
 
