@@ -1,5 +1,4 @@
 import type { ConsensusParams, DecisionPolicyParams, TraceParams, TrustParams } from '@forensics/algorithms';
-import type { AuditSettings } from './use-cases/audits/audit-queue.port';
 import type { EvidenceSettings } from './use-cases/run-traceback/collect-evidence';
 
 /** Secret and lifetime of the feedback tokens handed out with each logged answer. */
@@ -30,6 +29,17 @@ export interface CoreSettings {
   audit?: Partial<AuditSettings>;
   /** Who the worker's automatic actions are recorded as in the audit log. */
   workerActor: string;
+}
+
+/** Database audits (issue 12): whether findings may quarantine on their own, and the admission check at ingestion. */
+export interface AuditSettings {
+  /**
+   * Whether audit findings may quarantine on their own (AUDIT_AUTO_QUARANTINE). Default false: every
+   * finding that points at texts goes to NEEDS_REVIEW, kept in serving, with its evidence.
+   */
+  autoQuarantine: boolean;
+  /** The admission check at ingestion (ADMISSION_CHECK, ADMISSION_TOP_N): new texts against the watchlist of attacked queries. */
+  admission: { enabled: boolean; topN: number; maxWatched: number };
 }
 
 /** What identity needs from the configuration (bound to IDENTITY_SETTINGS). */

@@ -1,4 +1,5 @@
 import { ValidationError } from '../../domain/errors';
+import type { AuditSettings } from '../../settings';
 import type { Token } from '../../ports/tokens';
 
 /** Where started audit runs are queued (BullMQ `audits` queue in production; the CLI can run inline). */
@@ -9,16 +10,8 @@ export interface AuditQueue {
 
 export const AUDIT_QUEUE = Symbol('AuditQueue') as Token<AuditQueue>;
 
-/** Audit settings (part of CoreSettings.audit). */
-export interface AuditSettings {
-  /**
-   * Whether audit findings may quarantine on their own (AUDIT_AUTO_QUARANTINE). Default false: every
-   * finding that points at texts goes to NEEDS_REVIEW, kept in serving, with its evidence.
-   */
-  autoQuarantine: boolean;
-  /** The admission check at ingestion (ADMISSION_CHECK, ADMISSION_TOP_N): new texts against the watchlist of attacked queries. */
-  admission: { enabled: boolean; topN: number; maxWatched: number };
-}
+/** Audit settings (CoreSettings.audit; the type lives in settings.ts so the settings import no use-case file). */
+export type { AuditSettings } from '../../settings';
 
 export const DEFAULT_AUDIT_SETTINGS: Readonly<AuditSettings> = Object.freeze({ autoQuarantine: false, admission: { enabled: true, topN: 10, maxWatched: 1000 } });
 
