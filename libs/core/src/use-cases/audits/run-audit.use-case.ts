@@ -29,8 +29,6 @@ export interface RunAuditDeps {
 
 export interface RunAuditResult {
   run: AuditRunRow;
-  /** Findings of this execution by `type|action` (for metrics; a resumed run counts only what it added). */
-  findingsByType: Record<string, number>;
   seconds: number;
 }
 
@@ -62,9 +60,7 @@ export class RunAuditUseCase {
     const started = Date.now();
     const running = await this.deps.runs.markRunning(cmd.runId);
     if (!running) return null; // finished or cancelled meanwhile: nothing to do (a duplicate job is harmless)
-    const findingsByType: Record<string, number> = {};
-    let current: AuditRunRow = running;
-    const ctx = this.contextFor(running, findingsByType, (r) => { current = r; }, cmd.log);
+    const ctx = this.contextFor(running, cmd.log);
     let final: AuditRunRow;
     try {
       if (running.cancelRequested) throw new AuditCancelledError(running.id);
@@ -75,7 +71,6 @@ export class RunAuditUseCase {
       else if (cmd.isFinalAttempt ?? true) final = await this.deps.runs.finish(running.id, 'FAILED', (e as Error).message.slice(0, 2000));
       else throw e;
     }
-    void current;
     await this.deps.audit.append({
       actor: running.startedBy, action: `audit.${final.status.toLowerCase()}`, entityType: 'AuditRun', entityId: final.id,
       details: { kind: final.kind, collection: final.collection, counts: final.counts, findings: final.findingsCount, ...(final.error ? { error: final.error } : {}) } as JsonObject,
@@ -84,11 +79,11 @@ export class RunAuditUseCase {
       type: 'audit.finished',
       data: { runId: final.id, kind: final.kind, collection: final.collection, status: final.status, counts: final.counts, findings: final.findingsCount },
     });
-    return { run: final, findingsByType, seconds: (Date.now() - started) / 1000 };
+    return { run: final, seconds: (Date.now() - started) / 1000 };
   }
 
   private contextFor(
-    run: AuditRunRow, findingsByType: Record<string, number>, onRow: (r: AuditRunRow) => void, log?: (message: string, fields?: Record<string, unknown>) => void,
+    run: AuditRunRow, log?: (message: string, fields?: Record<string, unknown>) => void,
   ): AuditContext {
     const d = this.deps;
     let cursor = run.cursor;
@@ -100,17 +95,11 @@ export class RunAuditUseCase {
       checkpoint: async (update) => {
         const row = await d.runs.checkpoint(run.id, update);
         if (update.cursor !== undefined) cursor = update.cursor;
-        onRow(row);
         // Crash tests: `audit.checkpoint.<n>` right after the n-th checkpoint of this execution is persisted.
         d.failpoints.hit(`audit.checkpoint.${++checkpoints}`);
         if (row.cancelRequested) throw new AuditCancelledError(run.id);
       },
-      finding: async (f: NewAuditFinding): Promise<AuditFindingRow> => {
-        const row = await d.runs.addFinding(run.id, f);
-        const key = `${f.type}|${f.action}`;
-        findingsByType[key] = (findingsByType[key] ?? 0) + 1;
-        return row;
-      },
+      finding: (f: NewAuditFinding): Promise<AuditFindingRow> => d.runs.addFinding(run.id, f),
       review: async ({ documentIds, reason, evidence, withhold }) => {
         const quarantine = audit.autoQuarantine;
         const state = quarantine ? 'QUARANTINED' as const : 'NEEDS_REVIEW' as const;

@@ -16,7 +16,7 @@ export interface AdmissionCheckDeps {
   settings: CoreSettings;
 }
 
-/** A watched attack: an event whose traceback quarantined texts, its query vector and the score a new text must reach to enter its top-N. */
+/** A watched attack: an event whose traceback quarantined texts, its unit query vector and the score a new text must reach to enter its top-N. */
 export interface WatchedAttack { eventId: string; query: string; wrongAnswer: string; vector: Float32Array; threshold: number }
 
 export interface AdmissionHold { index: number; eventId: string; query: string; wrongAnswer: string; similarity: number; threshold: number; reply: string }
@@ -62,6 +62,7 @@ export class AdmissionCheck {
         this.queryVectors.set(id, v);
       }
       const top = await this.deps.store.search(collection, { vector: v, k: p.topN });
+      v = unitVector(v);
       const threshold = top.length < p.topN ? -1 : top[top.length - 1]!.score;
       out.push({ eventId: id, query: ev.query, wrongAnswer: ev.wrongAnswer, vector: v, threshold });
     }
@@ -79,9 +80,9 @@ export class AdmissionCheck {
       for (let d = 0; d < v.length; d++) vn += v[d]! * v[d]!;
       vn = Math.sqrt(vn) || 1;
       for (const w of watch) {
-        let dot = 0, wn = 0;
-        for (let d = 0; d < v.length; d++) { dot += v[d]! * w.vector[d]!; wn += w.vector[d]! * w.vector[d]!; }
-        const sim = dot / (vn * (Math.sqrt(wn) || 1));
+        let dot = 0;
+        for (let d = 0; d < v.length; d++) dot += v[d]! * w.vector[d]!;
+        const sim = dot / vn;
         if (sim < w.threshold) continue;
         judged++;
         const verdict = await this.deps.judge.judge({ query: w.query, wrongAnswer: w.wrongAnswer, text: texts[i]! });
@@ -92,4 +93,11 @@ export class AdmissionCheck {
     }
     return { holds, judged };
   }
+}
+
+function unitVector(v: Float32Array): Float32Array {
+  let n = 0;
+  for (const x of v) n += x * x;
+  n = Math.sqrt(n) || 1;
+  return Float32Array.from(v, (x) => x / n);
 }

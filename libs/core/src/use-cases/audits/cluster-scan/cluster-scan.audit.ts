@@ -8,7 +8,7 @@ import { BTE_PROXY_KIND } from '../../serving/serving-view';
 export interface ClusterScanAuditDeps { store: VectorStore }
 
 /** What the scan read from the store: the texts and their k-NN lists (indexes into `ids`). */
-export interface ScannedCollection { ids: string[]; texts: string[]; vectors: Float32Array[]; quarantined: boolean[]; knn: KnnList[] }
+export interface ScannedCollection { ids: string[]; texts: string[]; vectors: Float32Array[]; knn: KnnList[] }
 
 const PAGE = 20_000;
 const SEARCH_BATCH = 64;
@@ -54,7 +54,7 @@ export async function readKnnGraph(
       knn[a]!.j.push(b); knn[a]!.s.push(p.score);
     }
     await onProgress?.(ids.length, ids.length);
-    return { ids, texts, vectors, quarantined: ids.map(() => false), knn };
+    return { ids, texts, vectors, knn };
   }
   if (knnMode === 'lsh' || (knnMode === 'auto' && ids.length >= LSH_MIN_TEXTS)) {
     const lsh = new LshIndex(vectors[0]?.length ?? 1);
@@ -64,7 +64,7 @@ export async function readKnnGraph(
       all.push(...lsh.knn(Array.from({ length: Math.min(2000, ids.length - start) }, (_, x) => start + x), k));
       await onProgress?.(Math.min(start + 2000, ids.length), ids.length);
     }
-    return { ids, texts, vectors, quarantined: ids.map(() => false), knn: all };
+    return { ids, texts, vectors, knn: all };
   }
   const knn: KnnList[] = new Array(ids.length);
   for (let start = 0; start < ids.length; start += SEARCH_BATCH) {
@@ -82,7 +82,7 @@ export async function readKnnGraph(
     });
     await onProgress?.(Math.min(start + SEARCH_BATCH, ids.length), ids.length);
   }
-  return { ids, texts, vectors, quarantined: ids.map(() => false), knn };
+  return { ids, texts, vectors, knn };
 }
 
 /** The scan over a read collection (pure; `eval:audit` sweeps the tightness threshold over the same graph). */

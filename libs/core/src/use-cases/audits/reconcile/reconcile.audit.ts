@@ -15,8 +15,8 @@ export interface ReconcileAuditDeps {
   syncQuarantines: SyncQuarantinesUseCase;
 }
 
-/** Where a resumed run continues: the phase and the last id done in it. */
-interface ReconcileCursor { phase: 'store' | 'registry' | 'proxies'; after: string | null; counts: Record<string, number> }
+/** Where a resumed run continues: the phase and the last id done in it (the counts so far are the run's own). */
+interface ReconcileCursor { phase: 'store' | 'registry' | 'proxies'; after: string | null }
 
 const DEFAULT_PAGE = 1000;
 const EXCERPT = 200;
@@ -51,11 +51,11 @@ export class ReconcileAudit implements AuditKindHandler {
     const collection = ctx.run.collection;
     if (!store.listPage) throw new Error(`the ${store.kind} store cannot list its points: reconcile needs VectorStore.listPage`);
     const PAGE = pageSizeOf(ctx.run.params);
-    const cur: ReconcileCursor = ctx.cursor<ReconcileCursor>() ?? { phase: 'store', after: null, counts: {} };
-    const counts = cur.counts;
+    const cur: ReconcileCursor = ctx.cursor<ReconcileCursor>() ?? { phase: 'store', after: null };
+    const counts: Record<string, number> = { ...ctx.run.counts };
     const bump = (k: string, n = 1) => { counts[k] = (counts[k] ?? 0) + n; };
     const save = async (phase: ReconcileCursor['phase'], after: string | null, done: number, total: number | null, label: string) =>
-      ctx.checkpoint({ cursor: { phase, after, counts } satisfies ReconcileCursor, counts: { ...counts }, progress: { done, total, phase: label } });
+      ctx.checkpoint({ cursor: { phase, after } satisfies ReconcileCursor, counts: { ...counts }, progress: { done, total, phase: label } });
 
     if (cur.phase === 'store' && cur.after === null) {
       const synced = await this.deps.syncQuarantines.execute();

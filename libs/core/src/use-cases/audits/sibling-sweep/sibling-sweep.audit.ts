@@ -16,7 +16,8 @@ export interface SiblingSweepAuditDeps {
   judge: Judge;
 }
 
-interface SweepCursor { done: string[]; counts: Record<string, number> }
+/** Events already swept (the counts so far are the run's own). */
+interface SweepCursor { done: string[] }
 
 /**
  * The `sibling-sweep` audit (issue 12). Attackers plant many texts per target (the RAGForensics
@@ -42,9 +43,10 @@ export class SiblingSweepAudit implements AuditKindHandler {
     const collection = ctx.run.collection;
     const num = (key: string, d: number) => { const v = Number(ctx.run.params[key] ?? d); return Number.isFinite(v) && v > 0 ? Math.floor(v) : d; };
     const k = num('k', 20), poolSize = num('poolSize', 50), lexical = num('lexical', 10), maxJudged = num('maxJudged', 500);
-    const cur: SweepCursor = ctx.cursor<SweepCursor>() ?? { done: [], counts: {} };
+    const cur: SweepCursor = ctx.cursor<SweepCursor>() ?? { done: [] };
     const done = new Set(cur.done);
-    const counts = cur.counts;
+    const counts: Record<string, number> = { ...ctx.run.counts };
+    delete counts.events;
     const bump = (key: string, n = 1) => { counts[key] = (counts[key] ?? 0) + n; };
 
     const active = [
@@ -100,7 +102,7 @@ export class SiblingSweepAudit implements AuditKindHandler {
             }
           }
           withQuery = false;
-          const next: { id: string; vector: ArrayLike<number>; text: string }[] = [];
+          const found: string[] = [];
           for (const [id, c] of pool) {
             if (judged.size >= maxJudged) break;
             judged.add(id);
@@ -112,14 +114,15 @@ export class SiblingSweepAudit implements AuditKindHandler {
             withheldOrHeld.add(id);
             bump('siblingsFound');
             await ctx.finding({ type: 'sibling', action: state === 'QUARANTINED' ? 'quarantined' : 'review', documentIds: [id], quarantineIds, score: c.sim, detail: evidence });
-            next.push({ id, vector: (await store.fetch(collection, [id]))[0]?.vector ?? qv!, text: c.text });
+            found.push(id);
           }
-          frontier = next;
+          // The siblings found are the next round's seeds (one fetch for their vectors).
+          frontier = found.length > 0 ? await store.fetch(collection, found) : [];
         }
       }
       done.add(eventId);
       n++;
-      await ctx.checkpoint({ cursor: { done: [...done], counts } satisfies SweepCursor, counts: { ...counts, events: n }, progress: { done: n, total: events.length, phase: 'events swept' } });
+      await ctx.checkpoint({ cursor: { done: [...done] } satisfies SweepCursor, counts: { ...counts, events: n }, progress: { done: n, total: events.length, phase: 'events swept' } });
     }
     await ctx.checkpoint({ counts: { ...counts, events: n }, progress: { done: n, total: events.length, phase: 'done' } });
   }
