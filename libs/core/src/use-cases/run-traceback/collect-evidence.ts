@@ -22,6 +22,12 @@ export interface EvidenceSettings {
   progrankSeed: number;
   /** Cap on texts probed per event (the gated tail's top); default K. */
   progrankMaxProbes?: number;
+  /**
+   * B, the bounded first-stage pool ProGRank's gate is estimated on (ProGRank §3.5: "retrieve a
+   * buffer of top-B candidates with B > K, estimate the gate on this pool"). Default: the evidence
+   * pool's depth max(birdK, gradaPoolFactor·K) (20 at K = 5); always at least K + 1.
+   */
+  progrankPoolSize?: number;
 }
 
 /**
@@ -96,8 +102,8 @@ export async function collectEvidence(args: {
   const exclude = args.excludeIds ?? [];
   const judged = new Set(args.judgedIds);
 
-  // The pool: deep enough for BiRD's k and for every judged text.
-  let depth = Math.max(s.birdK, s.gradaPoolFactor * args.k);
+  // The pool: deep enough for BiRD's k, GRADA's M, ProGRank's B and every judged text.
+  let depth = Math.max(s.birdK, s.gradaPoolFactor * args.k, s.progrankPoolSize ?? 0, args.k + 1);
   let pool: ScoredHit[] = await store.search(collection, { vector: args.queryVector, k: depth, excludeIds: exclude });
   const missing = () => [...judged].filter((id) => !pool.some((h) => h.id === id));
   while (missing().length && pool.length === depth && depth < 1000) {
@@ -140,11 +146,14 @@ export async function collectEvidence(args: {
   } else gradaSkip = `pool of ${m} texts is too small for GRADA (needs M ≥ 2n, n ≥ 1)`;
   const t2 = performance.now();
 
-  // ProGRank on the gated upper tail, through the gradient probe (ProGRank, arXiv 2603.22934, §3.5: probe only the
-  // decision-critical upper tail of a bounded pool). The probe set is the gated tail capped at
-  // `progrankMaxProbes` texts (default K); the others keep their gate weight and defended score with
-  // no penalty. When the probe IS the retriever's encoder (white-box), the retrieval scores are
-  // s(q,p) and the unperturbed pass is skipped.
+  // ProGRank on the gated upper tail of the bounded first-stage pool (ProGRank, arXiv 2603.22934, §3.5):
+  // D is the top-B pool (B > K), NOT the collection — the gate μ = Quantile_{1−m/B} of the pool's
+  // scores, m = ⌈√B⌉ (Eq. 11 with |D| = B), which sits near the top-K boundary whatever the
+  // collection's size (over the whole collection, ⌈√|D|⌉ outgrows any pool and μ sinks to the
+  // pool's minimum, gating everything in). Stochastic probing only on that pool's decision-critical
+  // upper tail (w ≥ ½ ⇔ s ≥ μ), capped at `progrankMaxProbes` texts (default K). Judged texts deeper
+  // than B get their gate weight from the same μ, unprobed. When the probe IS the retriever's encoder
+  // (white-box), the retrieval scores are s(q,p) and the unperturbed pass is skipped.
   let progrank = new Map<string, ProgrankResult>();
   let progrankSkip = '';
   const probe = args.probe;
@@ -152,17 +161,17 @@ export async function collectEvidence(args: {
   else {
     try {
       await probe.init();
-      const texts = pool.slice(0, Math.max(deepest, Math.min(pool.length, s.birdK)));
+      const poolB = Math.min(pool.length, Math.max(s.progrankPoolSize ?? Math.max(s.birdK, s.gradaPoolFactor * args.k), args.k + 1));
+      const texts = pool.slice(0, Math.max(deepest, poolB));
       const whiteBox = args.retrieverId !== undefined && probe.encoder === args.retrieverId;
       const scores = whiteBox ? texts.map((h) => h.score) : (await probe.probe(args.query, texts.map((h) => h.text), { runs: 1, seed: s.progrankSeed, tokenDropout: 0 })).scores;
-      const corpusSize = await store.count(collection);
-      const idx = selectProbeSet(scores, { corpusSize, maxProbes: s.progrankMaxProbes ?? args.k }).sort((a, b) => a - b);
+      const poolScores = scores.slice(0, poolB);
+      const idx = selectProbeSet(poolScores, { maxProbes: s.progrankMaxProbes ?? args.k }).sort((a, b) => a - b);
       const probed = idx.length ? await probe.probe(args.query, idx.map((i) => texts[i].text), { runs: s.progrankRuns, seed: s.progrankSeed, tokenDropout: s.progrankTokenDropout }) : { scores: [], gradients: [] };
       const grads = new Map(idx.map((i, j) => [i, probed.gradients[j]]));
       progrank = new Map(progrankScores({
         candidates: texts.map((h, i) => ({ id: h.id, score: scores[i], gradients: grads.get(i) })),
-        corpusScores: scores,
-        corpusSize,
+        corpusScores: poolScores,
       }, { runs: s.progrankRuns }).map((r) => [r.id, r]));
     } catch (e) {
       progrankSkip = `gradient probe failed: ${(e as Error).message}`;
