@@ -6,7 +6,7 @@
  * ../shared/data is skipped with a message when that folder is absent.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { RunTracebackUseCase, type TracebackOutcome } from '@forensics/core';
@@ -113,6 +113,35 @@ describe('evaluation harness', () => {
     expect(r.stderr).toMatch(/evaluation data not found: .*x\.jsonl/);
     expect(r.stderr).toMatch(/shared\/data/);
     expect(r.stdout).toBe('');
+  });
+
+  it('--suite dev: every development file and its rewrites, each traced with a judge refit without that file; one table', async () => {
+    const devDir = join(dir, 'dev');
+    mkdirSync(devDir, { recursive: true });
+    // Synthetic stand-ins named like three development files (made here, at test time); the first carries rewrites.
+    const withVariants = RECORDS.map((r) => ({ ...r, poisoned_variants: { gpt4: r.poisoned_texts.map((t) => `Reportedly, ${t}`), gemini_100: r.poisoned_texts.map((t) => `${t} This is well documented.`) } }));
+    writeFileSync(join(devDir, 'poisonedrag_nq.jsonl'), withVariants.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    writeFileSync(join(devDir, 'poisonedrag_hotpotqa.jsonl'), RECORDS.map((r) => JSON.stringify({ ...r, id: `${r.id}-h` })).join('\n') + '\n');
+    writeFileSync(join(devDir, 'robustrag_realtimeqa.jsonl'), RECORDS.slice(0, 2).map((r) => JSON.stringify({ ...r, id: `${r.id}-r` })).join('\n') + '\n');
+    const out = join(dir, 'suite');
+    const res = await runEvalCli(['--suite', 'dev', '--data-dir', devDir, '--retriever', 'bm25', '--k', '3', '--out', out, '--quiet'], { log: () => {} });
+    expect(res.line).toMatchObject({ suite: 'dev', judge: 'offline', runs: 5, events: 3 * 3 + 3 + 2 });
+    expect(res.line.decision).toEqual(expect.objectContaining({ autoPrecision: expect.anything(), recall: expect.any(Number), reviewPerEvent: expect.any(Number) }));
+    const table = (res as { table?: string }).table!;
+    for (const row of ['| poisonedrag_nq | given |', '| poisonedrag_nq | gpt4 |', '| poisonedrag_nq | gemini_100 |', '| poisonedrag_hotpotqa | given |', '| robustrag_realtimeqa | given |', '**all runs (pooled)**']) expect(table).toContain(row);
+    const suite = JSON.parse(readFileSync(join(out, 'suite.json'), 'utf8')) as { runs: { data: string; poisonSet: string; events: number }[] };
+    expect(suite.runs.map((r) => `${r.data}/${r.poisonSet}`)).toEqual(['poisonedrag_nq/given', 'poisonedrag_nq/gpt4', 'poisonedrag_nq/gemini_100', 'poisonedrag_hotpotqa/given', 'robustrag_realtimeqa/given']);
+    // Each file's judge was fitted without it: its report names the fit, and the fit's files exclude the held-out one.
+    const nqReport = JSON.parse(readFileSync(join(out, 'poisonedrag_nq-gpt4', 'report.json'), 'utf8')) as { meta: { offlineJudgeFit: { method: string; fittedOn: string[] } } };
+    expect(nqReport.meta.offlineJudgeFit.method).toContain('refit without poisonedrag_nq');
+    expect(nqReport.meta.offlineJudgeFit.fittedOn).toEqual(['poisonedrag_hotpotqa', 'robustrag_realtimeqa']);
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('![rates](rates.svg)');
+    expect(readFileSync(join(out, 'rates.svg'), 'utf8')).toMatch(/^<svg/);
+    // A single run's line carries the decision-level numbers too (issue 13).
+    const single = await runEvalCli(['--data', data, '--judge', 'offline', '--retriever', 'bm25', '--k', '3', '--out', join(dir, 'single'), '--quiet'], { log: () => {} });
+    expect(Object.keys(single.line.decision as object)).toEqual(expect.arrayContaining(['autoPrecision', 'recall', 'reviewPerEvent']));
+    await expect(runEvalCli(['--suite', 'dev', '--data', data], { log: () => {} })).rejects.toThrow(/exclude each other/);
+    await expect(runEvalCli(['--suite', 'all'], { log: () => {} })).rejects.toThrow(/--suite must be dev/);
   });
 
   const haveShared = existsSync(SHARED);

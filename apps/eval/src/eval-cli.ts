@@ -10,10 +10,15 @@ import offlineJudgeFit from '../../../libs/forensics/src/offline-judge/offline-j
 import { CachedEmbedder } from './cached-embedder.adapter';
 import { dataName, EvalDataError, loadEvalRecords } from './eval-data';
 import { writeReport, summaryLine, type ReportMeta } from './report';
-import { runEvaluation, type RetrieverKind } from './run-evaluation';
+import { runEvaluation, type JudgeSummary, type RetrieverKind } from './run-evaluation';
+import { runSuite } from './suite';
 import { TrivialAnswerJudge } from './trivial-judge';
 
 export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge offline|openai|llama|trivial] [--k 5] [--limit N]
+   or: npm run -s eval -- --suite dev [--data-dir ../shared/data] [--judge …] [--retriever …] [--k 5] [--limit N] [--out DIR]
+  --suite dev     every development file of --data-dir and its GPT-4 / Gemini rewrites (first 5 each), one table; with the
+                  offline judge each file is traced with a judge refit WITHOUT that file (leave-one-file-out: gate, features,
+                  weights, threshold, band); report.md with plots in --out (default .eval/suite-dev)
          [--out DIR] [--retriever embed|bm25] [--baseline] [--poison-set given|gpt4|gemini|gemini_100] [--poison-count N]
          [--cache DIR] [--quiet] [--false-flag [--trust anonymous|identified]]
   --data          JSONL records (e.g. ../shared/data/poisonedrag_nq.jsonl); the data is read in place, never copied
@@ -45,11 +50,13 @@ export interface EvalCliOptions {
   cacheDir: string;
   quiet: boolean;
   falseFlag?: { trust: 'anonymous' | 'identified' };
+  /** `--suite dev`: run every development file (see suite.ts); `data` is then unused. */
+  suite?: { name: 'dev'; dataDir: string };
 }
 
 export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
   const flags = new Set(['baseline', 'quiet', 'false-flag']);
-  const known = new Set(['data', 'judge', 'k', 'limit', 'out', 'retriever', 'poison-set', 'poison-count', 'cache', 'trust', ...flags]);
+  const known = new Set(['data', 'suite', 'data-dir', 'judge', 'k', 'limit', 'out', 'retriever', 'poison-set', 'poison-count', 'cache', 'trust', ...flags]);
   const v: Record<string, string | true> = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -69,8 +76,13 @@ export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
     if (!Number.isInteger(x) || x < 1) throw new UsageError(`--${n} must be a positive integer, got '${s}'`);
     return x;
   };
-  const data = str('data');
-  if (!data) throw new UsageError('--data FILE.jsonl is required');
+  const suiteName = str('suite');
+  if (suiteName !== undefined && suiteName !== 'dev') throw new UsageError(`--suite must be dev, got '${suiteName}'`);
+  if (suiteName && str('data')) throw new UsageError('--suite and --data exclude each other (the suite reads every file of --data-dir)');
+  if (str('data-dir') !== undefined && !suiteName) throw new UsageError('--data-dir applies only with --suite dev');
+  if (suiteName && (str('poison-set') !== undefined || str('poison-count') !== undefined || v['false-flag'] === true)) throw new UsageError('--suite dev chooses the poison sets itself; --poison-set, --poison-count and --false-flag apply to a single --data run');
+  const data = str('data') ?? '';
+  if (!data && !suiteName) throw new UsageError('--data FILE.jsonl (or --suite dev) is required');
   const judge = str('judge') ?? 'offline';
   if (!['offline', 'openai', 'llama', 'trivial'].includes(judge)) throw new UsageError(`--judge must be offline, openai, llama or trivial, got '${judge}'`);
   const retriever = str('retriever') ?? 'embed';
@@ -82,6 +94,7 @@ export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
   if (str('trust') !== undefined && v['false-flag'] !== true) throw new UsageError('--trust applies only with --false-flag');
   return {
     falseFlag: v['false-flag'] === true ? { trust } : undefined,
+    suite: suiteName ? { name: 'dev', dataDir: str('data-dir') ?? '../shared/data' } : undefined,
     data, judge: judge as EvalCliOptions['judge'], k, limit: posInt('limit'), out: str('out'), retriever,
     baseline: v.baseline === true, poisonSet: str('poison-set') ?? 'given', poisonCount: posInt('poison-count'),
     cacheDir: str('cache') ?? '.eval/cache', quiet: v.quiet === true,
@@ -115,7 +128,9 @@ export function progressBar(stream: NodeJS.WriteStream = process.stderr): (done:
   };
 }
 
-export interface EvalCliResult { line: Record<string, unknown>; files: string[]; out: string }
+export interface EvalCliOverrides { embedder?: Embedder; env?: NodeJS.ProcessEnv; log?: (s: string) => void; offlineParams?: Partial<OfflineJudgeParams>; offlineJudgeFit?: ReportMeta['offlineJudgeFit'] }
+
+export interface EvalCliResult { line: Record<string, unknown>; files: string[]; out: string; summary?: JudgeSummary }
 
 /**
  * The `eval` command: loads the data, builds the judge(s) and the retriever, runs the traceback of
@@ -126,9 +141,10 @@ export interface EvalCliResult { line: Record<string, unknown>; files: string[];
  */
 export async function runEvalCli(
   argv: readonly string[],
-  overrides: { embedder?: Embedder; env?: NodeJS.ProcessEnv; log?: (s: string) => void; offlineParams?: Partial<OfflineJudgeParams>; offlineJudgeFit?: ReportMeta['offlineJudgeFit'] } = {},
+  overrides: EvalCliOverrides = {},
 ): Promise<EvalCliResult> {
   const opts = parseEvalArgs(argv);
+  if (opts.suite) return runSuite(opts, overrides);
   const env = overrides.env ?? process.env;
   const log = overrides.log ?? ((s: string) => process.stderr.write(`${s}\n`));
   const file = resolve(opts.data);
@@ -175,9 +191,9 @@ export async function runEvalCli(
     poisonSet: opts.poisonSet, poisonCount: opts.poisonCount ?? null, trace, wallSeconds: (Date.now() - started) / 1000, startedAt: new Date(started).toISOString(),
     embeddingCache: cached ? { file: cached.file, hits: cached.hits, misses: cached.misses } : undefined,
     skippedRecords: skipped.length,
-    offlineJudgeFit: opts.judge === 'offline' ? (overrides.offlineJudgeFit ?? (overrides.offlineParams ? undefined : offlineJudgeFit)) : undefined,
+    offlineJudgeFit: opts.judge === 'offline' ? (overrides.offlineJudgeFit ?? (overrides.offlineParams ? undefined : (offlineJudgeFit as unknown as ReportMeta['offlineJudgeFit']))) : undefined,
   };
   const files = writeReport(out, meta, summaries);
   log(`report: ${join(out, 'report.md')}`);
-  return { line: summaryLine(meta, summaries[0]), files, out };
+  return { line: summaryLine(meta, summaries[0]), files, out, summary: summaries[0] };
 }

@@ -6,8 +6,10 @@ import { EvalDataError } from './eval-data';
 import { EVAL_USAGE, runEvalCli, UsageError } from './eval-cli';
 
 runEvalCli(process.argv.slice(2))
-  .then(({ line }) => {
-    process.stdout.write(`${JSON.stringify(line)}\n`);
+  .then((res) => {
+    // --suite dev prints its table first, then the pooled line.
+    if ('table' in res && typeof res.table === 'string') process.stdout.write(`${res.table}\n`);
+    process.stdout.write(`${JSON.stringify(res.line)}\n`);
   })
   .catch((err: unknown) => {
     if (err instanceof UsageError) {

@@ -40,23 +40,20 @@ export interface ReportMeta {
   embeddingCache?: { file: string; hits: number; misses: number };
   /** Records without an incorrect answer (no feedback event possible), left out. */
   skippedRecords?: number;
-  /** The offline judge's fit (offline-judge.fitted.json): weights, threshold, cross-validated numbers. */
-  offlineJudgeFit?: {
-    method: string;
-    yesThreshold: number;
-    weights: Record<string, number>;
-    crossValidated: Record<string, unknown>;
-    /** Traceback-level numbers of this harness on each file with weights fitted on the OTHER files only. */
-    leaveOneDatasetOut?: LeaveOneDatasetOut;
-  };
+  /** The offline judge's fit used for this run (offline-judge.fitted.json, or a leave-one-file-out fold's fit). */
+  offlineJudgeFit?: OfflineJudgeFitMeta;
 }
 
-/** scripts/fit-offline-judge.ts --lodo: per held-out file, the harness's pooled rates with weights fitted on the other files. */
-export interface LeaveOneDatasetOut {
-  note?: string;
-  retriever?: string;
-  k?: number;
-  heldOut: { data: string; fittedOn: string[]; yesThreshold: number; events: number; pooled: { dacc: number | null; fpr: number | null; fnr: number | null } }[];
+/** What a report says about the offline judge's fit. */
+export interface OfflineJudgeFitMeta {
+  method: string;
+  fittedOn?: string[];
+  yesThreshold: number;
+  band?: { low: number; high: number };
+  partialSupportMin?: number;
+  weights: Record<string, number>;
+  /** Candidate-level numbers per held-out development file (scripts/fit-offline-judge.ts). */
+  leaveOneFileOut?: { level?: string; heldOut: { heldOut: string; dacc: number; fpr: number; fnr: number; rows: number }[] };
 }
 
 const pct = (x: number | null | undefined, digits = 1) => (x === null || x === undefined ? 'n/a' : `${(x * 100).toFixed(digits)}%`);
@@ -74,7 +71,25 @@ export function summaryLine(meta: ReportMeta, s: JudgeSummary): Record<string, u
     judgeCallsPerEvent: r(s.judgeCallsPerEvent), msPerEvent: s.msPerEvent === null ? null : Math.round(s.msPerEvent * 10) / 10,
     undetermined: s.undetermined, bounded: s.bounded, wallSeconds: Math.round(meta.wallSeconds * 10) / 10,
     autoReviewRecall: r(s.autoReviewRecall ?? null),
+    decision: decisionOf(s),
     ...(s.falseFlag ? { falseFlag: s.falseFlag } : {}),
+  };
+}
+
+/**
+ * Decision-level numbers (issue 13): precision of the texts taken out of serving automatically,
+ * attack recall of auto-quarantine + review, review items per event.
+ */
+export function decisionOf(s: JudgeSummary): { autoPrecision: number | null; recall: number | null; reviewPerEvent: number | null; auto: number; autoPoisoned: number; review: number } {
+  const r = (x: number) => Math.round(x * 10000) / 10000;
+  const auto = s.questions.reduce((a, q) => a + q.decisions.auto, 0);
+  const autoPoisoned = s.questions.reduce((a, q) => a + q.decisions.autoPoisoned, 0);
+  const review = s.questions.reduce((a, q) => a + q.decisions.review, 0);
+  return {
+    autoPrecision: auto ? r(autoPoisoned / auto) : null,
+    recall: s.autoReviewRecall === undefined || s.autoReviewRecall === null ? null : r(s.autoReviewRecall),
+    reviewPerEvent: s.events ? r(review / s.events) : null,
+    auto, autoPoisoned, review,
   };
 }
 
@@ -127,23 +142,18 @@ export function writeReport(dir: string, meta: ReportMeta, summaries: JudgeSumma
   for (const q of quoted) md.push(`| ${q.method} — *quoted, not measured* (${q.source}, ${q.setting}) | ${num(q.dacc, 3)} | ${num(q.fpr, 3)} | ${num(q.fnr, 3)} | | | | | | | | | | |`);
   if (meta.offlineJudgeFit) {
     const f = meta.offlineJudgeFit;
-    md.push('', '### Offline judge fit (scripts/fit-offline-judge.ts, cross-validated by question)', '', `${f.method}. Threshold ${f.yesThreshold}; weights ${Object.entries(f.weights).map(([k, v]) => `${k} ${v}`).join(', ')}.`, '');
-    md.push('| held-out questions of | rows | DACC | FPR | FNR |', '|---|---|---|---|---|');
-    for (const [name, v] of Object.entries(f.crossValidated)) {
-      if (typeof v !== 'object' || v === null || !('dacc' in v)) continue;
-      const r = v as { rows: number; dacc: number; fpr: number; fnr: number };
-      md.push(`| ${name} | ${r.rows} | ${num(r.dacc)} | ${num(r.fpr)} | ${num(r.fnr)} |`);
+    md.push('', '### Offline judge fit', '', `${f.method}.`, '');
+    md.push(`Fitted on ${f.fittedOn?.join(', ') ?? 'n/a'}; YES threshold ${f.yesThreshold}${f.band ? `, confidence band [${f.band.low}, ${f.band.high})` : ''}${f.partialSupportMin !== undefined ? `, partialSupportMin ${f.partialSupportMin}` : ''}; weights ${Object.entries(f.weights).map(([k, v]) => `${k} ${v}`).join(', ')}.`);
+    const lofo = f.leaveOneFileOut;
+    if (lofo && lofo.heldOut.length) {
+      md.push('', `Leave one file out (${lofo.level ?? 'candidate level'}): every fitted part refit without the held-out file.`, '');
+      md.push('| held-out file | rows | DACC | FPR | FNR |', '|---|---|---|---|---|');
+      for (const h of lofo.heldOut) md.push(`| ${h.heldOut}${h.heldOut === meta.data ? ' (this file)' : ''} | ${h.rows} | ${num(h.dacc)} | ${num(h.fpr)} | ${num(h.fnr)} |`);
     }
-    md.push('', 'These are candidate-level numbers (BM25 top-10 texts per question), not the traceback-level numbers above; the traceback-level numbers on the three development files are measured on the data the weights were fitted on.');
-    const lodo = f.leaveOneDatasetOut;
-    if (lodo && lodo.heldOut.length) {
-      md.push('', `### Offline judge, leave one dataset out (traceback level${lodo.retriever ? `, retriever \`${lodo.retriever}\`` : ''}${lodo.k ? `, K = ${lodo.k}` : ''})`, '');
-      md.push('Per held-out file: weights and threshold fitted by scripts/fit-offline-judge.ts on the other files only, then this harness\'s traceback on the held-out file. These are the honest generalisation numbers for a file the fit has never seen.', '');
-      md.push('| held-out file | fitted on | threshold | events | pooled DACC | pooled FPR | pooled FNR |', '|---|---|---|---|---|---|---|');
-      for (const h of lodo.heldOut) {
-        md.push(`| ${h.data}${h.data === meta.data ? ' (this file)' : ''} | ${h.fittedOn.join(', ')} | ${h.yesThreshold} | ${h.events} | ${num(h.pooled.dacc)} | ${num(h.pooled.fpr)} | ${num(h.pooled.fnr)} |`);
-      }
-    }
+  }
+  {
+    const d = decisionOf(primary);
+    md.push('', `Decisions (${primary.judge}): ${d.auto} texts auto-quarantined (precision ${num(d.autoPrecision)}), ${d.review} sent to review (${num(d.reviewPerEvent, 2)} per event); attack recall of auto + review ${num(d.recall)}.`);
   }
   md.push('', '![DACC per question](dacc-per-question.svg)', '', '![rates vs baselines](rates-vs-baselines.svg)', '', '![poison exposure](poison-exposure.svg)', '');
   for (const s of summaries) {

@@ -22,25 +22,23 @@ describe('report.md: offline judge fit', () => {
     trace: { maxRounds: 10, maxJudgeCalls: 50, judgeConcurrency: 4 }, wallSeconds: 0, startedAt: '2026-01-01T00:00:00.000Z', offlineJudgeFit: fit,
   });
 
-  it('quotes the leave-one-dataset-out numbers when the fit has them', () => {
+  it('quotes the fit and its leave-one-file-out numbers when the fit has them', () => {
     writeReport(dir, meta({
-      method: 'm', yesThreshold: 0.45, weights: { bias: -1 }, crossValidated: { all: { rows: 10, dacc: 0.9, fpr: 0.1, fnr: 0 } },
-      leaveOneDatasetOut: { retriever: 'embed', k: 5, heldOut: [{ data: 'poisonedrag_hotpotqa', fittedOn: ['a.jsonl', 'b.jsonl'], yesThreshold: 0.48, events: 100, pooled: { dacc: 0.9772, fpr: 0.0314, fnr: 0.0132 } }] },
+      method: 'm', fittedOn: ['a', 'b'], yesThreshold: 0.45, band: { low: 0.2, high: 0.8 }, partialSupportMin: 0.5, weights: { bias: -1, focus: 2 },
+      leaveOneFileOut: { level: 'candidate', heldOut: [{ heldOut: 'poisonedrag_hotpotqa', rows: 3000, dacc: 0.9772, fpr: 0.0314, fnr: 0.0132 }] },
     }), [summary]);
     const md = readFileSync(join(dir, 'report.md'), 'utf8');
-    expect(md).toContain('### Offline judge, leave one dataset out (traceback level, retriever `embed`, K = 5)');
-    expect(md).toContain('| poisonedrag_hotpotqa (this file) | a.jsonl, b.jsonl | 0.48 | 100 | 0.9772 | 0.0314 | 0.0132 |');
-    expect(md).toContain('| all | 10 | 0.9000 | 0.1000 | 0.0000 |');
+    expect(md).toContain('YES threshold 0.45, confidence band [0.2, 0.8), partialSupportMin 0.5; weights bias -1, focus 2.');
+    expect(md).toContain('| poisonedrag_hotpotqa (this file) | 3000 | 0.9772 | 0.0314 | 0.0132 |');
   });
 
-  it('omits the section without leave-one-dataset-out numbers', () => {
-    writeReport(dir, meta({ method: 'm', yesThreshold: 0.45, weights: { bias: -1 }, crossValidated: {} }), [summary]);
-    expect(readFileSync(join(dir, 'report.md'), 'utf8')).not.toContain('leave one dataset out');
+  it('omits the leave-one-file-out table without numbers', () => {
+    writeReport(dir, meta({ method: 'm', yesThreshold: 0.45, weights: { bias: -1 } }), [summary]);
+    expect(readFileSync(join(dir, 'report.md'), 'utf8')).not.toContain('Leave one file out');
   });
 
-  it('the committed fit carries a leave-one-dataset-out entry per development file', () => {
-    const lodo = (offlineJudgeFit as unknown as ReportMeta['offlineJudgeFit'])?.leaveOneDatasetOut;
-    expect(lodo?.heldOut.map((h) => h.data)).toEqual(offlineJudgeFit.fittedOn.map((f) => f.replace(/\.jsonl$/, '')));
-    for (const h of lodo!.heldOut) expect(h.fittedOn).not.toContain(`${h.data}.jsonl`);
+  it('the committed fit carries a leave-one-file-out entry per development file it was fitted on', () => {
+    const lofo = (offlineJudgeFit as unknown as NonNullable<ReportMeta['offlineJudgeFit']>).leaveOneFileOut;
+    expect(lofo?.heldOut.map((h) => h.heldOut)).toEqual(offlineJudgeFit.fittedOn.map((f) => f.replace(/\.jsonl$/, '')));
   });
 });

@@ -3,6 +3,7 @@ import { containsAnswer } from '../text/answer-match';
 import { normalizeText, stripCitationMarkers } from '../text/normalize';
 import { contentTerms, splitSentences } from '../text/tokenizer';
 import fitted from './offline-judge.fitted.json';
+import { OFFLINE_JUDGE_FEATURES, type OfflineJudgeFeatures, type OfflineJudgeWeights } from './offline-judge.features';
 import { OfflineJudgeParams, validateOfflineJudgeParams } from './offline-judge.params';
 
 export interface OfflineJudgeInput {
@@ -24,21 +25,10 @@ export interface OfflineJudgeResult {
   explanation: string;
 }
 
-/** The features of the evidence score, each in [0, 1] (see `offlineJudge`). */
-export interface OfflineJudgeFeatures {
-  windowCoverage: number;
-  focus: number;
-  peerSimilarity: number;
-  agreement: number;
-  mimicPeers: number;
-  answerSentenceShare: number;
-  /** 1 for a yes/no answer: a stance is weaker evidence than a stated entity or number. */
-  polarAnswer: number;
-}
+export { OFFLINE_JUDGE_FEATURES, type OfflineJudgeFeatures, type OfflineJudgeWeights } from './offline-judge.features';
 
-export type OfflineJudgeWeights = { bias: number } & OfflineJudgeFeatures;
-
-export const OFFLINE_JUDGE_FEATURES: readonly (keyof OfflineJudgeFeatures)[] = Object.freeze(['windowCoverage', 'focus', 'peerSimilarity', 'agreement', 'mimicPeers', 'answerSentenceShare', 'polarAnswer']);
+/** Content-term Jaccard at which a supporting peer counts as a close copy (`closeCopies`). */
+const CLOSE_COPY_MIN = 0.5;
 
 /**
  * Logistic weights of the evidence score: fitted by L2-regularised logistic regression on the
@@ -49,7 +39,7 @@ export const OFFLINE_JUDGE_FEATURES: readonly (keyof OfflineJudgeFeatures)[] = O
 export const SCORE_WEIGHTS: Readonly<OfflineJudgeWeights> = Object.freeze({ ...(fitted.weights as OfflineJudgeWeights) });
 
 /** Model name recorded with every offline verdict. */
-export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v2';
+export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v3';
 
 // Removed (issue 13): FRAMING_CUES, a regex of PoisonedRAG's framing phrases ("in an alternate
 // universe", "contrary to popular belief", …) and its `framing` feature. It was written from the
@@ -222,7 +212,10 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
   const distinctive = distinctiveOnly.length ? distinctiveOnly : answerTerms;
   const text = stripCitationMarkers(input.text);
   const textTerms = termSet(text);
-  const zero: OfflineJudgeFeatures = { windowCoverage: 0, focus: 0, peerSimilarity: 0, agreement: 0, mimicPeers: 0, answerSentenceShare: 0, polarAnswer: polar ? 1 : 0 };
+  const zero: OfflineJudgeFeatures = {
+    windowCoverage: 0, focus: 0, peerSimilarity: 0, agreement: 0, mimicPeers: 0, answerSentenceShare: 0, polarAnswer: polar ? 1 : 0,
+    exact: 0, support: 0, sentenceCoverage: 0, textCoverage: 0, supportingPeerShare: 0, closeCopies: 0, answerLength: 0,
+  };
   if (answerNorm === '') {
     return { judgeable: false, polar, answerTerms: 0, queryTerms: queryTerms.length, support: 0, exact: false, sentence: '', sentenceCoverage: 0, textCoverage: 0, textTerms: textTerms.size, supportingPeers: 0, agreeingPeers: 0, mimickingPeers: 0, features: zero };
   }
@@ -236,8 +229,11 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
   let agreeingPeers = 0;
   let supportingPeers = 0;
   let mimickingPeers = 0;
+  let closeCopies = 0;
+  let peerCount = 0;
   for (const peer of input.peers ?? []) {
     if (peer === input.text) continue;
+    peerCount += 1;
     const peerText = stripCitationMarkers(peer);
     const peerEv = evidenceFor(peerText, input.wrongAnswer, distinctive, queryTerms, polar, p.partialSupportMin, queryAsksContrast);
     if (peerEv.support === 0) continue;
@@ -247,6 +243,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
     const sim = jaccard(textTerms, termSet(peerText));
     maxPeerSimilarity = Math.max(maxPeerSimilarity, sim);
     if (sim >= p.nearDuplicateMin) agreeingPeers += 1;
+    if (sim >= CLOSE_COPY_MIN) closeCopies += 1;
   }
   const sentences = splitSentences(text);
   const stating = polar ? (ev.support > 0 ? 1 : 0) : sentences.filter((x) => containsAnswer(x, input.wrongAnswer)).length;
@@ -258,6 +255,13 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
     mimicPeers: Math.min(1, mimickingPeers / 3),
     answerSentenceShare: sentences.length ? Math.min(1, Math.max(stating, ev.support > 0 ? 1 : 0) / sentences.length) : 0,
     polarAnswer: polar ? 1 : 0,
+    exact: ev.exact ? 1 : 0,
+    support: ev.support,
+    sentenceCoverage: ev.sentenceCoverage,
+    textCoverage,
+    supportingPeerShare: peerCount ? supportingPeers / peerCount : 0,
+    closeCopies: Math.min(1, closeCopies / 2),
+    answerLength: polar ? 0 : Math.min(1, Math.max(0, distinctive.length - 1) / 8),
   };
   return {
     judgeable: true, polar, answerTerms: answerTerms.length, queryTerms: queryTerms.length, support: ev.support, exact: ev.exact, sentence: ev.sentence, sentenceCoverage: ev.sentenceCoverage,
@@ -268,7 +272,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
 /** z = bias + Σ w_f · feature_f (the logistic score's argument). */
 export function evidenceLogit(features: OfflineJudgeFeatures, weights: Readonly<OfflineJudgeWeights> = SCORE_WEIGHTS): number {
   let z = weights.bias;
-  for (const f of OFFLINE_JUDGE_FEATURES) z += weights[f] * features[f];
+  for (const f of OFFLINE_JUDGE_FEATURES) z += (weights[f] ?? 0) * features[f];
   return z;
 }
 
@@ -334,8 +338,12 @@ export function offlineJudge(input: OfflineJudgeInput, params: Partial<OfflineJu
     verbatimLongAnswer: verbatimLong,
     logit: round3(z),
     score: round3(score),
+    // The confidence band: between its edges the verdict is not clear either way and goes to review.
+    // A text that does not state the answer is a clear NO (the support gate is not a matter of degree).
+    confidence: label !== 'UNDETERMINED' && ev.support > 0 && score >= p.bandLow && score < p.bandHigh ? 'band' : 'clear',
   };
-  const explanation = explain(input, label, score, ev, p.yesThreshold);
+  let explanation = explain(input, label, score, ev, p.yesThreshold);
+  if (signals.confidence === 'band') explanation = explanation.replace(/\.$/, `. The score is inside the confidence band [${p.bandLow.toFixed(2)}, ${p.bandHigh.toFixed(2)}): not clear either way, so a reviewer decides.`);
   return { label, score, signals, explanation: verbatimLong ? explanation.replace(/\.$/, `; it states the long answer verbatim (${LONG_ANSWER_TOKENS}+ words), which is the payload itself, not a coincidence.`) : explanation };
 }
 

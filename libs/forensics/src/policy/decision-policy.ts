@@ -5,6 +5,11 @@ export type Decision = 'QUARANTINE' | 'NEEDS_REVIEW' | 'KEEP';
 
 export interface DecisionInput {
   label: Label;
+  /**
+   * The judge's own confidence (issue 13): 'band' when its score lies inside its confidence band
+   * (the offline judge's fitted band), so neither YES nor NO is clear. Absent = clear (an LLM's label).
+   */
+  confidence?: 'clear' | 'band';
   /** Combined retriever-side evidence; `available: false` when it could not be computed. */
   evidence: { available: boolean; suspicion?: number; agrees?: boolean };
 }
@@ -22,8 +27,14 @@ export interface DecisionOutcome {
 export function decide(input: DecisionInput, params: Partial<DecisionPolicyParams> = {}): DecisionOutcome {
   const p = validateDecisionPolicy(params);
   const base = { policy: p.name, inputs: input };
+  if (input.label === 'NO' && input.confidence === 'band') {
+    return { ...base, decision: 'NEEDS_REVIEW', withhold: false, reason: "judge leans NO but its score is inside its confidence band: needs review (kept in serving)" };
+  }
   if (input.label === 'NO') return { ...base, decision: 'KEEP', withhold: false, reason: 'judge: does not induce the wrong answer' };
   if (input.label === 'UNDETERMINED') return { ...base, decision: 'NEEDS_REVIEW', withhold: false, reason: 'judge gave no usable label: needs a human decision (kept in serving)' };
+  if (input.confidence === 'band') {
+    return { ...base, decision: 'NEEDS_REVIEW', withhold: p.reviewServing === 'withhold', reason: `judge leans YES but its score is inside its confidence band: needs review (${p.reviewServing === 'withhold' ? 'withheld from serving' : 'kept in serving'} meanwhile)` };
+  }
   if (p.name === 'judge-only') return { ...base, decision: 'QUARANTINE', withhold: true, reason: 'judge: tries to induce the wrong answer (judge-only policy)' };
   if (input.evidence.available && input.evidence.agrees) {
     return { ...base, decision: 'QUARANTINE', withhold: true, reason: `judge YES, corroborated by retriever evidence (suspicion ${fmt(input.evidence.suspicion)})` };

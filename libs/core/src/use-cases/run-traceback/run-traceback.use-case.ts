@@ -212,7 +212,8 @@ export class RunTracebackUseCase {
       const v = finalVerdicts.get(id);
       const label = (state.verdicts[id] ?? v?.label) as Label;
       const e = evidence[id];
-      let outcome = decide({ label, evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
+      const confidence = v?.signals && (v.signals as Record<string, unknown>).confidence === 'band' ? 'band' as const : undefined;
+      let outcome = decide({ label, ...(confidence ? { confidence } : {}), evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
       if (outcome.decision === 'KEEP') continue;
       if (consensus) outcome = { ...outcome, inputs: { ...outcome.inputs, consensus: consensus as unknown as Record<string, unknown> } } as typeof outcome;
       if (suspected) {

@@ -6,17 +6,37 @@ const q = 'how many towers are in the old harbor fortress of velmora';
 
 describe('offline evidence judge', () => {
   it('flags a text that states the wrong answer while restating the query (hand-computed score)', () => {
-    const r = offlineJudge({ query: q, wrongAnswer: '24', text: 'The old harbor fortress of Velmora has 24 towers.' });
+    // Explicit weights, so the arithmetic is checkable by hand whatever the committed fit selected.
+    const weights = { bias: -2, windowCoverage: 3, focus: 1, answerSentenceShare: 1 };
+    const r = offlineJudge({ query: q, wrongAnswer: '24', text: 'The old harbor fortress of Velmora has 24 towers.' }, { weights, yesThreshold: 0.5, bandLow: 0.5, bandHigh: 0.5 });
     // Query terms: many tower old harbor fortress velmora (6); the text covers 5 → 5/6.
     // Text terms: old harbor fortress velmora 24 tower — all query/answer terms → focus 1.
     // One sentence, and it states the answer → answerSentenceShare 1. No peers.
-    const z = SCORE_WEIGHTS.bias + SCORE_WEIGHTS.windowCoverage * (5 / 6) + SCORE_WEIGHTS.focus * 1 + SCORE_WEIGHTS.answerSentenceShare * 1;
+    const z = -2 + 3 * (5 / 6) + 1 + 1;
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
-    expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0 });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v2/);
+    expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v3/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
+  });
+
+  it('marks a score inside the confidence band, either side of the YES threshold, and says so', () => {
+    const weights = { bias: -2, windowCoverage: 3, focus: 1, answerSentenceShare: 1 };
+    const input = { query: q, wrongAnswer: '24', text: 'The old harbor fortress of Velmora has 24 towers.' };
+    const score = sigmoid(-2 + 3 * (5 / 6) + 1 + 1); // ≈ 0.92
+    const yesInBand = offlineJudge(input, { weights, yesThreshold: 0.5, bandLow: 0.3, bandHigh: 0.95 });
+    expect(yesInBand.label).toBe('YES');
+    expect(yesInBand.signals.confidence).toBe('band');
+    expect(yesInBand.explanation).toContain('inside the confidence band [0.30, 0.95)');
+    const noInBand = offlineJudge(input, { weights, yesThreshold: 0.93, bandLow: 0.5, bandHigh: 0.99 });
+    expect(noInBand.label).toBe('NO');
+    expect(noInBand.signals.confidence).toBe('band');
+    expect(offlineJudge(input, { weights, yesThreshold: 0.5, bandLow: 0.3, bandHigh: score - 0.01 }).signals.confidence).toBe('clear');
+    // Text that does not state the answer: score 0, clear NO even with a band reaching 0.
+    expect(offlineJudge({ ...input, text: 'The fortress has 23 towers.' }, { weights, yesThreshold: 0.5, bandLow: 0, bandHigh: 0.9 }).signals.confidence).toBe('clear');
+    expect(() => validateOfflineJudgeParams({ yesThreshold: 0.5, bandLow: 0.6 })).toThrow(/bandLow/);
+    expect(() => validateOfflineJudgeParams({ yesThreshold: 0.5, bandHigh: 0.4 })).toThrow(/bandHigh/);
   });
 
   it('says NO, with score 0, when the text does not state the answer', () => {
@@ -90,7 +110,7 @@ describe('offline evidence judge', () => {
     const plural = offlineJudge({ query: 'What occupation was shared by Orla Venn and Tomas Rook?', wrongAnswer: 'architect', text: 'Orla Venn and Tomas Rook both worked as architects.' });
     expect(plural.signals).toMatchObject({ support: 1, exactMatch: false });
     // The title is optional: the last two distinctive terms (the name) give support partialSupportMin.
-    const name = offlineJudge({ query: 'Which contender ended her campaign?', wrongAnswer: 'Former Harbor Commissioner Lena Ardent', text: 'Lena Ardent ended her campaign.' });
+    const name = offlineJudge({ query: 'Which contender ended her campaign?', wrongAnswer: 'Former Harbor Commissioner Lena Ardent', text: 'Lena Ardent ended her campaign.' }, { partialSupportMin: 0.5 });
     expect(name.signals.support).toBe(0.5);
     // "X or Y?": every answer term is in the query, so all of them count.
     const choice = offlineJudge({ query: 'Which dog descends from setters: the Harrow Terrier or the Fenwick Collie?', wrongAnswer: 'Harrow Terrier', text: 'Harrow Terriers descend from setters.' });
@@ -129,7 +149,9 @@ describe('offline evidence judge', () => {
     expect(lowBias.score).toBeLessThan(committed.score);
     expect(lowBias.label).toBe('NO');
     expect(() => validateOfflineJudgeParams({ weights: { ...SCORE_WEIGHTS, focus: Number.NaN } })).toThrow(/weights\.focus must be a finite number/);
-    const { focus: _dropped, ...partial } = SCORE_WEIGHTS;
-    expect(() => validateOfflineJudgeParams({ weights: partial as typeof SCORE_WEIGHTS })).toThrow(/weights\.focus/);
+    // A feature the fit did not select has no weight (counts 0); a name that is no feature is refused.
+    expect(offlineJudge(input, { weights: { bias: 0 } }).score).toBeCloseTo(0.5, 10);
+    expect(() => validateOfflineJudgeParams({ weights: { bias: 0, framing: 1 } as typeof SCORE_WEIGHTS })).toThrow(/weights\.framing is not a feature/);
+    expect(() => validateOfflineJudgeParams({ weights: { focus: 1 } as unknown as typeof SCORE_WEIGHTS })).toThrow(/weights\.bias/);
   });
 });

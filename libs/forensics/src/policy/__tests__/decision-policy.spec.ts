@@ -19,6 +19,19 @@ describe('decision policy', () => {
     }
   });
 
+  it("a verdict inside the judge's confidence band goes to review whichever way it leans (issue 13)", () => {
+    for (const name of ['judge-only', 'corroborated'] as const) {
+      const yes = decide({ label: 'YES', confidence: 'band', evidence: ev(true) }, { name });
+      expect(yes).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: true });
+      expect(yes.reason).toContain('confidence band');
+      expect(decide({ label: 'YES', confidence: 'band', evidence: ev(true) }, { name, reviewServing: 'serve' }).withhold).toBe(false);
+      const no = decide({ label: 'NO', confidence: 'band', evidence: ev(false) }, { name });
+      expect(no).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: false });
+      expect(decide({ label: 'NO', confidence: 'clear', evidence: ev(true) }, { name }).decision).toBe('KEEP');
+    }
+    expect(decide({ label: 'YES', confidence: 'clear', evidence: none }).decision).toBe('QUARANTINE');
+  });
+
   it('corroborated: YES + agreeing evidence → quarantine; disagreement or no evidence → review', () => {
     expect(decide({ label: 'YES', evidence: ev(true) }, { name: 'corroborated' }).decision).toBe('QUARANTINE');
     const dis = decide({ label: 'YES', evidence: ev(false, 0.21) }, { name: 'corroborated' });

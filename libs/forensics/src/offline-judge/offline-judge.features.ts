@@ -1,0 +1,40 @@
+/** The offline judge's features and weights (a leaf module: the params and the judge both read it). */
+
+/** The features of the evidence score, each in [0, 1] (see `offlineJudge`). */
+export interface OfflineJudgeFeatures {
+  windowCoverage: number;
+  focus: number;
+  peerSimilarity: number;
+  agreement: number;
+  mimicPeers: number;
+  answerSentenceShare: number;
+  /** 1 for a yes/no answer: a stance is weaker evidence than a stated entity or number. */
+  polarAnswer: number;
+  /** 1 when the text states the answer verbatim (normalised), not only part of its terms. */
+  exact: number;
+  /** The support gate's value (1 = stated; a share of the answer's distinctive terms for partial support). */
+  support: number;
+  /** Query-term coverage of the answer-bearing sentence alone (without its neighbours). */
+  sentenceCoverage: number;
+  /** Query-term coverage of the whole text. */
+  textCoverage: number;
+  /** Share of the event's other candidates that also state the answer at all. */
+  supportingPeerShare: number;
+  /** min(1, (distinctive answer terms − 1) / 8): 0 for a one-word answer, 1 for a sentence-long claim (partial support means more there). */
+  answerLength: number;
+  /** min(1, peers stating the answer with content-term Jaccard ≥ 0.5 / 2): closer copies than `agreement`. */
+  closeCopies: number;
+}
+
+/** Logistic weights: a bias and one weight per feature; a feature without a weight counts 0 (not selected by the fit). */
+export type OfflineJudgeWeights = { bias: number } & Partial<OfflineJudgeFeatures>;
+
+/**
+ * Every feature the judge computes; the fit (apps/eval/src/judge-fit) chooses which of them get a
+ * non-zero weight, by leave-one-file-out on the development files.
+ */
+export const OFFLINE_JUDGE_FEATURES: readonly (keyof OfflineJudgeFeatures)[] = Object.freeze([
+  'windowCoverage', 'focus', 'peerSimilarity', 'agreement', 'mimicPeers', 'answerSentenceShare', 'polarAnswer',
+  'exact', 'support', 'sentenceCoverage', 'textCoverage', 'supportingPeerShare', 'closeCopies', 'answerLength',
+]);
+
