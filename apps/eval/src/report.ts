@@ -78,7 +78,7 @@ export function summaryLine(meta: ReportMeta, s: JudgeSummary): Record<string, u
 
 /**
  * Decision-level numbers (issue 13): precision of the texts taken out of serving automatically,
- * attack recall of auto-quarantine + review, review items per event.
+ * attack recall of auto-quarantine + review over the planted texts the traceback judged, review items per event.
  */
 export function decisionOf(s: JudgeSummary): { autoPrecision: number | null; recall: number | null; reviewPerEvent: number | null; auto: number; autoPoisoned: number; review: number } {
   const r = (x: number) => Math.round(x * 10000) / 10000;
@@ -87,7 +87,8 @@ export function decisionOf(s: JudgeSummary): { autoPrecision: number | null; rec
   const review = s.questions.reduce((a, q) => a + q.decisions.review, 0);
   return {
     autoPrecision: auto ? r(autoPoisoned / auto) : null,
-    recall: s.autoReviewRecall === undefined || s.autoReviewRecall === null ? null : r(s.autoReviewRecall),
+    // Over the planted texts the traceback judged (the judge's reach; 1 − FNR is its counterpart). `autoReviewRecall` is over all planted texts.
+    recall: s.pooled.counts.tp + s.pooled.counts.fn ? r(s.questions.reduce((a, q) => a + q.decisions.autoPoisoned + q.decisions.reviewPoisoned, 0) / (s.pooled.counts.tp + s.pooled.counts.fn)) : null,
     reviewPerEvent: s.events ? r(review / s.events) : null,
     auto, autoPoisoned, review,
   };

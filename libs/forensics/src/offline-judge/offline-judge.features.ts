@@ -22,6 +22,8 @@ export interface OfflineJudgeFeatures {
   supportingPeerShare: number;
   /** min(1, (distinctive answer terms − 1) / 8): 0 for a one-word answer, 1 for a sentence-long claim (partial support means more there). */
   answerLength: number;
+  /** min(1, distinctive answer terms found anywhere in the text / 4): how much of the claim the text carries, as a count (a paraphrased sentence-long claim states few of its terms as a share, many as a count). */
+  answerTermsStated: number;
   /** min(1, peers stating the answer with content-term Jaccard ≥ 0.5 / 2): closer copies than `agreement`. */
   closeCopies: number;
 }
@@ -35,6 +37,6 @@ export type OfflineJudgeWeights = { bias: number } & Partial<OfflineJudgeFeature
  */
 export const OFFLINE_JUDGE_FEATURES: readonly (keyof OfflineJudgeFeatures)[] = Object.freeze([
   'windowCoverage', 'focus', 'peerSimilarity', 'agreement', 'mimicPeers', 'answerSentenceShare', 'polarAnswer',
-  'exact', 'support', 'sentenceCoverage', 'textCoverage', 'supportingPeerShare', 'closeCopies', 'answerLength',
+  'exact', 'support', 'sentenceCoverage', 'textCoverage', 'supportingPeerShare', 'closeCopies', 'answerLength', 'answerTermsStated',
 ]);
 

@@ -214,7 +214,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
   const textTerms = termSet(text);
   const zero: OfflineJudgeFeatures = {
     windowCoverage: 0, focus: 0, peerSimilarity: 0, agreement: 0, mimicPeers: 0, answerSentenceShare: 0, polarAnswer: polar ? 1 : 0,
-    exact: 0, support: 0, sentenceCoverage: 0, textCoverage: 0, supportingPeerShare: 0, closeCopies: 0, answerLength: 0,
+    exact: 0, support: 0, sentenceCoverage: 0, textCoverage: 0, supportingPeerShare: 0, closeCopies: 0, answerLength: 0, answerTermsStated: 0,
   };
   if (answerNorm === '') {
     return { judgeable: false, polar, answerTerms: 0, queryTerms: queryTerms.length, support: 0, exact: false, sentence: '', sentenceCoverage: 0, textCoverage: 0, textTerms: textTerms.size, supportingPeers: 0, agreeingPeers: 0, mimickingPeers: 0, features: zero };
@@ -262,6 +262,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
     supportingPeerShare: peerCount ? supportingPeers / peerCount : 0,
     closeCopies: Math.min(1, closeCopies / 2),
     answerLength: polar ? 0 : Math.min(1, Math.max(0, distinctive.length - 1) / 8),
+    answerTermsStated: polar ? (ev.support > 0 ? 1 : 0) : Math.min(1, distinctive.filter((t) => textTerms.has(t)).length / 4),
   };
   return {
     judgeable: true, polar, answerTerms: answerTerms.length, queryTerms: queryTerms.length, support: ev.support, exact: ev.exact, sentence: ev.sentence, sentenceCoverage: ev.sentenceCoverage,
@@ -296,7 +297,7 @@ export function evidenceLogit(features: OfflineJudgeFeatures, weights: Readonly<
  *    min(1, peers stating t while restating ≥ 1/2 of the query / 3) — paraphrases, not only copies.
  *
  *   z = w₀ + Σ w_f · feature_f        (weights SCORE_WEIGHTS, fitted: offline-judge.fitted.json)
- *   score = support · σ(z)            (0 when the text does not state t: it cannot induce it)
+ *   score = σ(z) when the text states t (support > 0; the support value is itself a feature), else 0: it cannot induce it
  *
  * A verbatim statement of an answer of ≥ 6 normalised tokens (a scripted refusal, a sentence-long
  * claim) sets score = 1: a prior for answers the development files do not contain.
@@ -317,7 +318,7 @@ export function offlineJudge(input: OfflineJudgeInput, params: Partial<OfflineJu
   // is not a coincidence: it is the payload itself. A prior, not fitted (the development files
   // have almost no such answers).
   const verbatimLong = ev.exact && normalizeText(input.wrongAnswer).split(' ').length >= LONG_ANSWER_TOKENS;
-  const score = ev.support === 0 ? 0 : verbatimLong ? 1 : ev.support / (1 + Math.exp(-z));
+  const score = ev.support === 0 ? 0 : verbatimLong ? 1 : 1 / (1 + Math.exp(-z));
   const label: Label = score >= p.yesThreshold ? 'YES' : score >= p.undeterminedBelow ? 'UNDETERMINED' : 'NO';
   const f = ev.features;
   const signals: Record<string, number | boolean | string> = {
