@@ -1,13 +1,9 @@
-export { birdSuspicion, gradaSuspicion, progrankSuspicion, combineEvidence } from './evidence';
+export { birdSuspicion, gradaSuspicion, progrankSuspicion, combineEvidence, FITTED_EVIDENCE_CALIBRATION } from './evidence';
 export type { GradaEvidenceInput, EvidenceInput, CombinedEvidence } from './evidence';
+export { DEFAULT_COMBINE_EVIDENCE_THRESHOLDS, validateCombineEvidenceThresholds } from './evidence.params';
+export type { EvidenceSignal, SignalSuspicionParams, CombineEvidenceParams } from './evidence.params';
 export {
-  DEFAULT_BIRD_SUSPICION_PARAMS,
-  DEFAULT_GRADA_SUSPICION_PARAMS,
-  DEFAULT_PROGRANK_SUSPICION_PARAMS,
-  DEFAULT_COMBINE_EVIDENCE_PARAMS,
-  validateBirdSuspicionParams,
-  validateGradaSuspicionParams,
-  validateProgrankSuspicionParams,
-  validateCombineEvidenceParams,
-} from './evidence.params';
-export type { EvidenceSignal, BirdSuspicionParams, GradaSuspicionParams, ProgrankSuspicionParams, CombineEvidenceParams } from './evidence.params';
+  EVIDENCE_SIGNALS, birdFeature, gradaFeatures, progrankFeature, signalFeatures, sigmoid, logit, applyLogistic, calibratedSignal, subsetKey,
+  combineCalibrated, fitLogistic, fitEvidenceCalibration, scoreEvidenceRows, auroc,
+} from './calibration';
+export type { RawEvidence, CalibrationRow, LogisticModel, EvidenceCalibration } from './calibration';

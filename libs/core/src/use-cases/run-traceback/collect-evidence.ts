@@ -184,7 +184,7 @@ export async function collectEvidence(args: {
     const b = bird.get(id);
     const g = grada.get(id);
     const p = progrank.get(id);
-    const bs = b ? birdSuspicion(b, { epsilon: s.birdEpsilon }) : undefined;
+    const bs = b ? birdSuspicion(b) : undefined;
     const gs = g ? gradaSuspicion(g) : undefined;
     const ps = p && p.probed ? progrankSuspicion(p) : undefined;
     const { id: _b, ...bRest } = b ?? ({} as BirdResult);

@@ -2,58 +2,59 @@ import {
   birdScores,
   birdSuspicion,
   combineEvidence,
-  DEFAULT_BIRD_SUSPICION_PARAMS,
-  DEFAULT_COMBINE_EVIDENCE_PARAMS,
+  FITTED_EVIDENCE_CALIBRATION,
   gradaRerank,
   gradaSuspicion,
+  logit,
   progrankScores,
   progrankSuspicion,
-  validateCombineEvidenceParams,
-  validateGradaSuspicionParams,
+  sigmoid,
+  validateCombineEvidenceThresholds,
+  type EvidenceCalibration,
 } from '@forensics/algorithms';
 
-describe('birdSuspicion: u²/(1+u²), u = max(S,0)/ε', () => {
-  it('pins hand values (ε = 2.5)', () => {
-    expect(birdSuspicion(2.5)).toBe(0.5); // u = 1
-    expect(birdSuspicion(3.5)).toBeCloseTo(1.96 / 2.96, 12); // u = 1.4 → 0.662162
-    expect(birdSuspicion(1.2)).toBeCloseTo(0.2304 / 1.2304, 12); // u = 0.48 → 0.187256
-    expect(birdSuspicion(0.4)).toBeCloseTo(0.0256 / 1.0256, 12); // u = 0.16 → 0.024961
-    expect(birdSuspicion(0)).toBe(0);
-    expect(birdSuspicion(-3)).toBe(0);
-    expect(birdSuspicion(Number.POSITIVE_INFINITY)).toBe(1);
-    expect(birdSuspicion(1e300)).toBe(1);
-    expect(birdSuspicion(5, { epsilon: 5, hill: 1 })).toBe(0.5);
-    expect(birdSuspicion({ score: 3.5 })).toBeCloseTo(1.96 / 2.96, 12);
-    expect(DEFAULT_BIRD_SUSPICION_PARAMS).toEqual({ epsilon: 2.5, hill: 2 });
+/** A hand calibration, so the hand values below do not move when the fit is redone. */
+const HAND: EvidenceCalibration = {
+  signals: { bird: { weights: [-2, 4] }, grada: { weights: [-1, 2, 1] }, progrank: { weights: [-1.5, 3] } },
+  combine: {
+    bird: { weights: [0, 1] }, grada: { weights: [0, 1] }, progrank: { weights: [0, 1] },
+    'bird+grada': { weights: [0.5, 1, 0.5] }, 'bird+progrank': { weights: [0, 1, 1] }, 'grada+progrank': { weights: [0, 1, 1] },
+    'bird+grada+progrank': { weights: [0.2, 1, 0.5, 0.25] },
+  },
+};
+const hand = { calibration: HAND };
+
+describe('birdSuspicion: σ(a + b·h(S)), h(S) = u²/(1+u²), u = max(S,0)/2.5', () => {
+  it('pins hand values', () => {
+    expect(birdSuspicion(2.5, hand)).toBeCloseTo(sigmoid(-2 + 4 * 0.5), 12); // = ½
+    expect(birdSuspicion(3.5, hand)).toBeCloseTo(sigmoid(-2 + 4 * (1.96 / 2.96)), 12);
+    expect(birdSuspicion(0, hand)).toBeCloseTo(sigmoid(-2), 12);
+    expect(birdSuspicion(-3, hand)).toBeCloseTo(sigmoid(-2), 12);
+    expect(birdSuspicion(Number.POSITIVE_INFINITY, hand)).toBeCloseTo(sigmoid(2), 12);
+    expect(birdSuspicion({ score: 3.5 }, hand)).toBe(birdSuspicion(3.5, hand));
     expect(() => birdSuspicion(Number.NaN)).toThrow(/NaN/);
-    expect(() => birdSuspicion(1, { epsilon: 0 })).toThrow(/epsilon/);
   });
-  it('is monotone, in [0, 1], and ≥ ½ exactly when S ≥ ε', () => {
-    const xs = [-1, 0, 0.5, 1, 2, 2.49, 2.5, 2.51, 4, 10, 100, Number.POSITIVE_INFINITY];
+  it('maps BiRD results end to end: r_cc = 1 → h = 1, |C| < 2 → S = r_cr', () => {
+    // a: R_bw = [b c] keeps the forward order of {b, c} → ρ = 1 → S = +∞ → h = 1.
+    // b: R_bw = [x] → |C| = 0 → S = 0.9 → u = 0.36 → h = 0.1296/1.1296.
+    const r = birdScores({ query: { forward: [{ id: 'a', score: 0.8 }, { id: 'b', score: 0.9 }, { id: 'c', score: 0.5 }] }, backward: { a: ['b', 'c'], b: ['x'], c: [] } });
+    expect(birdSuspicion(r[0], hand)).toBeCloseTo(sigmoid(2), 12);
+    expect(birdSuspicion(r[1], hand)).toBeCloseTo(sigmoid(-2 + 4 * (0.1296 / 1.1296)), 12);
+  });
+  it('the fitted scale is a probability, non-decreasing in S', () => {
+    const xs = [-1, 0, 0.5, 1, 2, 2.5, 4, 10, 100, Number.POSITIVE_INFINITY];
     const ys = xs.map((x) => birdSuspicion(x));
     for (let i = 1; i < ys.length; i++) expect(ys[i]).toBeGreaterThanOrEqual(ys[i - 1]);
-    xs.forEach((x, i) => {
-      expect(ys[i]).toBeGreaterThanOrEqual(0);
-      expect(ys[i]).toBeLessThanOrEqual(1);
-      expect(ys[i] >= 0.5).toBe(x >= 2.5);
-    });
-  });
-  it('maps BiRD results end to end: r_cc = 1 → 1, |C| < 2 → S = r_cr', () => {
-    // a: R_bw = [b c] keeps the forward order of {b, c} → ρ = 1 → S = +∞ → 1.
-    // b: R_bw = [x] → |C| = 0 → S = 0.9 → u = 0.36 → 0.1296/1.1296 = 0.114731.
-    const r = birdScores({ query: { forward: [{ id: 'a', score: 0.8 }, { id: 'b', score: 0.9 }, { id: 'c', score: 0.5 }] }, backward: { a: ['b', 'c'], b: ['x'], c: [] } });
-    expect(birdSuspicion(r[0])).toBe(1);
-    expect(birdSuspicion(r[1])).toBeCloseTo(0.114731, 6);
+    for (const y of ys) expect(y > 0 && y < 1).toBe(true);
   });
 });
 
-describe('gradaSuspicion: ½·rank drop + ½·score deficit', () => {
+describe('gradaSuspicion: σ(a + b₁·drop + b₂·deficit)', () => {
   /*
    * On GRADA's HRSIM hand example (M = 5, d = 0.85; see grada.spec.ts):
-   *   d1: rank 1 → 4, s = 0.03 (teleport floor): drop 3/4, deficit (1 − 0.15)/0.85 = 1 → 0.875
-   *   d5: rank 2 → 5, s = 0.03: drop 3/4, deficit 1 → 0.875
-   *   d3: rank 5 → 1, s = 0.270642 > 1/5: 0, 0 → 0
-   *   d2: rank 3 → 2, s = 0.164679: drop 0, deficit (1 − 0.823395)/0.85 = 0.207771 → 0.103885
+   *   d1: rank 1 → 4, s = 0.03 (teleport floor): drop 3/4, deficit 1
+   *   d3: rank 5 → 1, s = 0.270642 > 1/5: drop 0, deficit 0
+   *   d2: rank 3 → 2, s = 0.164679: drop 0, deficit (1 − 0.823395)/0.85 = 0.207771
    */
   const results = gradaRerank(
     {
@@ -68,82 +69,63 @@ describe('gradaSuspicion: ½·rank drop + ½·score deficit', () => {
     },
     { n: 2 },
   );
-  const s = Object.fromEntries(results.map((r) => [r.id, gradaSuspicion(r)]));
+  const s = Object.fromEntries(results.map((r) => [r.id, gradaSuspicion(r, hand)]));
   it('pins hand values', () => {
-    expect(s.d1).toBeCloseTo(0.875, 9);
-    expect(s.d5).toBeCloseTo(0.875, 9);
-    expect(s.d3).toBe(0);
-    expect(s.d2).toBeCloseTo(0.103885, 6);
-    expect(s.d4).toBeCloseTo(0.103885, 6);
+    expect(s.d1).toBeCloseTo(sigmoid(-1 + 2 * 0.75 + 1), 9);
+    expect(s.d3).toBeCloseTo(sigmoid(-1), 9);
+    expect(s.d2).toBeCloseTo(sigmoid(-1 + 0.207771), 6);
   });
-  it('is monotone in rankAfter and in the score, in [0, 1]', () => {
-    const base = { rankBefore: 2, rankAfter: 2, score: 0.1, poolSize: 10 };
-    let prev = -1;
-    for (let after = 1; after <= 10; after++) {
-      const v = gradaSuspicion({ ...base, rankAfter: after });
-      expect(v).toBeGreaterThanOrEqual(prev);
-      expect(v).toBeLessThanOrEqual(1);
-      prev = v;
-    }
-    expect(gradaSuspicion({ ...base, score: 0.2 })).toBeLessThanOrEqual(gradaSuspicion({ ...base, score: 0.05 }));
-    // Rank 1 → 10 at the floor (1 − 0.85)/10 = 0.015: drop 1, deficit 1 → 1.
-    expect(gradaSuspicion({ rankBefore: 1, rankAfter: 10, score: 0.015, poolSize: 10 })).toBeCloseTo(1, 12);
-    expect(gradaSuspicion({ rankBefore: 1, rankAfter: 1, score: 1, poolSize: 1 })).toBe(0);
-    // dropWeight 1: drop only, (4 − 2)/9.
-    expect(gradaSuspicion({ rankBefore: 2, rankAfter: 4, score: 0.5, poolSize: 10 }, { dropWeight: 1 })).toBeCloseTo(2 / 9, 12);
+  it('validates its input', () => {
     expect(() => gradaSuspicion({ rankBefore: 0, rankAfter: 1, score: 0.1, poolSize: 5 })).toThrow(/rankBefore/);
     expect(() => gradaSuspicion({ rankBefore: 1, rankAfter: 6, score: 0.1, poolSize: 5 })).toThrow(/rankAfter/);
-    expect(() => validateGradaSuspicionParams({ damping: 1 })).toThrow(/damping/);
+    expect(() => gradaSuspicion({ rankBefore: 1, rankAfter: 1, score: -1, poolSize: 5 })).toThrow(/score/);
+  });
+  it('the fitted scale is a probability', () => {
+    for (const r of results) {
+      const v = gradaSuspicion(r);
+      expect(v > 0 && v < 1).toBe(true);
+    }
   });
 });
 
-describe('progrankSuspicion: 1 − exp(−penalty)', () => {
+describe('progrankSuspicion: σ(a + b·(1 − e^(−penalty)))', () => {
   it('pins hand values', () => {
-    expect(progrankSuspicion(0)).toBe(0);
-    expect(progrankSuspicion(Math.LN2)).toBeCloseTo(0.5, 12);
-    // Candidate B of progrank.spec.ts: penalty 0.541570·(ln 2 + 5.839567) = 3.537925 → 0.970926.
-    expect(progrankSuspicion(3.537925)).toBeCloseTo(0.970926, 6);
-    expect(progrankSuspicion(-1)).toBe(0);
-    expect(progrankSuspicion(Number.POSITIVE_INFINITY)).toBe(1);
-    expect(progrankSuspicion(2 * Math.LN2, { scale: 2 })).toBeCloseTo(0.5, 12);
+    expect(progrankSuspicion(0, hand)).toBeCloseTo(sigmoid(-1.5), 12);
+    expect(progrankSuspicion(Math.LN2, hand)).toBeCloseTo(sigmoid(0), 12);
+    expect(progrankSuspicion(Number.POSITIVE_INFINITY, hand)).toBeCloseTo(sigmoid(1.5), 12);
+    expect(progrankSuspicion(-1, hand)).toBe(progrankSuspicion(0, hand));
     expect(() => progrankSuspicion(Number.NaN)).toThrow(/NaN/);
-    // From a result: unprobed → penalty 0 → 0.
+    // From a result: unprobed → penalty 0.
     const [r] = progrankScores({ candidates: [{ id: 'u', score: 0.5 }], corpusScores: [0.5] });
-    expect(progrankSuspicion(r)).toBe(0);
+    expect(progrankSuspicion(r, hand)).toBeCloseTo(sigmoid(-1.5), 12);
   });
 });
 
-describe('combineEvidence', () => {
-  it('weighted mean of present signals; agrees at ≥ 0.5 (hand values)', () => {
-    // (0.662162 + 0.875 + 0)/3 = 0.512387 → agrees; bird and grada fired.
-    const c = combineEvidence({ bird: 1.96 / 2.96, grada: 0.875, progrank: 0 });
-    expect(c.suspicion).toBeCloseTo(0.512387, 6);
+describe('combineEvidence: σ(c₀ + Σ c_k·logit(P_k)) for the subset present', () => {
+  it('pins hand values; agrees at ≥ 0.5', () => {
+    const c = combineEvidence({ bird: 0.7, grada: 0.6, progrank: 0.2 }, hand);
+    expect(c.suspicion).toBeCloseTo(sigmoid(0.2 + logit(0.7) + 0.5 * logit(0.6) + 0.25 * logit(0.2)), 12);
     expect(c).toMatchObject({ agrees: true, signals: ['bird', 'grada'], present: ['bird', 'grada', 'progrank'], available: true });
-    // One strong signal against two quiet ones does not agree: (1 + 0 + 0.2)/3 = 0.4.
-    const lone = combineEvidence({ bird: 1, grada: 0, progrank: 0.2 });
-    expect(lone.suspicion).toBeCloseTo(0.4, 12);
-    expect(lone).toMatchObject({ agrees: false, signals: ['bird'] });
-    // Exactly at the threshold agrees.
-    expect(combineEvidence({ grada: 0.5 }).agrees).toBe(true);
+    const two = combineEvidence({ bird: 0.2, grada: 0.9 }, hand);
+    expect(two.suspicion).toBeCloseTo(sigmoid(0.5 + logit(0.2) + 0.5 * logit(0.9)), 12);
+    expect(two.agrees).toBe(two.suspicion >= 0.5);
+    expect(combineEvidence({ grada: 0.5 }, hand)).toMatchObject({ suspicion: 0.5, agrees: true });
   });
-  it('weights, missing signals and no evidence', () => {
-    // (2·0.2 + 1·0.8)/3 = 0.4
-    expect(combineEvidence({ bird: 0.2, progrank: 0.8 }, { weights: { bird: 2, grada: 1, progrank: 1 } }).suspicion).toBeCloseTo(0.4, 12);
-    expect(combineEvidence({ bird: 0.9, grada: undefined })).toMatchObject({ present: ['bird'], available: true });
-    expect(combineEvidence({ bird: 0.9, grada: 0.1 }, { weights: { bird: 1, grada: 0, progrank: 1 } })).toMatchObject({ suspicion: 0.9, present: ['bird'] });
+  it('missing signals and no evidence', () => {
+    expect(combineEvidence({ bird: 0.9, grada: undefined }, hand)).toMatchObject({ present: ['bird'], available: true });
     expect(combineEvidence({})).toEqual({ suspicion: 0, agrees: false, signals: [], present: [], available: false });
   });
-  it('is permutation invariant in its keys and monotone in each signal', () => {
-    const a = combineEvidence({ progrank: 0.3, bird: 0.6, grada: 0.7 });
-    const b = combineEvidence({ grada: 0.7, bird: 0.6, progrank: 0.3 });
-    expect(a).toEqual(b);
-    expect(combineEvidence({ bird: 0.7, grada: 0.7, progrank: 0.3 }).suspicion).toBeGreaterThan(a.suspicion);
+  it('is permutation invariant in its keys', () => {
+    expect(combineEvidence({ progrank: 0.3, bird: 0.6, grada: 0.7 })).toEqual(combineEvidence({ grada: 0.7, bird: 0.6, progrank: 0.3 }));
+  });
+  it('the fitted combination is a probability and has a model for every subset', () => {
+    expect(Object.keys(FITTED_EVIDENCE_CALIBRATION.combine).sort()).toEqual(['bird', 'bird+grada', 'bird+grada+progrank', 'bird+progrank', 'grada', 'grada+progrank', 'progrank']);
+    const v = combineEvidence({ bird: 0.6, grada: 0.7, progrank: 0.3 }).suspicion;
+    expect(v > 0 && v < 1).toBe(true);
   });
   it('validates', () => {
-    expect(DEFAULT_COMBINE_EVIDENCE_PARAMS).toEqual({ weights: { bird: 1, grada: 1, progrank: 1 }, agreeThreshold: 0.5, signalThreshold: 0.5 });
     expect(() => combineEvidence({ bird: 1.2 })).toThrow(/bird suspicion must be in \[0, 1\]/);
     expect(() => combineEvidence({ grada: Number.NaN })).toThrow(RangeError);
-    expect(() => validateCombineEvidenceParams({ agreeThreshold: 2 })).toThrow(/agreeThreshold/);
-    expect(() => validateCombineEvidenceParams({ weights: { bird: -1, grada: 1, progrank: 1 } })).toThrow(/weights.bird/);
+    expect(() => validateCombineEvidenceThresholds({ agreeThreshold: 2 })).toThrow(/agreeThreshold/);
   });
 });
