@@ -38,7 +38,8 @@ const evidence = (suspicion: number | null, judge = 'offline'): QuarantineEviden
   retrieval: null,
   retrieverEvidence: suspicion === null ? { error: 'none' } : ({
     bird: { skipped: 'x' }, grada: { skipped: 'x' }, progrank: { skipped: 'x' },
-    combined: { ...combineEvidence({ bird: suspicion, grada: suspicion }) }, ms: { bird: 0, grada: 0, progrank: 0 },
+    // The record's combined suspicion is set as given (combineEvidence is calibrated; it only gives the shape here).
+    combined: { ...combineEvidence({ bird: suspicion, grada: suspicion }), suspicion }, ms: { bird: 0, grada: 0, progrank: 0 },
   } satisfies CandidateEvidence),
 });
 
