@@ -30,6 +30,8 @@ export interface EvaluationSetup {
   falseFlag?: { trust: 'anonymous' | 'identified' };
   /** Consensus check settings (CONSENSUS_* from the environment; unset = library defaults). */
   consensus?: CoreSettings['consensus'];
+  /** Decision policy (DECISION_POLICY / REVIEW_SERVING from the environment; unset = library default `judge-only`). */
+  policy?: CoreSettings['policy'];
   onProgress?: (done: number, total: number, label: string) => void;
 }
 
@@ -63,7 +65,7 @@ export interface QuestionResult {
   recallAfter: number;
   judged: JudgedTextRow[];
   /** Decisions (issue 13): texts taken out of serving automatically, texts sent to review, poisoned among each. */
-  decisions: { auto: number; review: number; autoPoisoned: number; reviewPoisoned: number; suspectedFalseFlag: boolean };
+  decisions: { auto: number; review: number; autoPoisoned: number; reviewPoisoned: number; suspectedFalseFlag: boolean; withheldBenign: number };
 }
 
 export interface JudgeSummary {
@@ -85,7 +87,7 @@ export interface JudgeSummary {
   /** Attack recall of the decisions: poisoned texts auto-quarantined or sent to review / poisoned texts (null without poisons). */
   autoReviewRecall?: number | null;
   /** With `--false-flag`: events, benign texts judged, benign texts auto-quarantined, events marked suspected false flags. */
-  falseFlag?: { events: number; benignJudged: number; benignAutoQuarantined: number; suspectedEvents: number };
+  falseFlag?: { events: number; benignJudged: number; benignAutoQuarantined: number; suspectedEvents: number; benignWithheldForReview: number };
   questions: QuestionResult[];
 }
 
@@ -114,7 +116,7 @@ export async function runEvaluation(setup: EvaluationSetup): Promise<JudgeSummar
       const ports = setup.retriever === 'bm25'
         ? { store: new Bm25RetrievalStore(handles) as VectorStore, embedder: new Bm25HandleEmbedder(handles) as Embedder }
         : { store: new InMemoryVectorStore() as VectorStore, embedder: setup.embedder! };
-      questions.push(await evaluateQuestion(record, { ...ports, repos: createInMemoryRepositories(), judge, k: setup.k, trace: setup.trace, poisonSet: setup.poisonSet ?? 'given', poisonCount: setup.poisonCount, falseFlag: setup.falseFlag, consensus: setup.consensus }));
+      questions.push(await evaluateQuestion(record, { ...ports, repos: createInMemoryRepositories(), judge, k: setup.k, trace: setup.trace, poisonSet: setup.poisonSet ?? 'given', poisonCount: setup.poisonCount, falseFlag: setup.falseFlag, consensus: setup.consensus, policy: setup.policy }));
       done++;
     }
     summaries.push(summarize(name, judge, questions, setup.falseFlag !== undefined));
@@ -134,6 +136,7 @@ interface QuestionDeps {
   poisonCount?: number;
   falseFlag?: EvaluationSetup['falseFlag'];
   consensus?: CoreSettings['consensus'];
+  policy?: CoreSettings['policy'];
 }
 
 const COLLECTION = 'eval';
@@ -145,7 +148,7 @@ async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<Questio
   const wrongAnswer = d.falseFlag ? r.correct_answer! : r.incorrect_answer;
   const useCases = composeUseCases({
     repos: d.repos, store: d.store, embedder: d.embedder, judge: d.judge,
-    settings: { defaultCollection: COLLECTION, defaultK: d.k, trace: d.trace, workerActor: ACTOR, consensus: d.consensus },
+    settings: { defaultCollection: COLLECTION, defaultK: d.k, trace: d.trace, workerActor: ACTOR, consensus: d.consensus, ...(d.policy ? { policy: d.policy } : {}) },
   });
   const ingest = await useCases.get(IngestCorpusUseCase).execute({
     collection: COLLECTION,
@@ -187,6 +190,8 @@ async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<Questio
     decisions: {
       auto: auto.length, review: review.length, autoPoisoned: auto.filter(isPoison).length, reviewPoisoned: review.filter(isPoison).length,
       suspectedFalseFlag: outcome.suspectedFalseFlag === true,
+      // Review items withheld from serving are out of serving too: a false flag that withholds a good text removes it until review.
+      withheldBenign: records.filter((q) => q.state === 'NEEDS_REVIEW' && !q.servedDuringReview && !isPoison(q.documentId)).length,
     },
     texts: { clean: docCount - nPoison, poisoned: nPoison },
     status: outcome.status, traceStatus: outcome.traceStatus, boundReason: outcome.boundReason,
@@ -211,6 +216,7 @@ function summarize(name: string, judge: Judge, qs: QuestionResult[], falseFlag =
         benignJudged: qs.reduce((a, q) => a + q.judged.filter((j) => !j.poisoned).length, 0),
         benignAutoQuarantined: qs.reduce((a, q) => a + q.decisions.auto - q.decisions.autoPoisoned, 0),
         suspectedEvents: qs.filter((q) => q.decisions.suspectedFalseFlag).length,
+        benignWithheldForReview: qs.reduce((a, q) => a + q.decisions.withheldBenign, 0),
       },
     } : {}),
     judge: name, kind: judge.kind, model: judge.model, events: qs.length,

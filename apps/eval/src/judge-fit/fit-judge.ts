@@ -40,7 +40,7 @@ export function scoreRow(row: DevRow, bias: number, w: ArrayLike<number>): numbe
   if (row.verbatimLong) return 1;
   let z = bias;
   for (let j = 0; j < w.length; j++) z += w[j] * row.x[j];
-  return sigmoid(z);
+  return row.support * sigmoid(z);
 }
 
 /** Rows the weights can move: the text states the answer and the long-verbatim prior does not decide it. */

@@ -297,7 +297,8 @@ export function evidenceLogit(features: OfflineJudgeFeatures, weights: Readonly<
  *    min(1, peers stating t while restating ≥ 1/2 of the query / 3) — paraphrases, not only copies.
  *
  *   z = w₀ + Σ w_f · feature_f        (weights SCORE_WEIGHTS, fitted: offline-judge.fitted.json)
- *   score = σ(z) when the text states t (support > 0; the support value is itself a feature), else 0: it cannot induce it
+ *   score = support · σ(z)            (0 when the text does not state t: it cannot induce it; measured against σ(z)
+ *                                     alone with --suite dev: pooled DACC 0.959 vs 0.953)
  *
  * A verbatim statement of an answer of ≥ 6 normalised tokens (a scripted refusal, a sentence-long
  * claim) sets score = 1: a prior for answers the development files do not contain.
@@ -318,7 +319,7 @@ export function offlineJudge(input: OfflineJudgeInput, params: Partial<OfflineJu
   // is not a coincidence: it is the payload itself. A prior, not fitted (the development files
   // have almost no such answers).
   const verbatimLong = ev.exact && normalizeText(input.wrongAnswer).split(' ').length >= LONG_ANSWER_TOKENS;
-  const score = ev.support === 0 ? 0 : verbatimLong ? 1 : 1 / (1 + Math.exp(-z));
+  const score = ev.support === 0 ? 0 : verbatimLong ? 1 : ev.support / (1 + Math.exp(-z));
   const label: Label = score >= p.yesThreshold ? 'YES' : score >= p.undeterminedBelow ? 'UNDETERMINED' : 'NO';
   const f = ev.features;
   const signals: Record<string, number | boolean | string> = {
