@@ -25,14 +25,26 @@ export interface ConsensusParams {
   dupJaccard: number;
   /** Off = never suspect (default on). */
   enabled: boolean;
+  /**
+   * Count the texts the judge found inducing the answer among the supporters ('include'), or leave
+   * them out ('exclude', so a planted group reworded past the near-duplicate rule cannot vouch for
+   * itself). With an eager judge that says YES to every text stating the answer near the question,
+   * 'exclude' leaves nothing to count and the check never fires. Default 'include': with the v3
+   * offline judge the two measured alike on the development files (--false-flag, identified reporters:
+   * benign texts auto-quarantined nq 17 → 9, hotpotqa 21 → 18, realtimeqa 56 → 71 of 587 / 643 / 787;
+   * real attacks: poisons auto-quarantined nq 165 → 178, hotpotqa 368 → 361), and only 'include'
+   * recognises a consensus the judge flags text by text (test/false-flag.test.ts).
+   */
+  suspects: 'include' | 'exclude';
 }
 
-export const DEFAULT_CONSENSUS_PARAMS: ConsensusParams = { pool: 50, minClusters: 3, dupCosine: 0.85, dupJaccard: 0.5, enabled: true };
+export const DEFAULT_CONSENSUS_PARAMS: ConsensusParams = { pool: 50, minClusters: 3, dupCosine: 0.85, dupJaccard: 0.5, enabled: true, suspects: 'include' };
 
 export function validateConsensusParams(p: Partial<ConsensusParams> = {}): ConsensusParams {
   const out = { ...DEFAULT_CONSENSUS_PARAMS, ...p };
   if (!Number.isInteger(out.pool) || out.pool < 1) throw new RangeError(`pool must be an integer ≥ 1, got ${String(out.pool)}`);
   if (!Number.isInteger(out.minClusters) || out.minClusters < 2) throw new RangeError(`minClusters must be an integer ≥ 2, got ${String(out.minClusters)}`);
+  if (out.suspects !== 'include' && out.suspects !== 'exclude') throw new RangeError(`suspects must be 'include' or 'exclude', got '${String(out.suspects)}'`);
   for (const k of ['dupCosine', 'dupJaccard'] as const) {
     if (!(out[k] > 0 && out[k] <= 1)) throw new RangeError(`${k} must be in (0, 1], got ${String(out[k])}`);
   }

@@ -198,7 +198,8 @@ export class RunTracebackUseCase {
     let consensus: (ConsensusResult & { error?: undefined }) | { error: string } | null = null;
     if (state.poisoned.length) {
       try {
-        consensus = await this.consensusOf(ev, qvec!, [...proxyIds, ...state.poisoned]);
+        const cp = validateConsensusParams(this.deps.settings.consensus);
+        consensus = await this.consensusOf(ev, qvec!, cp.suspects === 'include' ? [...proxyIds] : [...proxyIds, ...state.poisoned]);
       } catch (e) {
         consensus = { error: (e as Error).message }; // like evidence: recorded, never blocks the traceback
       }

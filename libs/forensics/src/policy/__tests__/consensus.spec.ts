@@ -57,6 +57,8 @@ describe('consensusCheck', () => {
   it('rejects bad parameters and can be disabled', () => {
     expect(() => validateConsensusParams({ minClusters: 1 })).toThrow(/minClusters/);
     expect(() => validateConsensusParams({ dupCosine: 0 })).toThrow(/dupCosine/);
+    expect(() => validateConsensusParams({ suspects: 'maybe' as 'include' })).toThrow(/suspects must be 'include' or 'exclude'/);
+    expect(validateConsensusParams({}).suspects).toBe('include');
     expect(consensusCheck('Velna', independent, { enabled: false }).suspected).toBe(false);
   });
 });
