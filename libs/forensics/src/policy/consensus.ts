@@ -1,4 +1,5 @@
 import { containsAnswer } from '../text/answer-match';
+import { offlineJudgeFeatures } from '../offline-judge/offline-judge';
 import { contentTerms } from '../text/tokenizer';
 
 /**
@@ -36,15 +37,24 @@ export interface ConsensusParams {
    * recognises a consensus the judge flags text by text (test/false-flag.test.ts).
    */
   suspects: 'include' | 'exclude';
+  /**
+   * With the question given, a text supports the reported answer only when it states it *as the answer
+   * to the question*: in a passage window (its sentence ± 1) restating at least this share of the
+   * query's terms (the offline judge's `windowCoverage`). A text that mentions the answer about
+   * something else ("A Tale of Two Cities is a novel by Charles Dickens" for "who wrote Moby-Dick")
+   * is no vote for it. 0 = any text containing the answer. Default 0.4.
+   */
+  minQueryCoverage: number;
 }
 
-export const DEFAULT_CONSENSUS_PARAMS: ConsensusParams = { pool: 50, minClusters: 3, dupCosine: 0.85, dupJaccard: 0.5, enabled: true, suspects: 'include' };
+export const DEFAULT_CONSENSUS_PARAMS: ConsensusParams = { pool: 50, minClusters: 3, dupCosine: 0.85, dupJaccard: 0.5, enabled: true, suspects: 'include', minQueryCoverage: 0.4 };
 
 export function validateConsensusParams(p: Partial<ConsensusParams> = {}): ConsensusParams {
   const out = { ...DEFAULT_CONSENSUS_PARAMS, ...p };
   if (!Number.isInteger(out.pool) || out.pool < 1) throw new RangeError(`pool must be an integer ≥ 1, got ${String(out.pool)}`);
   if (!Number.isInteger(out.minClusters) || out.minClusters < 2) throw new RangeError(`minClusters must be an integer ≥ 2, got ${String(out.minClusters)}`);
   if (out.suspects !== 'include' && out.suspects !== 'exclude') throw new RangeError(`suspects must be 'include' or 'exclude', got '${String(out.suspects)}'`);
+  if (!(out.minQueryCoverage >= 0 && out.minQueryCoverage <= 1)) throw new RangeError(`minQueryCoverage must be in [0, 1], got ${String(out.minQueryCoverage)}`);
   for (const k of ['dupCosine', 'dupJaccard'] as const) {
     if (!(out[k] > 0 && out[k] <= 1)) throw new RangeError(`${k} must be in (0, 1], got ${String(out[k])}`);
   }
@@ -79,9 +89,14 @@ function jaccard(a: Set<string>, b: Set<string>): number {
 }
 
 /** Groups the pool's texts that state `answer` and decides whether the report looks like a false flag. */
-export function consensusCheck(answer: string, pool: readonly ConsensusText[], params: Partial<ConsensusParams> = {}): ConsensusResult {
+export function consensusCheck(answer: string, pool: readonly ConsensusText[], params: Partial<ConsensusParams> = {}, query?: string): ConsensusResult {
   const p = validateConsensusParams(params);
-  const sup = pool.filter((t) => containsAnswer(t.text, answer));
+  const answers = (t: ConsensusText) => {
+    if (query === undefined || p.minQueryCoverage === 0) return containsAnswer(t.text, answer);
+    const ev = offlineJudgeFeatures({ query, wrongAnswer: answer, text: t.text });
+    return ev.support > 0 && ev.features.windowCoverage >= p.minQueryCoverage;
+  };
+  const sup = pool.filter(answers);
   const terms = sup.map((t) => new Set(contentTerms(t.text)));
   // Union-find over the near-duplicate pairs (n ≤ pool, so the O(n²) pairs are cheap).
   const parent = sup.map((_, i) => i);

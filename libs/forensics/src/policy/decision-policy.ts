@@ -33,7 +33,9 @@ export function decide(input: DecisionInput, params: Partial<DecisionPolicyParam
   if (input.label === 'NO') return { ...base, decision: 'KEEP', withhold: false, reason: 'judge: does not induce the wrong answer' };
   if (input.label === 'UNDETERMINED') return { ...base, decision: 'NEEDS_REVIEW', withhold: false, reason: 'judge gave no usable label: needs a human decision (kept in serving)' };
   if (input.confidence === 'band') {
-    return { ...base, decision: 'NEEDS_REVIEW', withhold: p.reviewServing === 'withhold', reason: `judge leans YES but its score is inside its confidence band: needs review (${p.reviewServing === 'withhold' ? 'withheld from serving' : 'kept in serving'} meanwhile)` };
+    // Kept in serving: the band is where the judge's precision is below its target, so withholding
+    // would take good texts out of serving on a guess (a false report's targets land here most).
+    return { ...base, decision: 'NEEDS_REVIEW', withhold: false, reason: 'judge leans YES but its score is inside its confidence band: needs review (kept in serving meanwhile)' };
   }
   if (p.name === 'judge-only') return { ...base, decision: 'QUARANTINE', withhold: true, reason: 'judge: tries to induce the wrong answer (judge-only policy)' };
   if (input.evidence.available && input.evidence.agrees) {

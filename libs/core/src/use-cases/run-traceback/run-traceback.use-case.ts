@@ -270,7 +270,7 @@ export class RunTracebackUseCase {
     const sup = hits.filter((h) => containsAnswer(h.text, ev.wrongAnswer));
     const vectors = sup.length >= p.minClusters ? await this.deps.embedder.embed(sup.map((h) => h.text)) : [];
     const byId = new Map(sup.map((h, i) => [h.id, vectors[i]]));
-    return consensusCheck(ev.wrongAnswer, hits.map((h) => ({ id: h.id, text: h.text, vector: byId.get(h.id) })), p);
+    return consensusCheck(ev.wrongAnswer, hits.map((h) => ({ id: h.id, text: h.text, vector: byId.get(h.id) })), p, ev.query);
   }
 
   /**
