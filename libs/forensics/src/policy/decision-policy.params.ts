@@ -8,7 +8,7 @@
  *   NEEDS_REVIEW.
  * In both, UNDETERMINED → NEEDS_REVIEW (never benign) and NO → keep. A verdict inside the judge's
  * confidence band (issue 13; the offline judge's fitted band) goes to NEEDS_REVIEW whichever way it
- * leans, and stays served meanwhile (the band is where the judge's precision is below target).
+ * leans: a YES in the band is withheld per `reviewServing`, a NO in the band stays served.
  *
  * `reviewServing` says whether a text judged YES that awaits review stays served ('serve') or is
  * withheld from serving until a reviewer decides ('withhold', default: a suspected poison should

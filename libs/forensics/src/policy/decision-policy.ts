@@ -33,9 +33,10 @@ export function decide(input: DecisionInput, params: Partial<DecisionPolicyParam
   if (input.label === 'NO') return { ...base, decision: 'KEEP', withhold: false, reason: 'judge: does not induce the wrong answer' };
   if (input.label === 'UNDETERMINED') return { ...base, decision: 'NEEDS_REVIEW', withhold: false, reason: 'judge gave no usable label: needs a human decision (kept in serving)' };
   if (input.confidence === 'band') {
-    // Kept in serving: the band is where the judge's precision is below its target, so withholding
-    // would take good texts out of serving on a guess (a false report's targets land here most).
-    return { ...base, decision: 'NEEDS_REVIEW', withhold: false, reason: 'judge leans YES but its score is inside its confidence band: needs review (kept in serving meanwhile)' };
+    // Withheld per `reviewServing`, like any YES awaiting review: measured with the band kept in
+    // serving, the planted texts inside it went on answering (suite dev, Poison Hit@5 after the
+    // traceback 0.29 → 0.73 on NQ). A NO in the band stays served.
+    return { ...base, decision: 'NEEDS_REVIEW', withhold: p.reviewServing === 'withhold', reason: `judge leans YES but its score is inside its confidence band: needs review (${p.reviewServing === 'withhold' ? 'withheld from serving' : 'kept in serving'} meanwhile)` };
   }
   if (p.name === 'judge-only') return { ...base, decision: 'QUARANTINE', withhold: true, reason: 'judge: tries to induce the wrong answer (judge-only policy)' };
   if (input.evidence.available && input.evidence.agrees) {

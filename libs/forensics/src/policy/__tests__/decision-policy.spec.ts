@@ -22,8 +22,9 @@ describe('decision policy', () => {
   it("a verdict inside the judge's confidence band goes to review whichever way it leans (issue 13)", () => {
     for (const name of ['judge-only', 'corroborated'] as const) {
       const yes = decide({ label: 'YES', confidence: 'band', evidence: ev(true) }, { name });
-      expect(yes).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: false });
+      expect(yes).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: true });
       expect(yes.reason).toContain('confidence band');
+      expect(decide({ label: 'YES', confidence: 'band', evidence: ev(true) }, { name, reviewServing: 'serve' }).withhold).toBe(false);
       const no = decide({ label: 'NO', confidence: 'band', evidence: ev(false) }, { name });
       expect(no).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: false });
       expect(decide({ label: 'NO', confidence: 'clear', evidence: ev(true) }, { name }).decision).toBe('KEEP');
