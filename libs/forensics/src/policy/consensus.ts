@@ -113,9 +113,11 @@ export function consensusCheck(answer: string, pool: readonly ConsensusText[], p
   const clusters = [...groups.values()].sort((a, b) => b.length - a.length);
   const largest = clusters[0]?.length ?? 0;
   const others = Math.max(0, clusters.length - 1);
-  const suspected = p.enabled && clusters.length >= p.minClusters && others >= largest;
+  // Strictly more other groups than the largest group's texts: a planted pair plus two unrelated
+  // mentions ([2], [1], [1]) is not a consensus; seven independent statements are.
+  const suspected = p.enabled && clusters.length >= p.minClusters && others > largest;
   const reason = suspected
     ? `suspected false flag: ${sup.length} of the ${pool.length} texts retrieved for the question state "${answer}", in ${clusters.length} independent groups (≥ ${p.minClusters}; the largest has ${largest}) — the reported answer looks like the collection's consensus, not a planted claim`
-    : `no consensus: ${sup.length} of the ${pool.length} retrieved texts state the answer, in ${clusters.length} independent group(s) (largest ${largest}; a false flag needs ≥ ${p.minClusters} groups and the others ≥ the largest)`;
+    : `no consensus: ${sup.length} of the ${pool.length} retrieved texts state the answer, in ${clusters.length} independent group(s) (largest ${largest}; a false flag needs ≥ ${p.minClusters} groups and more other groups than the largest has texts)`;
   return { suspected, supporters: sup.length, clusters, largestCluster: largest, pool: pool.length, params: { minClusters: p.minClusters, dupCosine: p.dupCosine, dupJaccard: p.dupJaccard }, reason };
 }
