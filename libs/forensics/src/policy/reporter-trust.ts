@@ -82,9 +82,18 @@ export function applyReporterTrust(outcome: PolicyVerdict, ctx: TrustContext, pa
     reporterAutoQuarantinesDay: ctx.reporterAutoQuarantinesDay, maxPerReporterDay: p.maxPerReporterDay, capped: false,
   };
   const inputs = { ...outcome.inputs, trust, caps };
-  if (outcome.decision !== 'QUARANTINE') return { ...outcome, inputs };
   const withhold = p.heldServing === 'withhold';
   const serving = withhold ? 'withheld from serving' : 'kept in serving';
+  // A review item that would be withheld (a YES inside the judge's confidence band, or under the
+  // corroborated policy) is out of serving until a reviewer acts: a report below the trust level
+  // must not do that on its own either.
+  if (outcome.decision === 'NEEDS_REVIEW' && outcome.withhold && below && !corroborated && !withhold) {
+    return {
+      ...outcome, withhold: false, inputs: { ...inputs, trust: { ...trust, held: true } },
+      reason: `${outcome.reason}; but the report is ${ctx.trust} (below ${p.minTrust}) and not corroborated (${reporters} of ${p.corroborationMinReporters} distinct reporters): kept in serving until a reviewer decides`,
+    };
+  }
+  if (outcome.decision !== 'QUARANTINE') return { ...outcome, inputs };
   if (below && !corroborated) {
     return {
       decision: 'NEEDS_REVIEW', withhold, inputs: { ...inputs, trust: { ...trust, held: true } },

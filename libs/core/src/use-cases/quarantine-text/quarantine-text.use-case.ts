@@ -91,7 +91,7 @@ export class QuarantineTextUseCase {
     const state = out.decision === 'QUARANTINE' ? 'QUARANTINED' : 'NEEDS_REVIEW';
     return {
       ...rec, state, servedDuringReview: state === 'NEEDS_REVIEW' ? !out.withhold : rec.servedDuringReview,
-      reason: out.decision === decision ? rec.reason : `${rec.reason}; ${out.reason}`,
+      reason: out.decision === decision && out.withhold === p.withhold ? rec.reason : `${rec.reason}; ${out.reason}`,
       evidence: { ...rec.evidence, policy: { ...p, decision: out.decision, withhold: out.withhold, reason: out.reason, inputs: out.inputs as JsonObject } },
     };
   }

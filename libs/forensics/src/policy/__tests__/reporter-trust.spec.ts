@@ -66,6 +66,16 @@ describe('applyReporterTrust', () => {
     expect(applyReporterTrust({ ...review, decision: 'KEEP' }, ctx()).decision).toBe('KEEP');
   });
 
+  it('a withheld review item of an uncorroborated low-trust report stays served (a band YES must not leave serving on a token alone)', () => {
+    const bandYes: PolicyVerdict = { decision: 'NEEDS_REVIEW', withhold: true, reason: 'judge leans YES but its score is inside its confidence band', inputs: {} };
+    const out = applyReporterTrust(bandYes, ctx());
+    expect(out).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: false });
+    expect(out.reason).toMatch(/anonymous \(below identified\) and not corroborated.*kept in serving/);
+    expect(applyReporterTrust(bandYes, ctx({ trust: 'identified' })).withhold).toBe(true);
+    expect(applyReporterTrust(bandYes, ctx({ sameReports: [{ eventId: 'e2', source: 'addr:b' }] })).withhold).toBe(true);
+    expect(applyReporterTrust(bandYes, ctx(), { heldServing: 'withhold' }).withhold).toBe(true);
+  });
+
   it('validates its parameters', () => {
     expect(() => validateTrustParams({ minTrust: 'nobody' as never })).toThrow(/minTrust/);
     expect(() => validateTrustParams({ maxPerEvent: -1 })).toThrow(/maxPerEvent/);
