@@ -30,11 +30,11 @@ export interface ConsensusParams {
    * Count the texts the judge found inducing the answer among the supporters ('include'), or leave
    * them out ('exclude', so a planted group reworded past the near-duplicate rule cannot vouch for
    * itself). With an eager judge that says YES to every text stating the answer near the question,
-   * 'exclude' leaves nothing to count and the check never fires. Default 'include': with the v3
-   * offline judge the two measured alike on the development files (--false-flag, identified reporters:
-   * benign texts auto-quarantined nq 17 → 9, hotpotqa 21 → 18, realtimeqa 56 → 71 of 587 / 643 / 787;
-   * real attacks: poisons auto-quarantined nq 165 → 178, hotpotqa 368 → 361), and only 'include'
-   * recognises a consensus the judge flags text by text (test/false-flag.test.ts).
+   * 'exclude' leaves nothing to count and the check never fires. Default 'include', together with
+   * `minQueryCoverage` and the strict group rule below: without them, including suspects made real
+   * attacks look like a consensus (a planted pair plus two true texts that merely mention the answer).
+   * Measured with all three (--false-flag, identified): events suspected nq 20, hotpotqa 6,
+   * realtimeqa 22 of 100; test/traceback-flow, traceback-outcomes and false-flag pass.
    */
   suspects: 'include' | 'exclude';
   /**
