@@ -79,8 +79,10 @@ describe('GET /metrics', () => {
       }
     }
     expect(sample(m.text, 'forensics_queue_jobs{queue="traceback",state="failed"}')).toBe(0);
-    // The maintenance queue's scheduler keeps its next run delayed.
-    expect(sample(m.text, 'forensics_queue_jobs{queue="maintenance",state="delayed"}')).toBe(1);
+    // The maintenance queue's scheduler always has its next run queued: delayed, or — at the moment
+    // it falls due (seen once in CI under load) — waiting or active.
+    const maintenance = ['delayed', 'waiting', 'active'].map((state) => sample(m.text, `forensics_queue_jobs{queue="maintenance",state="${state}"}`) ?? 0);
+    expect(maintenance.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
 
     // Judge calls: one per verdict the pipeline did not take from the cache.
     const judged = (await t.repos.verdicts.list(id)).filter((v) => !v.cached);
