@@ -31,7 +31,7 @@ const dryRun = process.argv.includes('--dry-run');
 const repoRoot = join(__dirname, '..');
 
 /** Candidate-level numbers of `fit` on `rows`: the judge's label at the threshold, and the band's decisions. */
-export function candidateMetrics(fit: JudgeFit, rows: readonly DevRow[]) {
+function candidateMetrics(fit: JudgeFit, rows: readonly DevRow[]) {
   const w = OFFLINE_JUDGE_FEATURES.map((f) => fit.weights[f] ?? 0);
   let tp = 0; let fp = 0; let tn = 0; let fn = 0; let auto = 0; let autoPos = 0; let band = 0; let bandPos = 0;
   for (const r of rows) {

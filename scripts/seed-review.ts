@@ -15,6 +15,7 @@
 import { randomUUID, createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
+import { mulberry32 } from '@forensics/algorithms';
 
 export interface SeedOptions {
   items: number;
@@ -28,17 +29,6 @@ export interface SeedOptions {
   /** Fixed state for every item (default: a realistic mix). */
   state?: 'NEEDS_REVIEW' | 'QUARANTINED' | 'RESTORED' | 'PURGED';
   onProgress?: (done: number) => void;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const SUBJECTS = ['the Eiffel Tower', 'Mount Everest', 'the Amazon river', 'the Great Wall', 'Marie Curie', 'the Apollo 11 mission', 'the Treaty of Versailles', 'the human heart', 'Jupiter', 'the Mona Lisa', 'photosynthesis', 'the Roman Empire'];

@@ -144,7 +144,7 @@ export async function runEvalCli(
   overrides: EvalCliOverrides = {},
 ): Promise<EvalCliResult> {
   const opts = parseEvalArgs(argv);
-  if (opts.suite) return runSuite(opts, overrides);
+  if (opts.suite) return runSuite(opts, overrides, runEvalCli);
   const env = overrides.env ?? process.env;
   const log = overrides.log ?? ((s: string) => process.stderr.write(`${s}\n`));
   const file = resolve(opts.data);

@@ -31,9 +31,11 @@ interface SuiteRow {
 const r4 = (x: number | null) => (x === null ? null : Math.round(x * 10000) / 10000);
 const f3 = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : x.toFixed(3));
 
-export async function runSuite(opts: EvalCliOptions, overrides: EvalCliOverrides): Promise<EvalCliResult & { table: string }> {
-  // Imported here, not at the top: eval-cli imports this module, and this one calls back into it.
-  const { runEvalCli } = await import('./eval-cli');
+/** `runEvalCli` is passed in by eval-cli (which dispatches `--suite` here): one harness run per file and poison set. */
+export async function runSuite(
+  opts: EvalCliOptions, overrides: EvalCliOverrides,
+  runEvalCli: (argv: readonly string[], overrides: EvalCliOverrides) => Promise<EvalCliResult>,
+): Promise<EvalCliResult & { table: string }> {
   const log = overrides.log ?? ((s: string) => process.stderr.write(`${s}\n`));
   const dataDir = resolve(opts.suite!.dataDir);
   const dev = loadDevFiles(dataDir);

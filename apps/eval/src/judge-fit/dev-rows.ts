@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  bm25TopK, buildBm25Index, normalizeText, OFFLINE_JUDGE_FEATURES, offlineJudgeFeatures, tokenize,
+  bm25TopK, buildBm25Index, OFFLINE_JUDGE_FEATURES, offlineJudgeFeatures, tokenize,
 } from '@forensics/algorithms';
 import { loadEvalRecords, poisonedTextsOf, type EvalRecord } from '../eval-data';
 
@@ -28,9 +28,6 @@ export const DEV_FILES: readonly string[] = Object.freeze([
 /** Rewritten poison sets used as extra events of the same questions (first `VARIANT_COUNT` texts each). */
 export const DEV_VARIANTS: readonly string[] = Object.freeze(['gpt4', 'gemini_100']);
 export const VARIANT_COUNT = 5;
-
-/** Answers of at least this many tokens stated verbatim are decided by the judge's prior (score 1), not by the weights. */
-const LONG_ANSWER_TOKENS = 6;
 
 export interface DevRow {
   /** The development file the row comes from (the unit of leave-one-file-out). */
@@ -70,7 +67,6 @@ export function buildDevRows(dev: readonly { file: string; records: readonly Eva
   const rows: DevRow[] = [];
   for (const { file, records } of dev) {
     for (const r of records) {
-      const longAnswer = normalizeText(r.incorrect_answer).split(' ').length >= LONG_ANSWER_TOKENS;
       for (const set of poisonSetsOf(r, o.variants)) {
         // A text given both as clean and as poisoned is the attacker's (the harness counts it so too).
         const poisonSet = new Set(set.texts);
@@ -85,7 +81,7 @@ export function buildDevRows(dev: readonly { file: string; records: readonly Eva
             );
             rows.push({
               file, poisonSet: set.name, question: `${file}/${r.id}`, poisoned: poisonSet.has(texts[i]), support: ev.support,
-              verbatimLong: longAnswer && ev.exact, x: Float64Array.from(OFFLINE_JUDGE_FEATURES.map((f) => ev.features[f])),
+              verbatimLong: ev.verbatimLong, x: Float64Array.from(OFFLINE_JUDGE_FEATURES.map((f) => ev.features[f])),
             });
           }
         }

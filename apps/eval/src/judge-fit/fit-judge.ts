@@ -6,7 +6,7 @@
  * scores of the very rows the weights were fitted on). `fitOfflineJudge(rows, trainFiles)` is one
  * such fit; leave-one-file-out evaluation calls it once per held-out file with that file excluded.
  */
-import { OFFLINE_JUDGE_FEATURES, type OfflineJudgeParams, type OfflineJudgeWeights } from '@forensics/algorithms';
+import { evidenceScore, OFFLINE_JUDGE_FEATURES, type OfflineJudgeParams, type OfflineJudgeWeights } from '@forensics/algorithms';
 import type { DevRow } from './dev-rows';
 import { fitLassoLogistic } from './logistic';
 
@@ -33,14 +33,11 @@ export interface JudgeFit {
   tried: { partialSupportMin: number; lambda: number; innerScore: number }[];
 }
 
-const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
-
+/** The judge's score of a row (`evidenceScore`, the judge's own formula) under weights `w` in feature order. */
 export function scoreRow(row: DevRow, bias: number, w: ArrayLike<number>): number {
-  if (row.support === 0) return 0;
-  if (row.verbatimLong) return 1;
   let z = bias;
   for (let j = 0; j < w.length; j++) z += w[j] * row.x[j];
-  return row.support * sigmoid(z);
+  return evidenceScore(row.support, row.verbatimLong, z);
 }
 
 /** Rows the weights can move: the text states the answer and the long-verbatim prior does not decide it. */

@@ -3,9 +3,9 @@ import fitted from './offline-judge.fitted.json';
 
 /**
  * Thresholds of the offline evidence judge (the project's stand-in for the LLM judge when no LLM is
- * configured; not from the papers). The YES threshold is fitted with the weights by
- * scripts/fit-offline-judge.ts (cross-validated by question on poisonedrag_nq, poisonedrag_hotpotqa
- * and robustrag_realtimeqa) and read from offline-judge.fitted.json.
+ * configured; not from the papers). The YES threshold, the band and the support gate are fitted with
+ * the weights by scripts/fit-offline-judge.ts (leave-one-file-out on the development files) and read
+ * from offline-judge.fitted.json.
  */
 export interface OfflineJudgeParams {
   /** YES when score ≥ this. In (0, 1]. Default: the fitted value (offline-judge.fitted.json). */
@@ -35,9 +35,9 @@ export interface OfflineJudgeParams {
 export const DEFAULT_OFFLINE_JUDGE_PARAMS: Readonly<OfflineJudgeParams> = Object.freeze({
   yesThreshold: fitted.yesThreshold,
   undeterminedBelow: fitted.yesThreshold,
-  bandLow: (fitted as { band?: { low: number } }).band?.low ?? fitted.yesThreshold,
-  bandHigh: (fitted as { band?: { high: number } }).band?.high ?? fitted.yesThreshold,
-  partialSupportMin: (fitted as { partialSupportMin?: number }).partialSupportMin ?? 0.5,
+  bandLow: fitted.band.low,
+  bandHigh: fitted.band.high,
+  partialSupportMin: fitted.partialSupportMin,
   nearDuplicateMin: 0.25,
 });
 

@@ -1,19 +1,10 @@
-import { OFFLINE_JUDGE_FEATURES } from '@forensics/algorithms';
+import { mulberry32, OFFLINE_JUDGE_FEATURES } from '@forensics/algorithms';
 import type { DevRow } from '../dev-rows';
 import { balancedThreshold, bandEdges, fitOfflineJudge, scoreRow } from '../fit-judge';
 import { fitLassoLogistic } from '../logistic';
 
-/** A tiny deterministic PRNG (mulberry32) so the synthetic data is the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded, so the synthetic data is the same on every run. */
+const rng = mulberry32;
 
 describe('lasso logistic regression', () => {
   it('recovers the sign and rough size of the informative weight and zeroes pure noise under L1', () => {

@@ -198,8 +198,7 @@ export class RunTracebackUseCase {
     let consensus: (ConsensusResult & { error?: undefined }) | { error: string } | null = null;
     if (state.poisoned.length) {
       try {
-        const cp = validateConsensusParams(this.deps.settings.consensus);
-        consensus = await this.consensusOf(ev, qvec!, cp.suspects === 'include' ? [...proxyIds] : [...proxyIds, ...state.poisoned]);
+        consensus = await this.consensusOf(ev, qvec!, proxyIds, state.poisoned);
       } catch (e) {
         consensus = { error: (e as Error).message }; // like evidence: recorded, never blocks the traceback
       }
@@ -213,7 +212,7 @@ export class RunTracebackUseCase {
       const v = finalVerdicts.get(id);
       const label = (state.verdicts[id] ?? v?.label) as Label;
       const e = evidence[id];
-      const confidence = v?.signals && (v.signals as Record<string, unknown>).confidence === 'band' ? 'band' as const : undefined;
+      const confidence = v?.signals?.confidence === 'band' ? 'band' as const : undefined;
       let outcome = decide({ label, ...(confidence ? { confidence } : {}), evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
       if (outcome.decision === 'KEEP') continue;
       if (consensus) outcome = { ...outcome, inputs: { ...outcome.inputs, consensus: consensus as unknown as Record<string, unknown> } } as typeof outcome;
@@ -259,14 +258,15 @@ export class RunTracebackUseCase {
 
   /**
    * The consensus check's pool: the question's dense top-N (serving texts, enhancement proxies
-   * excluded), without the texts the judge found inducing the answer (the suspects themselves do not
-   * count as independent support: a planted group reworded enough not to look like near-duplicates
-   * would otherwise vouch for itself); the texts that state the reported answer are embedded (stored vectors are not
-   * returned by search) so near-duplicates are grouped by cosine as well as by shared terms.
+   * excluded; the texts the judge found inducing the answer too when CONSENSUS_SUSPECTS=exclude, so a
+   * planted group reworded past the near-duplicate rule cannot vouch for itself); the texts that
+   * state the reported answer are embedded (stored vectors are not returned by search) so
+   * near-duplicates are grouped by cosine as well as by shared terms.
    */
-  private async consensusOf(ev: FeedbackRow, qvec: ArrayLike<number>, proxyIds: readonly string[]): Promise<ConsensusResult> {
+  private async consensusOf(ev: FeedbackRow, qvec: ArrayLike<number>, proxyIds: readonly string[], suspects: readonly string[]): Promise<ConsensusResult> {
     const p = validateConsensusParams(this.deps.settings.consensus);
-    const hits = p.enabled ? await this.deps.store.search(ev.collection, { vector: qvec, k: p.pool, excludeIds: proxyIds }) : [];
+    const excludeIds = p.suspects === 'include' ? proxyIds : [...proxyIds, ...suspects];
+    const hits = p.enabled ? await this.deps.store.search(ev.collection, { vector: qvec, k: p.pool, excludeIds }) : [];
     const sup = hits.filter((h) => containsAnswer(h.text, ev.wrongAnswer));
     const vectors = sup.length >= p.minClusters ? await this.deps.embedder.embed(sup.map((h) => h.text)) : [];
     const byId = new Map(sup.map((h, i) => [h.id, vectors[i]]));
