@@ -30,11 +30,11 @@ export interface AuditSchedules {
 export const AUDIT_SCHEDULES = Symbol('AuditSchedules') as Token<AuditSchedules>;
 
 /**
- * Kinds declared by the issue that this version does not run yet (issue 12: re-trace
- * re-trace with the admission check). Starting or scheduling one is refused with a 400 that says so.
+ * Kinds declared but not run by this version (none today; re-trace was the last). Starting or
+ * scheduling one is refused with a 400 that says so.
  */
-export const UNBUILT_AUDIT_KINDS: ReadonlySet<string> = new Set(['re-trace']);
+export const UNBUILT_AUDIT_KINDS: ReadonlySet<string> = new Set<string>([]);
 
 export function assertAuditKindBuilt(kind: string): void {
-  if (UNBUILT_AUDIT_KINDS.has(kind)) throw new ValidationError(`kind: the ${kind} audit is not available in this version (built: reconcile, cluster-scan, sibling-sweep)`);
+  if (UNBUILT_AUDIT_KINDS.has(kind)) throw new ValidationError(`kind: the ${kind} audit is not available in this version `);
 }

@@ -61,11 +61,4 @@ describe('cluster-scan audit', () => {
     expect(viaPairs.ids).toEqual(perText.ids);
     expect(viaPairs.knn.map((l) => l.j)).toEqual(perText.knn.map((l) => l.j));
   });
-
-  it('refuses the kinds this version does not run', async () => {
-    const repos = createInMemoryRepositories();
-    const uc = composeUseCases({ repos, store: new InMemoryVectorStore(), embedder: new HashingEmbedder(16), judge: new ScriptedJudge(() => 'NO') });
-    await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [{ text: 'x' }] });
-    await expect(uc.get(StartAuditUseCase).execute({ kind: 're-trace', collection: 'kb', trigger: 'api', actor: 't' })).rejects.toThrow(/not available in this version/);
-  });
 });

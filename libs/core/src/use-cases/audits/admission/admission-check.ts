@@ -6,6 +6,7 @@ import type { VectorStore } from '../../../ports/vector-store.port';
 import type { CoreSettings } from '../../../settings';
 import type { InjectMap } from '../../../use-case';
 import { DEFAULT_AUDIT_SETTINGS } from '../audit-queue.port';
+import { watchedEvents } from '../watchlist';
 
 export interface AdmissionCheckDeps {
   quarantines: QuarantineRepository;
@@ -50,12 +51,9 @@ export class AdmissionCheck {
   async watchlist(collection: string): Promise<WatchedAttack[]> {
     const p = this.params;
     if (!p.enabled) return [];
-    const records = await this.deps.quarantines.list({ collection, state: 'QUARANTINED', limit: 10_000 });
-    const eventIds = [...new Set(records.map((r) => r.feedbackId).filter((x): x is string => !!x))].slice(0, p.maxWatched);
     const out: WatchedAttack[] = [];
-    for (const id of eventIds) {
-      const ev = await this.deps.feedback.get(id);
-      if (!ev) continue;
+    for (const { event: ev } of await watchedEvents(this.deps, collection, p.maxWatched)) {
+      const id = ev.id;
       let v = this.queryVectors.get(id);
       if (!v) {
         [v] = await this.deps.embedder.embed([ev.query]) as [Float32Array];

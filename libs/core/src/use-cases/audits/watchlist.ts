@@ -1,0 +1,29 @@
+import type { FeedbackEventRepository, FeedbackRow, QuarantineRepository } from '../../ports/repositories';
+
+/**
+ * The watchlist of attacked (query, wrong answer) pairs of a collection (issue 12): every feedback
+ * event whose traceback quarantined at least one text (QUARANTINED records: judge-decided under a
+ * trusted or corroborated report, or approved by a reviewer). A report that only produced review
+ * items is not an attack until someone confirms it, so it is not watched: a false report must not
+ * make the audits judge the whole corpus against its claim. Newest events first, at most `max`.
+ * Shared by the admission check (at ingestion) and the `re-trace` audit (on a schedule).
+ */
+export async function watchedEvents(
+  deps: { quarantines: QuarantineRepository; feedback: FeedbackEventRepository }, collection: string, max: number,
+): Promise<{ event: FeedbackRow; seedIds: string[] }[]> {
+  const records = await deps.quarantines.list({ collection, state: 'QUARANTINED', limit: 100_000 });
+  const seeds = new Map<string, string[]>();
+  for (const r of records) {
+    if (!r.feedbackId) continue;
+    const list = seeds.get(r.feedbackId) ?? [];
+    list.push(r.documentId);
+    seeds.set(r.feedbackId, list);
+  }
+  const out: { event: FeedbackRow; seedIds: string[] }[] = [];
+  for (const [id, seedIds] of seeds) {
+    const event = await deps.feedback.get(id);
+    if (event && event.collection === collection) out.push({ event, seedIds });
+  }
+  out.sort((a, b) => b.event.createdAt.getTime() - a.event.createdAt.getTime() || (a.event.id < b.event.id ? -1 : 1));
+  return out.slice(0, max);
+}
