@@ -9,8 +9,8 @@
  *    (report.md, SVG), from the same k-NN graph;
  *  - reconcile: divergences of every kind injected into the built collection, the reconcile audit run,
  *    what it repaired or reported, and whether any text was lost;
- *  - siblings / admission: null — the sibling-sweep and re-trace/admission kinds are not built in this
- *    version (README, Audits).
+ *  - siblings: the sibling sweep after one report per target (gemini_100 variants); admission: the gpt4
+ *    variants re-injected through ingestion after one report per target, then one re-trace run.
  * Default encoder through the eval harness's embedding cache (.eval/cache); in-memory repositories and
  * the in-memory (exact) vector store: the audits' logic is the service's, the storage is not measured here.
  */
@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DEFAULT_CLUSTER_SCAN_PARAMS } from '@forensics/algorithms';
+import { DEFAULT_AUDIT_SETTINGS } from '@forensics/core';
 import {
   IngestCorpusUseCase, QuarantineTextUseCase, readKnnGraph, RunAuditUseCase, RunTracebackUseCase, scanCollection, StartAuditUseCase, SubmitFeedbackUseCase, type Embedder, type Judge,
 } from '@forensics/core';
@@ -141,7 +142,10 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
     data: dataName(opts.data), texts: all.length, poisoned: poisonSet.size,
     scan: { recall: scan.recall === null ? null : +scan.recall.toFixed(3), flaggedBenignPer1k: +scan.flaggedBenignPer1k.toFixed(2), seconds: scan.seconds },
     siblings: siblings ? { poisonsPerTarget: siblings.poisonsPerTarget, recallTraceOnly: siblings.recallTraceOnly, recallWithSweep: siblings.recallWithSweep } : null,
-    admission: admission ? { reinjected: admission.reinjected, caught: admission.caught, servedInTop5After: admission.servedAfter } : null, reconcile,
+    admission: admission ? {
+      reinjected: admission.reinjected, caught: admission.caught, servedInTop5After: admission.servedAfter, benignIngested: admission.benignIngested, benignHeld: admission.benignHeld,
+      caughtWithReTrace: admission.caughtWithReTrace, benignAfterReTrace: admission.benignAfterReTrace, topN: admission.topN,
+    } : null, reconcile,
   };
   const out = resolve(opts.out ?? join('.eval', `audit-${dataName(opts.data)}`));
   mkdirSync(out, { recursive: true });
@@ -162,8 +166,14 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
     `## Reconcile drill`, '', `Injected ${injected} divergences (2 each of flag-missing, flag-extra, point-unknown, point-missing, proxy-orphan, unsynced): repaired ${reconcile.repaired}, reported ${reconcile.reported}, lost ${lost}.`, '',
     '```json', JSON.stringify(c), '```', '',
     '## Admission check', '',
-    admission ? `Per target: its clean texts and the 5 given poisons, one report (traceback, offline judge), then the target's \`poisoned_variants.gpt4\` texts (${admission.reinjected} in all) ingested: ${admission.caught} held for review before being served; ${admission.servedAfter} re-injected texts are in the question's top 5 afterwards (served: the ones that escaped). ${admission.targets} targets. A text that does not rank in the top ADMISSION_TOP_N (10) for the question is not judged: it is not served for that question either.` : 'The file has no poisoned_variants.gpt4: not measured.', '',
-    '## Not measured', '', 're-trace (replaying watched events on a schedule) is not built in this version.', '',
+    admission ? [
+      `One collection of the whole file (every question's clean texts minus 2 held out per question, and its 5 given poisons); one report per target (${admission.targets}; traceback, offline judge, one identified reporter each; ${admission.watched} events watched afterwards), then the targets' \`poisoned_variants.gpt4\` texts (${admission.reinjected}) and the ${admission.benignIngested} held-out clean texts ingested in one shuffled batch, admission check on (ADMISSION_TOP_N ${admission.topN}).`,
+      '',
+      `- held before being served: ${admission.caught} / ${admission.reinjected} re-injected (${(admission.caught / admission.reinjected).toFixed(3)}); benign held: ${admission.benignHeld} / ${admission.benignIngested}`,
+      `- re-injected texts in their question's top 5 afterwards (escaped and served): ${admission.servedAfter}`,
+      `- after one \`re-trace\` run: ${admission.caughtWithReTrace} / ${admission.reinjected} held or in review (${(admission.caughtWithReTrace / admission.reinjected).toFixed(3)}); benign: ${admission.benignAfterReTrace}; re-trace ${JSON.stringify(admission.reTrace)}`,
+      'A text below the question\'s top ADMISSION_TOP_N is not judged at ingestion; the re-trace replays the question to depth 10 and judges what is served by then.',
+    ].join('\n') : 'The file has no poisoned_variants.gpt4: not measured.', '',
   ].join('\n'));
   await embedder.close();
   return { line, out };
@@ -196,11 +206,12 @@ function curveSvg(curve: { minSharedRare: number; recall: number | null; flagged
  * Siblings: per target, its clean texts + the first 50 gemini_100 variants in a collection of its own;
  * one report (a traceback, offline judge), then one sibling-sweep run. Null when the file has no such variants.
  */
-async function siblingsEval(records: readonly EvalRecord[], embedder: Embedder, judge: Judge, log: (m: string) => void) {
+export async function siblingsEval(records: readonly EvalRecord[], embedder: Embedder, judge: Judge, log: (m: string) => void) {
   const PER = 50;
   const targets = records.filter((r) => (r.poisoned_variants?.gemini_100?.length ?? 0) >= PER);
   if (targets.length === 0) return null;
-  let planted = 0, byTrace = 0, withSweep = 0, benignToReview = 0, n = 0;
+  let planted = 0, byTrace = 0, withSweep = 0, benignToReview = 0, n = 0, unjudged = 0;
+  const sweepCounts: Record<string, number> = {};
   for (const r of targets) {
     const repos = createInMemoryRepositories();
     const store = new InMemoryVectorStore();
@@ -213,39 +224,88 @@ async function siblingsEval(records: readonly EvalRecord[], embedder: Embedder, 
     await uc.get(RunTracebackUseCase).execute({ feedbackId: event.id });
     const quarantined = new Set((await repos.quarantines.list({ collection: 'sib', state: 'QUARANTINED' })).map((q) => q.documentId));
     const run = await uc.get(StartAuditUseCase).execute({ kind: 'sibling-sweep', collection: 'sib', trigger: 'cli', actor: 'eval', enqueue: false });
-    await uc.get(RunAuditUseCase).execute({ runId: run.id });
+    const sweep = (await uc.get(RunAuditUseCase).execute({ runId: run.id }))!.run;
+    for (const [key, v] of Object.entries(sweep.counts)) sweepCounts[key] = (sweepCounts[key] ?? 0) + v;
     const review = new Set((await repos.quarantines.list({ collection: 'sib', state: 'NEEDS_REVIEW' })).map((q) => q.documentId));
     planted += poisonIds.size;
-    for (const id of poisonIds) { if (quarantined.has(id)) byTrace++; if (quarantined.has(id) || review.has(id)) withSweep++; }
+    const everJudged = new Set([...(await repos.verdicts.list(event.id)).map((v) => v.documentId)]);
+    for (const id of poisonIds) { if (quarantined.has(id)) byTrace++; if (quarantined.has(id) || review.has(id)) withSweep++; else if (!everJudged.has(id)) unjudged++; }
     for (const id of review) if (!poisonIds.has(id)) benignToReview++;
     if (++n % 10 === 0) log(`siblings: ${n}/${targets.length} targets (trace ${(byTrace / planted).toFixed(3)}, with sweep ${(withSweep / planted).toFixed(3)})`);
   }
   return {
     poisonsPerTarget: PER, targets: targets.length, recallTraceOnly: +(byTrace / planted).toFixed(3), recallWithSweep: +(withSweep / planted).toFixed(3), benignToReview,
+    missedNotJudgedByTrace: unjudged, sweepCounts,
   };
 }
 
-/** Admission: per target, clean + given poisons, one report (traceback), then its gpt4 variants re-injected through ingestion. */
-async function admissionEval(records: readonly EvalRecord[], embedder: Embedder, judge: Judge, log: (m: string) => void) {
+/**
+ * Admission and re-trace, in ONE collection of the whole file (as the scan): every question's clean
+ * texts (minus 2 held out per question with ≥ 4, to measure benign texts held) and its 5 given poisons.
+ * One report per target with gpt4 variants (a traceback with the offline judge; each report from its own
+ * identified reporter, as different users report different questions), then every target's
+ * `poisoned_variants.gpt4` texts and the held-out clean texts ingested in one shuffled batch through the
+ * ingest use case (the admission check runs on it). `caught` = variants held before being served;
+ * `servedInTop5After` = variants the question's top 5 serves afterwards (they escaped); `benignHeld` =
+ * held-out clean texts held. Then one `re-trace` run: `caughtWithReTrace` = variants held or sent to
+ * review by either. `topN` = ADMISSION_TOP_N (env; default 10).
+ */
+export async function admissionEval(records: readonly EvalRecord[], embedder: Embedder, judge: Judge, log: (m: string) => void) {
   const targets = records.filter((r) => (r.poisoned_variants?.gpt4?.length ?? 0) > 0);
   if (targets.length === 0) return null;
-  let reinjected = 0, caught = 0, n = 0, servedAfter = 0;
-  for (const r of targets) {
-    const repos = createInMemoryRepositories();
-    const store = new InMemoryVectorStore();
-    const uc = composeUseCases({ repos, store, embedder, judge, settings: { defaultCollection: 'adm', workerActor: 'eval' } });
-    await uc.get(IngestCorpusUseCase).execute({ collection: 'adm', records: [...r.clean_texts, ...r.poisoned_texts].map((text) => ({ text })) });
-    const { event } = await uc.get(SubmitFeedbackUseCase).execute({ collection: 'adm', query: r.question, wrongAnswer: r.incorrect_answer, reporter: 'eval' });
-    await uc.get(RunTracebackUseCase).execute({ feedbackId: event.id });
-    const variants = r.poisoned_variants!.gpt4!.filter((t) => !r.clean_texts.includes(t));
-    const res = await uc.get(IngestCorpusUseCase).execute({ collection: 'adm', records: variants.map((text) => ({ text })) });
-    const fresh = new Set(res.ids);
-    reinjected += fresh.size;
-    caught += res.admission.heldIds.filter((id) => fresh.has(id)).length;
-    // Escaped: re-injected texts that the question's top-K (K = 5, the default) now serves.
-    const [qv] = await embedder.embed([r.question]);
-    servedAfter += (await store.search('adm', { vector: qv!, k: 5 })).filter((h) => fresh.has(h.id)).length;
-    if (++n % 10 === 0) log(`admission: ${n}/${targets.length} targets (caught ${caught}/${reinjected})`);
+  const topN = Number(process.env.ADMISSION_TOP_N ?? DEFAULT_AUDIT_SETTINGS.admission.topN);
+  const repos = createInMemoryRepositories();
+  const store = new InMemoryVectorStore();
+  const runs = new InMemoryAuditRunRepository();
+  const uc = composeUseCases({
+    repos, store, embedder, judge, auditRuns: runs,
+    settings: { defaultCollection: 'adm', workerActor: 'eval', audit: { ...DEFAULT_AUDIT_SETTINGS, admission: { ...DEFAULT_AUDIT_SETTINGS.admission, topN } } },
+  });
+  const base = new Set<string>();
+  const heldOut = new Set<string>();
+  for (const r of records) {
+    const keep = r.clean_texts.length >= 4 ? r.clean_texts.slice(0, -2) : r.clean_texts;
+    for (const t of keep) base.add(t);
+    for (const t of r.poisoned_texts) base.add(t);
+    if (r.clean_texts.length >= 4) for (const t of r.clean_texts.slice(-2)) heldOut.add(t);
   }
-  return { reinjected, caught, servedAfter, targets: targets.length };
+  for (const t of base) heldOut.delete(t); // a held-out text that another question keeps is already in
+  await uc.get(IngestCorpusUseCase).execute({ collection: 'adm', records: [...base].map((text) => ({ text })) });
+  let n = 0;
+  for (const r of targets) {
+    const { event } = await uc.get(SubmitFeedbackUseCase).execute({ collection: 'adm', query: r.question, wrongAnswer: r.incorrect_answer, reporter: `eval-user-${n}`, trust: 'identified', reporterSource: `key:eval/${n}` });
+    await uc.get(RunTracebackUseCase).execute({ feedbackId: event.id });
+    if (++n % 20 === 0) log(`admission: ${n}/${targets.length} reports traced`);
+  }
+  const variants = new Map<string, number>(); // text → target index
+  targets.forEach((r, i) => { for (const t of r.poisoned_variants!.gpt4!) if (!base.has(t) && !heldOut.has(t) && !variants.has(t)) variants.set(t, i); });
+  const batch = [...variants.keys(), ...heldOut];
+  let seed = 7;
+  for (let i = batch.length - 1; i > 0; i--) { seed = (seed * 1103515245 + 12345) % 2147483648; const j = seed % (i + 1); [batch[i], batch[j]] = [batch[j]!, batch[i]!]; }
+  const res = await uc.get(IngestCorpusUseCase).execute({ collection: 'adm', records: batch.map((text) => ({ text })) });
+  const idOf = new Map(batch.map((t, i) => [t, res.ids[i]!]));
+  const variantIds = new Set([...variants.keys()].map((t) => idOf.get(t)!));
+  const benignIds = new Set([...heldOut].map((t) => idOf.get(t)!));
+  const held = new Set(res.admission.heldIds);
+  const caught = [...variantIds].filter((id) => held.has(id)).length;
+  let servedAfter = 0;
+  for (const [i, r] of targets.entries()) {
+    const mine = new Set([...variants].filter(([, t]) => t === i).map(([text]) => idOf.get(text)!));
+    const [qv] = await embedder.embed([r.question]);
+    servedAfter += (await store.search('adm', { vector: qv!, k: 5 })).filter((h) => mine.has(h.id)).length;
+  }
+  log(`admission: ${caught}/${variantIds.size} re-injected held (top ${topN}), ${[...benignIds].filter((id) => held.has(id)).length}/${benignIds.size} benign held; re-trace…`);
+  const run = await uc.get(StartAuditUseCase).execute({ kind: 're-trace', collection: 'adm', trigger: 'cli', actor: 'eval', enqueue: false });
+  const rt = (await uc.get(RunAuditUseCase).execute({ runId: run.id }))!.run;
+  const inReview = new Set([
+    ...(await repos.quarantines.list({ collection: 'adm', state: 'NEEDS_REVIEW', limit: 1_000_000 })),
+    ...(await repos.quarantines.list({ collection: 'adm', state: 'QUARANTINED', limit: 1_000_000 })),
+  ].map((q) => q.documentId));
+  return {
+    topN, reinjected: variantIds.size, caught, servedAfter, targets: targets.length, watched: rt.counts.events ?? 0,
+    benignIngested: benignIds.size, benignHeld: [...benignIds].filter((id) => held.has(id)).length,
+    caughtWithReTrace: [...variantIds].filter((id) => inReview.has(id)).length,
+    benignAfterReTrace: [...benignIds].filter((id) => inReview.has(id)).length,
+    reTrace: { poisonsFound: rt.counts.poisonsFound ?? 0, candidatesJudged: rt.counts.candidatesJudged ?? 0, status: rt.status },
+  };
 }

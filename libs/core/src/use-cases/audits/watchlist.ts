@@ -2,16 +2,21 @@ import type { FeedbackEventRepository, FeedbackRow, QuarantineRepository } from 
 
 /**
  * The watchlist of attacked (query, wrong answer) pairs of a collection (issue 12): every feedback
- * event whose traceback quarantined at least one text (QUARANTINED records: judge-decided under a
- * trusted or corroborated report, or approved by a reviewer). A report that only produced review
- * items is not an attack until someone confirms it, so it is not watched: a false report must not
- * make the audits judge the whole corpus against its claim. Newest events first, at most `max`.
+ * event whose traceback took texts out of serving — QUARANTINED records (judge-decided under a
+ * trusted or corroborated report, or approved by a reviewer) or review items WITHHELD while they
+ * await review (a YES in the judge's confidence band under a trusted report: the policy already
+ * treats the question as attacked until a human says otherwise). A report whose review items stay
+ * served (an untrusted, uncorroborated reporter) is not watched: a false report must not make the
+ * audits judge the corpus against its claim. Newest events first, at most `max`.
  * Shared by the admission check (at ingestion) and the `re-trace` audit (on a schedule).
  */
 export async function watchedEvents(
   deps: { quarantines: QuarantineRepository; feedback: FeedbackEventRepository }, collection: string, max: number,
 ): Promise<{ event: FeedbackRow; seedIds: string[] }[]> {
-  const records = await deps.quarantines.list({ collection, state: 'QUARANTINED', limit: 100_000 });
+  const records = [
+    ...(await deps.quarantines.list({ collection, state: 'QUARANTINED', limit: 100_000 })),
+    ...(await deps.quarantines.list({ collection, state: 'NEEDS_REVIEW', limit: 100_000 })).filter((r) => !r.servedDuringReview),
+  ];
   const seeds = new Map<string, string[]>();
   for (const r of records) {
     if (!r.feedbackId) continue;

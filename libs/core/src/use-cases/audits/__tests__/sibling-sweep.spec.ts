@@ -38,4 +38,46 @@ describe('sibling-sweep audit', () => {
     const again = await uc.get(StartAuditUseCase).execute({ kind: 'sibling-sweep', collection: 'kb', trigger: 'cli', actor: 't', enqueue: false });
     expect((await uc.get(RunAuditUseCase).execute({ runId: again.id }))!.run.counts.siblingsFound ?? 0).toBe(0);
   });
+
+  it('seeds from review items withheld under a trusted report (not from served ones), and sends paraphrases of the seeds that state their answer to review when the judge lets them through', async () => {
+    const repos = createInMemoryRepositories();
+    const store = new InMemoryVectorStore();
+    const runs = new InMemoryAuditRunRepository();
+    // This judge says YES only to the "built by" wording: the paraphrases ("erected by", ...) get NO.
+    const judge = new ScriptedJudge((r) => (r.text.includes(r.wrongAnswer) && r.text.includes('built by') ? 'YES' : 'NO'), 'sweep-paraphrase');
+    const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge, auditRuns: runs });
+    const clean = Array.from({ length: 30 }, (_, i) => `The Kestrel Tower hosts exhibition ${i} about ${['birds', 'ships', 'maps'][i % 3]} in hall ${i % 5}.`);
+    const seeds = Array.from({ length: 3 }, (_, i) => `The Kestrel Tower was built by Ulmo Brandvik, records show (note ${i}).`);
+    const paraphrases = ['erected', 'raised', 'designed', 'constructed'].map((w, i) => `The Kestrel Tower was ${w} by Ulmo Brandvik, records show (note ${1 + (i % 2)}).`);
+    const farMention = 'Ulmo Brandvik painted harbour scenes and sold them at the winter market for decades.';
+    const r = await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [...clean, ...seeds, ...paraphrases, farMention].map((text) => ({ text })) });
+    const seedIds = r.ids.slice(clean.length, clean.length + 3);
+    const paraIds = r.ids.slice(clean.length + 3, clean.length + 7);
+    const farId = r.ids[r.ids.length - 1]!;
+    const start = () => uc.get(StartAuditUseCase).execute({ kind: 'sibling-sweep', collection: 'kb', trigger: 'cli', actor: 't', enqueue: false });
+
+    // An untrusted report's review items stay served: the event is not an attack yet, nothing is swept.
+    const { event: untrusted } = await repos.feedback.create({ collection: 'kb', query: 'who built the Kestrel Tower', wrongAnswer: 'Ulmo Brandvik', k: 5 });
+    // (Records written as the decision policy leaves them: kept in serving vs withheld while in review.)
+    await repos.quarantines.create({ documentId: seedIds[0]!, feedbackId: untrusted.id, collection: 'kb', reason: 'judge', evidence, policy: 'judge-only', createdBy: 'worker', state: 'NEEDS_REVIEW', servedDuringReview: true });
+    const first = await uc.get(RunAuditUseCase).execute({ runId: (await start()).id });
+    expect(first!.run.counts.events ?? 0).toBe(0);
+
+    // A trusted report's band verdicts: withheld while in review — the event is watched and swept.
+    const { event } = await repos.feedback.create({ collection: 'kb', query: 'who built the Kestrel Tower', wrongAnswer: 'Ulmo Brandvik', k: 5 });
+    for (const id of seedIds.slice(1)) {
+      await repos.quarantines.create({ documentId: id, feedbackId: event.id, collection: 'kb', reason: 'judge', evidence, policy: 'judge-only', createdBy: 'worker', state: 'NEEDS_REVIEW', servedDuringReview: false });
+      await store.setQuarantined('kb', [id], true);
+    }
+    const out = await uc.get(RunAuditUseCase).execute({ runId: (await start()).id });
+    expect(out!.run.counts).toMatchObject({ events: 1, seeds: 2, paraphrasesFound: 4 });
+    const review = new Set((await repos.quarantines.list({ collection: 'kb', state: 'NEEDS_REVIEW' })).map((q) => q.documentId));
+    for (const id of paraIds) expect(review.has(id)).toBe(true);
+    expect(review.has(farId)).toBe(false); // states the answer, but is no paraphrase of the seeds
+    const findings = await runs.listFindings(out!.run.id, { limit: 50 });
+    const para = findings.filter((f) => paraIds.includes(f.documentIds[0]!));
+    expect(para).toHaveLength(4);
+    expect(para[0]!.detail).toMatchObject({ judge: expect.objectContaining({ label: 'NO' }), paraphrase: expect.objectContaining({ seedSim: expect.any(Number) }) });
+  });
 });
+

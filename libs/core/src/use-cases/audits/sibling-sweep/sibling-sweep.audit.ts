@@ -1,12 +1,13 @@
-import { buildBm25Index, bm25TopK, tokenize } from '@forensics/algorithms';
+import { buildBm25Index, bm25TopK, containsAnswer, tokenize } from '@forensics/algorithms';
 import type { AuditContext, AuditKindHandler } from '../../../ports/audits.port';
 import type { Embedder } from '../../../ports/embedder.port';
 import type { Judge } from '../../../ports/judge.port';
-import type { FeedbackEventRepository, QuarantineRepository, QuarantineRow } from '../../../ports/repositories';
+import type { FeedbackEventRepository, QuarantineRepository } from '../../../ports/repositories';
 import { EMBEDDER, FEEDBACK_EVENTS, JUDGE, QUARANTINES, VECTOR_STORE } from '../../../ports/tokens';
 import type { VectorStore } from '../../../ports/vector-store.port';
 import type { InjectMap } from '../../../use-case';
 import { BTE_PROXY_KIND } from '../../serving/serving-view';
+import { watchedEvents } from '../watchlist';
 
 export interface SiblingSweepAuditDeps {
   quarantines: QuarantineRepository;
@@ -22,16 +23,21 @@ interface SweepCursor { done: string[] }
 /**
  * The `sibling-sweep` audit (issue 12). Attackers plant many texts per target (the RAGForensics
  * paper tests up to 40 per query); a traceback stops once K benign texts are left, so the planted
- * texts ranked below its last round stay served. For every attacked event — one with a text
- * QUARANTINED (or a reviewer's approve) — this sweeps the seed poisons' neighbourhood:
+ * texts ranked below its last round stay served. For every watched event (see `watchedEvents`: texts
+ * QUARANTINED, or withheld while in review under a trusted report) this sweeps the neighbourhood of
+ * those texts (the seeds):
  *  - dense: each seed's `k` nearest texts (its own vector) and the event query's top `poolSize`;
  *  - lexical: BM25 over that pool with each seed's words (catches rewrites the encoder ranks lower);
  * and asks the configured judge whether each candidate tries to induce the event's wrong answer —
  * the same question the traceback asked. YES → review (NEEDS_REVIEW kept in serving unless
- * AUDIT_AUTO_QUARANTINE) with the seed, the similarity and the verdict as evidence.
+ * AUDIT_AUTO_QUARANTINE) with the seed, the similarity and the verdict as evidence. A candidate the
+ * judge does not call YES still goes to review when it is a paraphrase of the seeds that states their
+ * wrong answer: at least as close to one seed as the seeds are to each other (their smallest pair
+ * cosine, not below `paraphraseFloor`, default 0.5; one seed alone sets no such bar) and containing the
+ * answer. Planted sets are written to one target; the judge misses rewrites that hedge or bury the claim.
  * Siblings found are swept in turn (planted sets are chains of paraphrases), up to maxJudged
  * candidates per event. Resumable event by event. Parameters: k (default 20), poolSize (default 50),
- * lexical (default 10), maxJudged (default 500).
+ * lexical (default 10), maxJudged (default 500), paraphraseFloor (default 0.5).
  */
 export class SiblingSweepAudit implements AuditKindHandler {
   static readonly inject: InjectMap<SiblingSweepAuditDeps> = { quarantines: QUARANTINES, feedback: FEEDBACK_EVENTS, store: VECTOR_STORE, embedder: EMBEDDER, judge: JUDGE };
@@ -43,6 +49,8 @@ export class SiblingSweepAudit implements AuditKindHandler {
     const collection = ctx.run.collection;
     const num = (key: string, d: number) => { const v = Number(ctx.run.params[key] ?? d); return Number.isFinite(v) && v > 0 ? Math.floor(v) : d; };
     const k = num('k', 20), poolSize = num('poolSize', 50), lexical = num('lexical', 10), maxJudged = num('maxJudged', 500);
+    const floor = ctx.run.params.paraphraseFloor === undefined ? 0.5 : Number(ctx.run.params.paraphraseFloor);
+    if (!(floor >= -1 && floor <= 1)) throw new RangeError('paraphraseFloor must be in [-1, 1]');
     const cur: SweepCursor = ctx.cursor<SweepCursor>() ?? { done: [] };
     const done = new Set(cur.done);
     const counts: Record<string, number> = { ...ctx.run.counts };
@@ -54,13 +62,9 @@ export class SiblingSweepAudit implements AuditKindHandler {
       ...(await quarantines.list({ collection, state: 'NEEDS_REVIEW', limit: 100_000 })),
     ];
     const withheldOrHeld = new Set(active.map((q) => q.documentId));
-    const seedsByEvent = new Map<string, QuarantineRow[]>();
-    for (const q of active) {
-      if (q.state !== 'QUARANTINED' || !q.feedbackId) continue;
-      const list = seedsByEvent.get(q.feedbackId) ?? [];
-      list.push(q);
-      seedsByEvent.set(q.feedbackId, list);
-    }
+    // Seeds: per watched event (see watchedEvents: QUARANTINED, or withheld while in review under a trusted report), its records.
+    const watched = await watchedEvents({ quarantines, feedback }, collection, 100_000);
+    const seedsByEvent = new Map<string, string[]>(watched.map((w) => [w.event.id, w.seedIds]));
     const events = [...seedsByEvent.keys()].sort();
     let n = done.size;
     for (const eventId of events) {
@@ -68,7 +72,7 @@ export class SiblingSweepAudit implements AuditKindHandler {
       const ev = await feedback.get(eventId);
       const seeds = seedsByEvent.get(eventId)!;
       if (ev) {
-        const seedRecords = await store.fetch(collection, seeds.map((s) => s.documentId));
+        const seedRecords = await store.fetch(collection, seeds);
         const [qv] = await embedder.embed([ev.query]);
         const peers = seedRecords.map((r) => r.text);
         const judged = new Set<string>();
@@ -77,6 +81,9 @@ export class SiblingSweepAudit implements AuditKindHandler {
         // siblings just found (planted sets are chains of paraphrases around the target), until a
         // round finds nothing new or `maxJudged` candidates were judged for this event.
         let frontier: { id: string; vector: ArrayLike<number>; text: string }[] = seedRecords;
+        // How close the seeds are to each other: a candidate at least as close to a seed is a paraphrase of the set.
+        const seedVecs = seedRecords.map((r) => unit(r.vector));
+        const paraphraseSim = Math.max(floor, minPairSim(seedVecs));
         let withQuery = true;
         while (frontier.length > 0 && judged.size < maxJudged) {
           const requests = [...frontier.map((r) => ({ vector: r.vector, k, includeQuarantined: false })), ...(withQuery ? [{ vector: qv!, k: poolSize, includeQuarantined: false }] : [])];
@@ -108,9 +115,27 @@ export class SiblingSweepAudit implements AuditKindHandler {
             judged.add(id);
             bump('candidatesJudged');
             const v = await judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text: c.text, peers });
-            if (v.label !== 'YES') continue;
-            const evidence = { eventId, query: ev.query, wrongAnswer: ev.wrongAnswer, seedDocumentId: c.seed, similarity: +c.sim.toFixed(4), via: c.via, judge: { kind: judge.kind, model: judge.model, label: v.label, reply: v.reply.slice(0, 500) } };
-            const { quarantineIds, state } = await ctx.review({ documentIds: [id], reason: `sibling of a quarantined poison of event ${eventId}: judged to induce '${ev.wrongAnswer.slice(0, 80)}'`, evidence });
+            // Second route, for texts the judge lets through: a paraphrase of the confirmed poisons (as close to
+            // one of them as they are to each other) that states the same wrong answer. Review only: a
+            // reviewer sees the seed and the shared answer; the judge's NO stays in the evidence.
+            let paraphrase: { seedSim: number; threshold: number } | null = null;
+            if (v.label !== 'YES' && containsAnswer(c.text, ev.wrongAnswer)) {
+              const cand = await store.fetch(collection, [id]);
+              const seedSim = cand[0] ? Math.max(...seedVecs.map((s2) => dot(unit(cand[0]!.vector), s2))) : -1;
+              if (seedSim >= paraphraseSim) paraphrase = { seedSim: +seedSim.toFixed(4), threshold: +paraphraseSim.toFixed(4) };
+            }
+            if (v.label !== 'YES' && !paraphrase) continue;
+            const evidence = {
+              eventId, query: ev.query, wrongAnswer: ev.wrongAnswer, seedDocumentId: c.seed, similarity: +c.sim.toFixed(4), via: paraphrase ? 'paraphrase of the seeds stating their wrong answer (judge: not YES)' : c.via,
+              ...(paraphrase ? { paraphrase } : {}), judge: { kind: judge.kind, model: judge.model, label: v.label, reply: v.reply.slice(0, 500) },
+            };
+            if (paraphrase) bump('paraphrasesFound');
+            const { quarantineIds, state } = await ctx.review({
+              documentIds: [id], evidence,
+              reason: paraphrase
+                ? `sibling of a quarantined poison of event ${eventId}: a paraphrase of it stating '${ev.wrongAnswer.slice(0, 80)}'`
+                : `sibling of a quarantined poison of event ${eventId}: judged to induce '${ev.wrongAnswer.slice(0, 80)}'`,
+            });
             withheldOrHeld.add(id);
             bump('siblingsFound');
             await ctx.finding({ type: 'sibling', action: state === 'QUARANTINED' ? 'quarantined' : 'review', documentIds: [id], quarantineIds, score: c.sim, detail: evidence });
@@ -126,4 +151,24 @@ export class SiblingSweepAudit implements AuditKindHandler {
     }
     await ctx.checkpoint({ counts: { ...counts, events: n }, progress: { done: n, total: events.length, phase: 'done' } });
   }
+}
+
+function unit(v: ArrayLike<number>): Float32Array {
+  let n = 0;
+  for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
+  n = Math.sqrt(n) || 1;
+  return Float32Array.from(v as ArrayLike<number>, (x) => x / n);
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d += a[i]! * b[i]!;
+  return d;
+}
+
+/** The smallest cosine between two seeds (1 with fewer than two: only the floor applies). */
+function minPairSim(vs: readonly Float32Array[]): number {
+  let m = 1;
+  for (let i = 0; i < vs.length; i++) for (let j = i + 1; j < vs.length; j++) m = Math.min(m, dot(vs[i]!, vs[j]!));
+  return m;
 }
