@@ -13,6 +13,7 @@ export * from './reconcile/reconcile.audit';
 export * from './sibling-sweep/sibling-sweep.audit';
 export * from './audit-queue.port';
 export * from './admission/admission-check';
+export * from './watchlist';
 export * from './audit-schedules.use-case';
 export * from './audits.schema';
 export * from './manage-audits.use-case';

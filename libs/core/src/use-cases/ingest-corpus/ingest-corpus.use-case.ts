@@ -115,9 +115,11 @@ export class IngestCorpusUseCase {
           const p = part[h.index]!;
           await this.deps.quarantineText.execute({
             documentId: p.id, feedbackId: h.eventId, collection: cmd.collection, state: 'NEEDS_REVIEW', servedDuringReview: false, policy: 'admission',
-            reason: `admission check: would rank in the top results for an attacked question and induce its wrong answer '${h.wrongAnswer.slice(0, 80)}'`,
+            reason: h.route === 'rank'
+              ? `admission check: would rank in the top results for an attacked question and induce its wrong answer '${h.wrongAnswer.slice(0, 80)}'`
+              : `admission check: a paraphrase of the texts taken out for an attacked question, judged to induce its wrong answer '${h.wrongAnswer.slice(0, 80)}'`,
             evidence: {
-              policy: { name: 'admission', decision: 'NEEDS_REVIEW', withhold: true, reason: 'admission check at ingestion: held before it was ever served', inputs: { similarity: h.similarity, threshold: h.threshold, eventId: h.eventId } },
+              policy: { name: 'admission', decision: 'NEEDS_REVIEW', withhold: true, reason: 'admission check at ingestion: held before it was ever served', inputs: { similarity: h.similarity, threshold: h.threshold, eventId: h.eventId, route: h.route, seedSim: h.seedSim } },
               judge: { kind: this.deps.admission.judgeKind, model: this.deps.admission.judgeModel, promptVersion: 'admission', label: 'YES', reply: h.reply, signals: null },
               retrieval: null, retrieverEvidence: null,
             },

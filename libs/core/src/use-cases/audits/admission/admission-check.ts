@@ -1,3 +1,4 @@
+import { containsAnswer } from '@forensics/algorithms';
 import type { Embedder } from '../../../ports/embedder.port';
 import type { Judge } from '../../../ports/judge.port';
 import type { FeedbackEventRepository, QuarantineRepository } from '../../../ports/repositories';
@@ -18,20 +19,41 @@ export interface AdmissionCheckDeps {
 }
 
 /** A watched attack: an event whose traceback quarantined texts, its unit query vector and the score a new text must reach to enter its top-N. */
-export interface WatchedAttack { eventId: string; query: string; wrongAnswer: string; vector: Float32Array; threshold: number }
+export interface WatchedAttack {
+  eventId: string; query: string; wrongAnswer: string; vector: Float32Array; threshold: number;
+  /** Unit vectors of the event's texts taken out of serving (the seeds), and how close a new text must be to one of them to be a paraphrase of the set. */
+  seeds: Float32Array[]; paraphraseSim: number;
+}
 
-export interface AdmissionHold { index: number; eventId: string; query: string; wrongAnswer: string; similarity: number; threshold: number; reply: string }
+export interface AdmissionHold {
+  index: number; eventId: string; query: string; wrongAnswer: string; similarity: number; threshold: number; reply: string;
+  /** Why it was judged: it would rank in the watched question's top-N ('rank'), or it is a paraphrase of the event's seeds stating its wrong answer ('paraphrase'). */
+  route: 'rank' | 'paraphrase'; seedSim: number | null;
+}
+
+/** A paraphrase of the seeds is at least this close to one of them even when the seeds are diverse (as the sibling sweep's paraphraseFloor). */
+const PARAPHRASE_FLOOR = 0.5;
 
 /**
  * The admission check (issue 12): new texts are checked against the watchlist of attacked
- * (query, wrong answer) pairs — every event whose traceback quarantined something — BEFORE they
+ * (query, wrong answer) pairs (see `watchedEvents`) BEFORE they
  * become searchable. A new text whose similarity to a watched query would put it in that query's
- * top-N (N = ADMISSION_TOP_N, default 10: twice the default K) is judged against the event's wrong
+ * top-N (N = ADMISSION_TOP_N, default 50: on NQ it held 0.93 of the re-injected texts of watched
+ * questions against 0.67 at 10, for 3 clean texts of 195 against 1, and 0.96 at 100) is judged against the event's wrong
  * answer; YES → it is written to the store already withheld and sent to review (NEEDS_REVIEW).
  * At ingestion rather than by the next scheduled run because a re-injected poison would otherwise be
  * served until that run; the cost is one dot product per (new text, watched query) plus one judge
  * call per new text that ranks that high (`ingest` reports how many were judged and held).
- * The watchlist is read once per ingest call (events with QUARANTINED records in the collection).
+ * The watchlist is read once per ingest call (`watchedEvents`: QUARANTINED records, or review items
+ * withheld under a trusted report).
+ *
+ * A second way in, as in the sibling sweep: a new text that is a paraphrase of the event's seeds (at
+ * least as close to one of them as they are to each other — their smallest pair cosine, not below
+ * 0.5; one seed alone sets no bar) and states the event's wrong answer is judged whatever its rank:
+ * re-injected rewrites of a confirmed poison, each ranked just below the top-N on its own, would
+ * otherwise never be judged. The judge still decides: a paraphrase it calls NO is admitted (held
+ * anyway, the NQ measurement held 13 planted texts and 5 clean ones of 195; not worth withholding
+ * clean texts for).
  */
 export class AdmissionCheck {
   static readonly inject: InjectMap<AdmissionCheckDeps> = {
@@ -52,8 +74,12 @@ export class AdmissionCheck {
     const p = this.params;
     if (!p.enabled) return [];
     const out: WatchedAttack[] = [];
-    for (const { event: ev } of await watchedEvents(this.deps, collection, p.maxWatched)) {
+    for (const { event: ev, seedIds } of await watchedEvents(this.deps, collection, p.maxWatched)) {
       const id = ev.id;
+      const seeds = (await this.deps.store.fetch(collection, seedIds)).map((r) => unitVector(Float32Array.from(r.vector)));
+      let minPair = 1;
+      for (let a = 0; a < seeds.length; a++) for (let b = a + 1; b < seeds.length; b++) minPair = Math.min(minPair, dot(seeds[a]!, seeds[b]!));
+      const paraphraseSim = seeds.length >= 2 ? Math.max(PARAPHRASE_FLOOR, minPair) : Infinity;
       let v = this.queryVectors.get(id);
       if (!v) {
         [v] = await this.deps.embedder.embed([ev.query]) as [Float32Array];
@@ -62,7 +88,7 @@ export class AdmissionCheck {
       const top = await this.deps.store.search(collection, { vector: v, k: p.topN });
       v = unitVector(v);
       const threshold = top.length < p.topN ? -1 : top[top.length - 1]!.score;
-      out.push({ eventId: id, query: ev.query, wrongAnswer: ev.wrongAnswer, vector: v, threshold });
+      out.push({ eventId: id, query: ev.query, wrongAnswer: ev.wrongAnswer, vector: v, threshold, seeds, paraphraseSim });
     }
     return out;
   }
@@ -78,19 +104,31 @@ export class AdmissionCheck {
       for (let d = 0; d < v.length; d++) vn += v[d]! * v[d]!;
       vn = Math.sqrt(vn) || 1;
       for (const w of watch) {
-        let dot = 0;
-        for (let d = 0; d < v.length; d++) dot += v[d]! * w.vector[d]!;
-        const sim = dot / vn;
-        if (sim < w.threshold) continue;
+        let q = 0;
+        for (let d = 0; d < v.length; d++) q += v[d]! * w.vector[d]!;
+        const sim = q / vn;
+        let seedSim = -1;
+        for (const s of w.seeds.length >= 2 ? w.seeds : []) { let x = 0; for (let d = 0; d < v.length; d++) x += v[d]! * s[d]!; seedSim = Math.max(seedSim, x / vn); }
+        const ranks = sim >= w.threshold;
+        if (!ranks && !(seedSim >= w.paraphraseSim && containsAnswer(texts[i]!, w.wrongAnswer))) continue;
         judged++;
         const verdict = await this.deps.judge.judge({ query: w.query, wrongAnswer: w.wrongAnswer, text: texts[i]! });
         if (verdict.label !== 'YES') continue;
-        holds.push({ index: i, eventId: w.eventId, query: w.query, wrongAnswer: w.wrongAnswer, similarity: +sim.toFixed(4), threshold: +w.threshold.toFixed(4), reply: verdict.reply.slice(0, 500) });
+        holds.push({
+          index: i, eventId: w.eventId, query: w.query, wrongAnswer: w.wrongAnswer, similarity: +sim.toFixed(4), threshold: +w.threshold.toFixed(4), reply: verdict.reply.slice(0, 500),
+          route: ranks ? 'rank' : 'paraphrase', seedSim: w.seeds.length >= 2 ? +seedSim.toFixed(4) : null,
+        });
         break;
       }
     }
     return { holds, judged };
   }
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d += a[i]! * b[i]!;
+  return d;
 }
 
 function unitVector(v: Float32Array): Float32Array {
