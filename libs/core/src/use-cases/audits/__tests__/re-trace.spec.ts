@@ -33,7 +33,7 @@ async function attackedCollection(judgeModel: string) {
 }
 
 describe('re-trace audit', () => {
-  it('replays a watched attack on the current corpus: re-injected poisons go to review withheld, nothing clean, a restored text stays restored', async () => {
+  it('replays a watched attack on the current corpus: re-injected poisons go to review, nothing clean, a restored text stays restored', async () => {
     const { repos, store, runs, judge, uc, event, cleanIds, plantedIds, quarantined } = await attackedCollection('re-trace-a');
     expect(quarantined.map((q) => q.documentId).sort()).toEqual([...plantedIds].sort());
     // A reviewer restores one of them (they know better); then 6 new planted texts are written.
@@ -50,11 +50,9 @@ describe('re-trace audit', () => {
     expect(out!.run.counts.poisonInTopK).toBeGreaterThanOrEqual(1);
     const review = await repos.quarantines.list({ collection: 'kb', state: 'NEEDS_REVIEW' });
     expect(review.map((q) => q.documentId).sort()).toEqual([...again.ids].sort());
-    expect(review.every((q) => !q.servedDuringReview)).toBe(true); // withheld while in review
-    // Out of serving: the question's top 10 no longer holds any of them.
+    expect(review.every((q) => q.servedDuringReview)).toBe(true); // an audit finding: served until a reviewer decides
     const [qv] = await new HashingEmbedder(256).embed([Q]);
-    const top = (await store.search('kb', { vector: qv!, k: 10 })).map((h) => h.id);
-    expect(top.filter((id) => again.ids.includes(id))).toEqual([]);
+    expect((await store.search('kb', { vector: qv!, k: 40 })).filter((h) => again.ids.includes(h.id))).toHaveLength(6);
     // Judged against the event's own question; texts the event already judged were not judged again.
     const asked = judge.requests.slice(callsBefore);
     expect(asked.every((r) => r.query === Q && r.wrongAnswer === WRONG)).toBe(true);

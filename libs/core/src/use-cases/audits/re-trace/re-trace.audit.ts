@@ -53,12 +53,15 @@ const DEFAULT_DEPTH = 10;
  * aside YES, retrieve again, until K benign texts remain or the trace bounds are hit. Texts the event
  * already judged are not judged again: its NO verdicts stand, and a text it judged YES that is served
  * again was restored by a reviewer (or is in review, served) — a human decided, so it counts as benign
- * here. Verdicts from the shared verdict cache (same text, question, answer, judge model and prompt)
+ * here; a text in review and still served is set aside without a new finding. Verdicts from the shared verdict cache (same text, question, answer, judge model and prompt)
  * are reused, so with an LLM judge a quiet corpus costs no judge call.
  *
- * A text judged YES is sent to review (NEEDS_REVIEW, withheld like an admission hold: the question is
- * a confirmed attack; quarantined outright only when AUDIT_AUTO_QUARANTINE says so), one finding per
- * text with the event, its rank and the judge's reply. UNDETERMINED verdicts are counted, not sent.
+ * A text judged YES is sent to review (NEEDS_REVIEW, kept in serving like every audit finding;
+ * quarantined outright only when AUDIT_AUTO_QUARANTINE says so), one finding per text with the event,
+ * its rank and the judge's reply. Not withheld because a replay to depth 10 judges true texts the
+ * traceback never judged, and the offline judge says YES to some that merely mention the answer
+ * elsewhere: in the NQ measurement (eval:audit) 12 of its 56 findings were clean texts.
+ * UNDETERMINED verdicts are counted, not sent.
  *
  * Parameters: `depth` (default 10, at least the event's K), `maxEvents` (default 1000: newest watched
  * events first), `eventId` (replay one event).
@@ -92,10 +95,12 @@ export class ReTraceAudit implements AuditKindHandler {
     if (only) watched = watched.filter((w) => w.event.id === only);
     await this.deps.embedder.init();
     const proxyIds = (await this.deps.enhancements.list({ collection, state: 'ACTIVE' })).map((e) => e.proxyId);
+    // Texts in review and still served (earlier findings, band verdicts): set aside, not judged or found again.
+    const inReview = new Set((await this.deps.quarantines.list({ collection, state: 'NEEDS_REVIEW', limit: 100_000 })).map((q) => q.documentId));
     await ctx.checkpoint({ progress: { done: done.size, total: watched.length, phase: 'events replayed' } });
     for (const { event } of watched) {
       if (done.has(event.id)) continue;
-      benign[event.id] = await this.replay(ctx, event, depth, new Set(benign[event.id] ?? []), proxyIds, bump);
+      benign[event.id] = await this.replay(ctx, event, depth, new Set(benign[event.id] ?? []), inReview, proxyIds, bump);
       done.add(event.id);
       counts.events = done.size;
       await ctx.checkpoint({ cursor: { done: [...done], benign } satisfies ReTraceCursor, counts: { ...counts }, progress: { done: done.size, total: watched.length, phase: 'events replayed' } });
@@ -111,7 +116,7 @@ export class ReTraceAudit implements AuditKindHandler {
 
   /** Replays one event; returns the texts judged NO (this run's and the remembered ones still in its ranking). */
   private async replay(
-    ctx: AuditContext, ev: FeedbackRow, depth: number, knownBenign: ReadonlySet<string>, proxyIds: readonly string[], bump: (key: string, n?: number) => void,
+    ctx: AuditContext, ev: FeedbackRow, depth: number, knownBenign: ReadonlySet<string>, inReview: Set<string>, proxyIds: readonly string[], bump: (key: string, n?: number) => void,
   ): Promise<string[]> {
     const { documents, verdicts, store, embedder, judge, settings } = this.deps;
     const prior = new Map((await verdicts.list(ev.id)).map((v) => [v.documentId, v.label] as const));
@@ -133,6 +138,7 @@ export class ReTraceAudit implements AuditKindHandler {
       const labels: Record<string, Label> = {};
       const replies = new Map<string, string>();
       await mapPool(r.toJudge, settings.trace.judgeConcurrency, async (id) => {
+        if (inReview.has(id)) { labels[id] = 'YES'; return; } // awaiting a reviewer already
         const before = prior.get(id);
         // Judged by the event itself: NO stands; YES but served again = a reviewer restored it (or it is in review, served).
         if (before !== undefined) { labels[id] = before === 'UNDETERMINED' ? 'UNDETERMINED' : 'NO'; return; }
@@ -163,10 +169,11 @@ export class ReTraceAudit implements AuditKindHandler {
           excerpt: hit.text.slice(0, EXCERPT), judge: { kind: judge.kind, model: judge.model, label: 'YES', reply: replies.get(id)!.slice(0, 500) },
         };
         const { quarantineIds, state: recState } = await ctx.review({
-          documentIds: [id], withhold: true, evidence,
+          documentIds: [id], evidence,
           reason: `re-trace of attacked question (event ${ev.id}): judged to induce '${ev.wrongAnswer.slice(0, 80)}'`,
         });
         bump('poisonsFound');
+        inReview.add(id);
         await ctx.finding({ type: 're-trace', action: recState === 'QUARANTINED' ? 'quarantined' : 'review', documentIds: [id], quarantineIds, score: hit.score, detail: evidence });
       }
       state = acceptVerdicts(state, labels);
