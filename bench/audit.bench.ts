@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_CLUSTER_SCAN_PARAMS, LshIndex } from '../libs/forensics/src';
-import { LSH_MIN_TEXTS, readKnnGraph, scanCollection } from '../libs/core/src';
+import { LSH_MIN_TEXTS, readKnnGraph, scanCollection, scanNeighbours } from '../libs/core/src';
 import { LanceDbVectorStore } from '../libs/infra/src/vector-store/lancedb-vector-store.adapter';
 
 function arg(name: string, dflt: string): string {
@@ -61,12 +61,12 @@ async function one(n: number, dim: number): Promise<void> {
   const ingestSec = (Date.now() - t0) / 1000;
   if (n >= 50_000) await store.buildIndex(C); // as the service does above VECTOR_INDEX_MIN_ROWS
   // First scan: exactly what the cluster-scan audit runs (listing, k-NN graph, grouping).
-  const k = DEFAULT_CLUSTER_SCAN_PARAMS.groupSize + 4;
+  const k = scanNeighbours(DEFAULT_CLUSTER_SCAN_PARAMS);
   const t1 = Date.now();
   const graph = await readKnnGraph(store, C, k);
   const graphSec = (Date.now() - t1) / 1000;
   const t2 = Date.now();
-  const res = scanCollection(graph, { minSharedRare: 2 });
+  const res = scanCollection(graph);
   const groupSec = (Date.now() - t2) / 1000;
   const firstSec = graphSec + groupSec;
   const path = n >= LSH_MIN_TEXTS ? 'lsh' : 'store search';

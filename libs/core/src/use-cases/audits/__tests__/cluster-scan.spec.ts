@@ -29,7 +29,11 @@ describe('cluster-scan audit', () => {
     const [finding] = await runs.listFindings(run.id, { limit: 10 });
     expect(finding).toMatchObject({ type: 'suspicious-group', action: 'review' });
     expect([...finding!.documentIds].sort()).toEqual(plantedIds);
-    expect(finding!.detail.sharedRare).toEqual(expect.arrayContaining(['brandvik', 'kestrel', '1931']));
+    // Evidence: the locally specific claims, stated by every member and by few texts around them.
+    const claims = finding!.detail.claims as { token: string; inside: number; around: number }[];
+    expect(claims.map((c) => c.token)).toEqual(expect.arrayContaining(['brandvik', 'kestrel', '1931']));
+    expect(claims.every((c) => c.inside === 1 && c.around <= 0.05)).toBe(true);
+    expect(finding!.detail).toMatchObject({ size: 5, params: { minTightness: 0.5 } });
     // Review records, kept in serving (the default: an audit finding never quarantines on its own).
     const review = await repos.quarantines.list({ collection: 'kb', state: 'NEEDS_REVIEW' });
     expect(review.map((q) => q.documentId).sort()).toEqual(plantedIds);
@@ -60,5 +64,23 @@ describe('cluster-scan audit', () => {
     expect(calls).toBe(1);
     expect(viaPairs.ids).toEqual(perText.ids);
     expect(viaPairs.knn.map((l) => l.j)).toEqual(perText.knn.map((l) => l.j));
+  });
+
+  it('fails a run with an unknown or bad parameter, naming it', async () => {
+    const repos = createInMemoryRepositories();
+    const uc = composeUseCases({ repos, store: new InMemoryVectorStore(), embedder: new HashingEmbedder(16), judge: new ScriptedJudge(() => 'NO'), auditRuns: new InMemoryAuditRunRepository() });
+    await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [{ text: 'x' }] });
+    for (const [params, message] of [
+      [{ minSharedRare: 2 }, /unknown cluster-scan parameter 'minSharedRare'/],
+      [{ maxClaimShare: 'lots' }, /maxClaimShare must be a number/],
+      [{ minMargin: 5 }, /minMargin must be in \[-2, 2\]/],
+      [{ answerLike: 'maybe' }, /answerLike must be true or false/],
+      [{ k: 'ten' }, /k must be an integer/],
+    ] as const) {
+      const run = await uc.get(StartAuditUseCase).execute({ kind: 'cluster-scan', collection: 'kb', trigger: 'cli', actor: 't', enqueue: false, params });
+      const out = await uc.get(RunAuditUseCase).execute({ runId: run.id });
+      expect(out!.run.status).toBe('FAILED');
+      expect(out!.run.error).toMatch(message);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { clusterScan, LshIndex, scanTokens, validateClusterScanParams, type ClusterScanParams, type ClusterScanResult, type KnnList } from '@forensics/algorithms';
+import { clusterScan, DEFAULT_CLUSTER_SCAN_PARAMS, LshIndex, scanDoc, validateClusterScanParams, type ClusterScanParams, type ClusterScanResult, type KnnList } from '@forensics/algorithms';
 import type { AuditContext, AuditKindHandler } from '../../../ports/audits.port';
 import { VECTOR_STORE } from '../../../ports/tokens';
 import type { VectorStore } from '../../../ports/vector-store.port';
@@ -85,18 +85,46 @@ export async function readKnnGraph(
   return { ids, texts, vectors, knn };
 }
 
-/** The scan over a read collection (pure; `eval:audit` sweeps the tightness threshold over the same graph). */
+/** The scan over a read collection (pure; `eval:audit` sweeps its thresholds over the same graph). Pair similarities exact from the listed vectors. */
 export function scanCollection(c: ScannedCollection, params: Partial<ClusterScanParams> = {}): ClusterScanResult {
-  return clusterScan(c.knn, c.texts.map(scanTokens), params);
+  return clusterScan(c.knn, c.texts.map(scanDoc), params, c.vectors);
+}
+
+/** Neighbours per text the scan needs from the store: the group search and the topic neighbourhood. */
+export function scanNeighbours(p: ClusterScanParams): number {
+  return Math.max(p.searchNeighbours, p.contextNeighbours);
+}
+
+const PARAM_KEYS = Object.keys(DEFAULT_CLUSTER_SCAN_PARAMS) as (keyof ClusterScanParams)[];
+const RUN_KEYS = ['k', 'knn', 'maxGroups'];
+
+/** The run's params as scan parameters: numbers (strings of numbers too), answerLike true/false; unknown names refused by name. */
+export function clusterScanParamsOf(raw: Readonly<Record<string, unknown>>): ClusterScanParams {
+  const out: Partial<Record<keyof ClusterScanParams, unknown>> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (RUN_KEYS.includes(k)) continue;
+    if (!PARAM_KEYS.includes(k as keyof ClusterScanParams)) throw new RangeError(`unknown cluster-scan parameter '${k}' (known: ${[...PARAM_KEYS, ...RUN_KEYS].join(', ')})`);
+    if (k === 'answerLike') {
+      if (v !== true && v !== false && v !== 'true' && v !== 'false') throw new RangeError('answerLike must be true or false');
+      out.answerLike = v === true || v === 'true';
+      continue;
+    }
+    const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+    if (Number.isNaN(n)) throw new RangeError(`${k} must be a number`);
+    out[k as keyof ClusterScanParams] = n;
+  }
+  return validateClusterScanParams(out as Partial<ClusterScanParams>);
 }
 
 /**
  * The `cluster-scan` audit (issue 12): corpus-wide, no report. Builds the k-NN graph of the served
- * texts with the store's own search, finds tight groups that share a rare claim (see
- * libs/forensics/src/cluster-scan), and sends each group to review (NEEDS_REVIEW, kept in serving
- * unless AUDIT_AUTO_QUARANTINE) with its evidence; hubs are reported. Parameters: groupSize,
- * minTightness, minCoverage, duplicateSim, minSharedRare, rareDfFactor, hubZ, k (neighbours per text,
- * default groupSize + 4), knn ('auto' = the store's distance matrix where it has one (Qdrant similarityPairs), else the store's search below LSH_MIN_TEXTS texts, LSH above; 'store'; 'lsh'), maxGroups (default 200: a larger count means the threshold is wrong for
+ * texts with the store's own search, finds tight groups whose members all state a claim their topic
+ * neighbourhood does not (see libs/forensics/src/cluster-scan), and sends each group to review
+ * (NEEDS_REVIEW, kept in serving unless AUDIT_AUTO_QUARANTINE) with its evidence; hubs are reported.
+ * Parameters: every ClusterScanParams field (groupSize, searchNeighbours, contextNeighbours,
+ * minTightness, minCoverage, duplicateSim, copyRun, maxClaimShare, minTopicShare, minClaims, minTopics,
+ * minTopicTexts, maxClaimGivenTopic, answerLike, maxLengthCv, minMargin, hubZ), k (neighbours per text,
+ * default max(searchNeighbours, contextNeighbours)), knn ('auto' = the store's distance matrix where it has one (Qdrant similarityPairs), else the store's search below LSH_MIN_TEXTS texts, LSH above; 'store'; 'lsh'), maxGroups (default 200: a larger count means the threshold is wrong for
  * this corpus, and the run reports instead of flooding the review queue).
  *
  * Not resumable inside the graph phase: a killed run reads the graph again (the progress shows it).
@@ -109,11 +137,10 @@ export class ClusterScanAudit implements AuditKindHandler {
   async execute(ctx: AuditContext): Promise<void> {
     const raw = ctx.run.params;
     const num = (k: string) => (raw[k] === undefined ? undefined : Number(raw[k]));
-    const params = validateClusterScanParams(Object.fromEntries(Object.entries({
-      groupSize: num('groupSize'), minTightness: num('minTightness'), minCoverage: num('minCoverage'), duplicateSim: num('duplicateSim'),
-      minSharedRare: num('minSharedRare'), rareDfFactor: num('rareDfFactor'), hubZ: num('hubZ'),
-    }).filter(([, v]) => v !== undefined)));
-    const k = Math.max(params.groupSize, Math.floor(num('k') ?? params.groupSize + 4));
+    const params = clusterScanParamsOf(raw);
+    const kRaw = num('k');
+    if (kRaw !== undefined && !(Number.isInteger(kRaw) && kRaw > 0 && kRaw <= 1000)) throw new RangeError('k must be an integer in [1, 1000]');
+    const k = Math.max(scanNeighbours(params), kRaw ?? 0);
     const maxGroups = Math.floor(num('maxGroups') ?? 200);
     const started = Date.now();
     const mode = raw.knn === 'store' || raw.knn === 'lsh' ? raw.knn : 'auto';
@@ -123,16 +150,21 @@ export class ClusterScanAudit implements AuditKindHandler {
     if (result.groups.length > maxGroups) {
       await ctx.finding({
         type: 'too-many-groups', action: 'reported', documentIds: [],
-        detail: { groups: result.groups.length, maxGroups, note: 'more candidate groups than maxGroups: raise minTightness / minSharedRare for this corpus; nothing was sent to review' },
+        detail: { groups: result.groups.length, maxGroups, note: 'more candidate groups than maxGroups: raise minTightness / minMargin or lower maxClaimShare for this corpus; nothing was sent to review' },
       });
     } else {
       for (const g of result.groups) {
         const documentIds = g.members.map((m) => graph.ids[m]!);
+        // Locally specific claims: stated by every member (inside 1.0), by `around` of the texts around them.
+        const claims = g.claims.slice(0, 20).map((t) => ({ token: t.token, inside: 1, around: t.share, answerLike: t.answerLike }));
         const evidence = {
-          tightness: +g.tightness.toFixed(4), coverage: +g.coverage.toFixed(3), sharedRare: g.sharedRare.slice(0, 20), size: g.members.length, params,
+          tightness: +g.tightness.toFixed(4), coverage: +g.coverage.toFixed(3), margin: +g.margin.toFixed(4), claims, topics: g.topics.slice(0, 20), size: g.members.length,
+          params: { ...params, maxLengthCv: Number.isFinite(params.maxLengthCv) ? params.maxLengthCv : null },
           excerpts: g.members.slice(0, 8).map((m) => graph.texts[m]!.slice(0, EXCERPT)),
         };
-        const { quarantineIds, state } = await ctx.review({ documentIds, reason: `tight group of ${g.members.length} texts sharing ${g.sharedRare.slice(0, 5).join(', ')}`, evidence });
+        const said = g.claims.slice(0, 5).map((t) => `"${t.token}"`).join(', ');
+        const reason = `${g.members.length} mutually close texts that all state ${said}, which at most ${Math.round(Math.max(...g.claims.slice(0, 5).map((t) => t.share)) * 100)}% of the texts around them state`;
+        const { quarantineIds, state } = await ctx.review({ documentIds, reason, evidence });
         counts.flagged += documentIds.length;
         await ctx.finding({ type: 'suspicious-group', action: state === 'QUARANTINED' ? 'quarantined' : 'review', documentIds, quarantineIds, score: g.score, detail: evidence });
       }

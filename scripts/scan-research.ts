@@ -1,0 +1,184 @@
+/**
+ * Research harness for the cluster-scan's scoring (issue 12, scan recall). Not part of the service.
+ *
+ *   npx tsx scripts/scan-research.ts build FILE.jsonl...   one collection per file (every question's clean
+ *        texts + its poisons, as eval:audit builds it), default encoder through .eval/cache, exact
+ *        cosine k-NN (k = 50) → .eval/scan-research/<name>.{json,f32}
+ *   npx tsx scripts/scan-research.ts audit FILE.jsonl...   the cluster-scan audit itself (in-memory ports, the
+ *        store's own search, default parameters) on one collection per file: recall and flagged benign per 1k
+ *   npx tsx scripts/scan-research.ts eval [NAME...]        runs the scan (libs/forensics localCandidates + passesGates) over the
+ *        stored graphs, sweeps its thresholds, and fits them leave-one-file-out (fit on two files under
+ *        ≤ 1 flagged benign text per 1,000, measured on the third). The poison lists are used only to measure.
+ */
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { IngestCorpusUseCase, RunAuditUseCase, StartAuditUseCase } from '@forensics/core';
+import { composeUseCases, createInMemoryRepositories, InMemoryAuditRunRepository, InMemoryVectorStore, ScriptedJudge } from '@forensics/core/testing';
+import { loadConfig } from '@forensics/infra/config/app-config';
+import { createEmbedder } from '@forensics/infra/embedders/embedder.factory';
+import { CachedEmbedder } from '../apps/eval/src/cached-embedder.adapter';
+import { dataName, loadEvalRecords } from '../apps/eval/src/eval-data';
+import { findHubs, localCandidates, passesGates, scanDoc, validateClusterScanParams, type ClusterScanParams, type KnnList, type ScanCandidate } from '../libs/forensics/src';
+
+const OUT = resolve('.eval/scan-research');
+const K = 50;
+
+export interface Stored { name: string; texts: string[]; poison: boolean[]; knn: KnnList[]; dim: number }
+
+async function build(file: string): Promise<void> {
+  const records = loadEvalRecords(resolve(file));
+  const poisonSet = new Set<string>();
+  const texts = new Set<string>();
+  for (const r of records) {
+    for (const t of r.clean_texts) texts.add(t);
+    for (const t of r.poisoned_texts) { texts.add(t); poisonSet.add(t); }
+  }
+  for (const t of poisonSet) if (records.some((r) => r.clean_texts.includes(t))) poisonSet.delete(t);
+  const all = [...texts];
+  const config = loadConfig(process.env);
+  const inner = createEmbedder({ kind: config.embedder.kind, onnxModelDir: config.embedder.onnxModelDir });
+  const emb = new CachedEmbedder(inner, join(resolve('.eval/cache'), `${inner.id.replace(/[^A-Za-z0-9._-]+/g, '_')}.bin`));
+  await emb.init();
+  const vecs = await emb.embed(all);
+  process.stderr.write(`${dataName(file)}: ${all.length} texts, cache hits ${emb.hits}, misses ${emb.misses}\n`);
+  const dim = vecs[0]!.length;
+  const n = all.length;
+  const M = new Float32Array(n * dim);
+  vecs.forEach((v, i) => { let s = 0; for (const x of v) s += x * x; s = Math.sqrt(s) || 1; for (let d = 0; d < dim; d++) M[i * dim + d] = v[d]! / s; });
+  const knn: KnnList[] = [];
+  const row = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) { let s = 0; const a = i * dim, b = j * dim; for (let d = 0; d < dim; d++) s += M[a + d]! * M[b + d]!; row[j] = s; }
+    row[i] = -Infinity;
+    const idx = Array.from({ length: n }, (_, j) => j).sort((x, y) => row[y]! - row[x]! || x - y).slice(0, K);
+    knn.push({ j: idx, s: idx.map((j) => +row[j]!.toFixed(5)) });
+  }
+  mkdirSync(OUT, { recursive: true });
+  const name = dataName(file);
+  writeFileSync(join(OUT, `${name}.json`), JSON.stringify({ name, texts: all, poison: all.map((t) => poisonSet.has(t)), knn, dim }));
+  writeFileSync(join(OUT, `${name}.f32`), Buffer.from(M.buffer));
+  await emb.close();
+}
+
+export function load(name: string): Stored & { vectors: Float32Array } {
+  const s = JSON.parse(readFileSync(join(OUT, `${name}.json`), 'utf8')) as Stored;
+  const buf = readFileSync(join(OUT, `${name}.f32`));
+  return { ...s, vectors: new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4) };
+}
+
+/** The k the audit asks the store for: enough for the group search and the topic neighbourhood. */
+const AUDIT_K = Number(process.env.AUDIT_K ?? 20);
+/** Fit cap: flagged benign per 1,000 allowed on each training file (below the target's 1, for a margin). */
+const FIT_CAP = Number(process.env.FIT_CAP ?? 1);
+
+interface Point { key: string; params: ClusterScanParams; perFile: { recall: number; benign: number }[] }
+
+/**
+ * The grid the gates are fitted over: the structural gates (tightness, cohesion margin, verbatim-copy
+ * run); claim share, duplicateSim and the neighbourhood sizes fixed beforehand; the topic,
+ * answer-like and length gates off. GRID='{"minTopics":[0,1,2]}' (JSON, "Infinity" allowed) overrides
+ * a dimension; wider grids fitted this way were less stable held out (README, Audits).
+ */
+const GRID: Record<string, unknown[]> = {
+  maxClaimShare: [0.05], duplicateSim: [0.95], minTopics: [0], minTopicTexts: [0], maxClaimGivenTopic: [1], answerLike: [false], minClaims: [1], maxLengthCv: [Infinity],
+  minTightness: [0.6, 0.65, 0.7, 0.75, 0.8], minMargin: [-1, 0.08, 0.1, 0.12, 0.14, 0.16, 0.18, 0.2], copyRun: [0, 6, 8, 12],
+  ...(JSON.parse(process.env.GRID ?? '{}', (_, v) => (v === 'Infinity' ? Infinity : v)) as Record<string, unknown[]>),
+};
+
+/** Parameters that shape the candidates themselves (computed once per combination); the rest are gates. */
+const CANDIDATE_KEYS = ['maxClaimShare', 'minTopicShare', 'copyRun', 'contextNeighbours', 'searchNeighbours'];
+
+function candidateGrid(): Partial<ClusterScanParams>[] {
+  let out: Record<string, unknown>[] = [{}];
+  for (const [k, vs] of Object.entries(GRID)) if (CANDIDATE_KEYS.includes(k)) out = out.flatMap((o) => vs.map((v) => ({ ...o, [k]: v })));
+  return out as Partial<ClusterScanParams>[];
+}
+
+function grid(): Partial<ClusterScanParams>[] {
+  let out: Record<string, unknown>[] = [{}];
+  for (const [k, vs] of Object.entries(GRID)) if (!CANDIDATE_KEYS.includes(k)) out = out.flatMap((o) => vs.map((v) => ({ ...o, [k]: v })));
+  return out as Partial<ClusterScanParams>[];
+}
+
+async function evaluate(names: string[]): Promise<void> {
+  const files = names.map((name) => {
+    const s = load(name);
+    const docs = s.texts.map(scanDoc);
+    const knn = s.knn.map((l) => ({ j: l.j.slice(0, AUDIT_K), s: l.s.slice(0, AUDIT_K) }));
+    const vectors = s.texts.map((_, i) => s.vectors.subarray(i * s.dim, (i + 1) * s.dim));
+    const hubs = new Set(findHubs(knn, validateClusterScanParams().hubZ).map((h) => h.node));
+    return { name, n: s.texts.length, poison: s.poison, P: s.poison.filter(Boolean).length, docs, knn, vectors, hubs };
+  });
+  const points: Point[] = [];
+  for (const cp of candidateGrid()) {
+    const t0 = Date.now();
+    const cands: ScanCandidate[][] = files.map((f) => localCandidates(f.knn, f.docs, cp, f.vectors).filter((c) => !c.members.some((m) => f.hubs.has(m))));
+    process.stderr.write(`${JSON.stringify(cp)}: ${cands.map((c) => c.length).join('/')} candidates, ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+    for (const g of grid()) {
+      const params = validateClusterScanParams({ ...g, ...cp });
+      const perFile = files.map((f, x) => {
+        const flagged = new Set<number>();
+        for (const c of cands[x]!) if (passesGates(c, params)) for (const m of c.members) flagged.add(m);
+        let tp = 0;
+        for (const m of flagged) if (f.poison[m]) tp++;
+        return { recall: tp / f.P, benign: ((flagged.size - tp) / f.n) * 1000 };
+      });
+      points.push({ key: JSON.stringify({ ...g, ...cp }), params, perFile });
+    }
+  }
+  const fmt = (r: { recall: number; benign: number }) => `recall ${r.recall.toFixed(3)} at ${r.benign.toFixed(2)} benign/1k`;
+  const key = (p: Point) => JSON.stringify(Object.fromEntries(Object.keys(GRID).filter((k) => GRID[k]!.length > 1).map((k) => [k, (p.params as unknown as Record<string, unknown>)[k]])));
+  for (let t = 0; t < files.length; t++) {
+    const train = files.map((_, x) => x).filter((x) => x !== t);
+    let best: Point | null = null;
+    const val = (p: Point) => Math.min(...train.map((x) => p.perFile[x]!.recall)) + 1e-3 * train.reduce((a, x) => a + p.perFile[x]!.recall, 0);
+    for (const p of points) if (train.every((x) => p.perFile[x]!.benign <= FIT_CAP) && (!best || val(p) > val(best))) best = p;
+    const ins = points.filter((p) => p.perFile[t]!.benign <= 1).reduce<Point | null>((a, p) => (!a || p.perFile[t]!.recall > a.perFile[t]!.recall ? p : a), null);
+    console.log(`${files[t]!.name}: held out ${best ? fmt(best.perFile[t]!) : '(nothing under the cap on the training files)'}; fit on ${train.map((x) => files[x]!.name).join(' + ')}${best ? `: ${train.map((x) => fmt(best!.perFile[x]!)).join('; ')}; chosen ${key(best)}` : ''}`);
+    console.log(`   in-sample best at ≤ 1/1k: ${ins ? `${fmt(ins.perFile[t]!)} ${key(ins)}` : 'none'}`);
+  }
+  const dflt = points.find((p) => Object.keys(GRID).every((k) => (p.params as unknown as Record<string, unknown>)[k] === (validateClusterScanParams() as unknown as Record<string, unknown>)[k]));
+  if (dflt) console.log(`defaults (DEFAULT_CLUSTER_SCAN_PARAMS): ${files.map((f, x) => `${f.name} ${fmt(dflt.perFile[x]!)}`).join(' | ')}`);
+}
+
+/** The audit as the service runs it (in-memory repositories and store), default parameters. */
+async function audit(file: string): Promise<void> {
+  const records = loadEvalRecords(resolve(file));
+  const poisonSet = new Set<string>();
+  const texts = new Set<string>();
+  for (const r of records) {
+    for (const t of r.clean_texts) texts.add(t);
+    for (const t of r.poisoned_texts) { texts.add(t); poisonSet.add(t); }
+  }
+  for (const t of poisonSet) if (records.some((r) => r.clean_texts.includes(t))) poisonSet.delete(t);
+  const all = [...texts];
+  const config = loadConfig(process.env);
+  const inner = createEmbedder({ kind: config.embedder.kind, onnxModelDir: config.embedder.onnxModelDir });
+  const embedder = new CachedEmbedder(inner, join(resolve('.eval/cache'), `${inner.id.replace(/[^A-Za-z0-9._-]+/g, '_')}.bin`));
+  await embedder.init();
+  const auditRuns = new InMemoryAuditRunRepository();
+  const uc = composeUseCases({ repos: createInMemoryRepositories(), store: new InMemoryVectorStore(), embedder, judge: new ScriptedJudge(() => 'NO'), auditRuns });
+  const runs = uc.get(RunAuditUseCase);
+  const ing = await uc.get(IngestCorpusUseCase).execute({ collection: 'scan', records: all.map((text) => ({ text })) });
+  const isPoison = new Map(all.map((t, i) => [ing.ids[i]!, poisonSet.has(t)]));
+  const t0 = Date.now();
+  const run = await uc.get(StartAuditUseCase).execute({ kind: 'cluster-scan', collection: 'scan', trigger: 'cli', actor: 'research', enqueue: false, params: { maxGroups: 100_000 } });
+  const out = (await runs.execute({ runId: run.id }))!.run;
+  const seconds = (Date.now() - t0) / 1000;
+  const findings = await auditRuns.listFindings(run.id, { limit: 100_000 });
+  const flagged = new Set(findings.filter((f) => f.type === 'suspicious-group').flatMap((f) => f.documentIds));
+  let tp = 0;
+  for (const id of flagged) if (isPoison.get(id)) tp++;
+  console.log(JSON.stringify({ data: dataName(file), texts: all.length, poisoned: poisonSet.size, status: out.status, recall: +(tp / poisonSet.size).toFixed(3), flaggedBenignPer1k: +(((flagged.size - tp) / all.length) * 1000).toFixed(2), groups: out.counts.groups, hubs: out.counts.hubs, seconds: +seconds.toFixed(1) }));
+  await embedder.close();
+}
+
+async function main(): Promise<void> {
+  const [cmd, ...rest] = process.argv.slice(2);
+  if (cmd === 'audit') { for (const f of rest) await audit(f); return; }
+  if (cmd === 'build') { for (const f of rest) await build(f); return; }
+  if (cmd === 'eval') { await evaluate(rest.length ? rest : ['poisonedrag_nq', 'poisonedrag_hotpotqa', 'robustrag_realtimeqa']); return; }
+  throw new Error('usage: scan-research.ts build FILE... | audit FILE... | eval [NAME...]');
+}
+
+if (require.main === module || process.argv[1]?.endsWith('scan-research.ts')) void main().catch((e) => { console.error(e); process.exit(1); });
