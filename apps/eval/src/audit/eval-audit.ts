@@ -5,7 +5,7 @@
  *   {"texts","poisoned","scan":{"recall","flaggedBenignPer1k","seconds"},"siblings":null,"admission":null,
  *    "reconcile":{"injected","repaired","reported","lost"}}
  *  - scan: the cluster-scan audit with its default parameters (fixed before measuring, not fitted to this
- *    file), plus the curve of recall against flagged benign texts as the tightness threshold moves
+ *    file), plus the curve of recall against flagged benign texts as the tightness threshold moves (three margins)
  *    (report.md, SVG), from the same k-NN graph;
  *  - reconcile: divergences of every kind injected into the built collection, the reconcile audit run,
  *    what it repaired or reported, and whether any text was lost;
@@ -17,10 +17,10 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEFAULT_CLUSTER_SCAN_PARAMS } from '@forensics/algorithms';
+import { DEFAULT_CLUSTER_SCAN_PARAMS, groupCandidates, localCandidates, scanDoc } from '@forensics/algorithms';
 import { DEFAULT_AUDIT_SETTINGS } from '@forensics/core';
 import {
-  IngestCorpusUseCase, QuarantineTextUseCase, readKnnGraph, RunAuditUseCase, RunTracebackUseCase, scanCollection, StartAuditUseCase, SubmitFeedbackUseCase, type Embedder, type Judge,
+  IngestCorpusUseCase, QuarantineTextUseCase, readKnnGraph, RunAuditUseCase, RunTracebackUseCase, scanNeighbours, StartAuditUseCase, SubmitFeedbackUseCase, type Embedder, type Judge,
 } from '@forensics/core';
 import { OfflineJudge } from '@forensics/infra/judges/offline-judge.adapter';
 import type { EvalRecord } from '../eval-data';
@@ -96,13 +96,15 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
   };
   const scan = { ...rate(flagged), seconds: +seconds.toFixed(1), status: scanOut?.run.status, params: DEFAULT_CLUSTER_SCAN_PARAMS };
   log(`scan: recall ${scan.recall?.toFixed(3)}, flagged benign ${scan.flaggedBenignPer1k.toFixed(2)} per 1k, ${scan.seconds} s`);
-  const graph = await readKnnGraph(store, C, DEFAULT_CLUSTER_SCAN_PARAMS.groupSize + 4);
-  const curve: { minTightness: number; minSharedRare: number; recall: number | null; flaggedBenignPer1k: number }[] = [];
-  for (const minSharedRare of [1, 2, 3]) {
+  const graph = await readKnnGraph(store, C, scanNeighbours(DEFAULT_CLUSTER_SCAN_PARAMS));
+  // The curve: the tightness threshold swept for three cohesion-margin settings, over one set of candidates.
+  const candidates = localCandidates(graph.knn, graph.texts.map(scanDoc), DEFAULT_CLUSTER_SCAN_PARAMS, graph.vectors);
+  const curve: { minTightness: number; minMargin: number; recall: number | null; flaggedBenignPer1k: number }[] = [];
+  for (const minMargin of CURVE_MARGINS) {
     for (let t = 0.5; t <= 0.951; t += 0.05) {
-      const res = scanCollection(graph, { minTightness: +t.toFixed(2), minSharedRare });
+      const res = groupCandidates(candidates, graph.knn, { ...DEFAULT_CLUSTER_SCAN_PARAMS, minTightness: +t.toFixed(2), minMargin });
       const ids = new Set(res.groups.flatMap((g) => g.members.map((m) => graph.ids[m]!)));
-      curve.push({ minTightness: +t.toFixed(2), minSharedRare, ...rate(ids) });
+      curve.push({ minTightness: +t.toFixed(2), minMargin, ...rate(ids) });
     }
   }
 
@@ -157,10 +159,10 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
     '```json', JSON.stringify(line), '```', '',
     `## Cluster scan: recall against flagged benign texts`, '',
     `Default parameters (${JSON.stringify(DEFAULT_CLUSTER_SCAN_PARAMS)}): recall ${line.scan.recall}, ${line.scan.flaggedBenignPer1k} benign texts flagged per 1,000, ${line.scan.seconds} s.`,
-    'The curve moves the tightness threshold (0.50 → 0.95) for 1, 2 and 3 shared rare tokens, on the same k-NN graph. Target (issue 12): recall ≥ 0.90 at ≤ 1 flagged benign text per 1,000.', '',
+    'The curve moves the tightness threshold (0.50 → 0.95) for three cohesion-margin settings (no margin test, 0.10 = the default, 0.15), the other parameters at their defaults, on the same k-NN graph. Target (issue 12): recall ≥ 0.90 at ≤ 1 flagged benign text per 1,000.', '',
     '![recall vs flagged benign](curve.svg)', '',
-    '| min shared rare | min tightness | recall | flagged benign / 1k |', '|---|---|---|---|',
-    ...curve.map((p) => `| ${p.minSharedRare} | ${p.minTightness.toFixed(2)} | ${p.recall?.toFixed(3)} | ${p.flaggedBenignPer1k.toFixed(2)} |`), '',
+    '| min margin | min tightness | recall | flagged benign / 1k |', '|---|---|---|---|',
+    ...curve.map((p) => `| ${p.minMargin} | ${p.minTightness.toFixed(2)} | ${p.recall?.toFixed(3)} | ${p.flaggedBenignPer1k.toFixed(2)} |`), '',
     `## Sibling sweep`, '',
     siblings ? `Per target: its clean texts plus the first ${siblings.poisonsPerTarget} of \`poisoned_variants.gemini_100\` (the only Gemini set with ≥ 50 per target), one report of the target's wrong answer (a traceback with the offline judge, default bounds), then one sibling-sweep run with the same judge: recall of the planted texts by the traceback alone ${siblings.recallTraceOnly}, after the sweep ${siblings.recallWithSweep} (${siblings.targets} targets; clean texts sent to review by the sweep: ${siblings.benignToReview}).` : 'The file has no poisoned_variants with ≥ 50 texts per target: not measured.', '',
     `## Reconcile drill`, '', `Injected ${injected} divergences (2 each of flag-missing, flag-extra, point-unknown, point-missing, proxy-orphan, unsynced): repaired ${reconcile.repaired}, reported ${reconcile.reported}, lost ${lost}.`, '',
@@ -179,8 +181,11 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
   return { line, out };
 }
 
-/** Recall (y) against flagged benign texts per 1,000 (x), one polyline per shared-rare setting; the target box marked. */
-function curveSvg(curve: { minSharedRare: number; recall: number | null; flaggedBenignPer1k: number; minTightness: number }[]): string {
+/** Cohesion-margin settings of the scan curve (-1 = no margin test). */
+const CURVE_MARGINS = [-1, 0.1, 0.15];
+
+/** Recall (y) against flagged benign texts per 1,000 (x), one polyline per cohesion-margin setting; the target box marked. */
+function curveSvg(curve: { minMargin: number; recall: number | null; flaggedBenignPer1k: number; minTightness: number }[]): string {
   const W = 640, H = 360, m = { l: 56, r: 16, t: 36, b: 48 };
   const maxX = Math.max(5, ...curve.map((p) => p.flaggedBenignPer1k)) * 1.05;
   const x = (v: number) => m.l + (v / maxX) * (W - m.l - m.r);
@@ -193,10 +198,10 @@ function curveSvg(curve: { minSharedRare: number; recall: number | null; flagged
     `<text x="${W / 2}" y="${H - 12}" text-anchor="middle">flagged benign texts per 1,000 (target box: ≤ 1 at recall ≥ 0.9)</text>`,
     `<text transform="translate(14 ${H / 2}) rotate(-90)" text-anchor="middle">recall of planted poisons</text>`];
   for (let i = 0; i <= 4; i++) parts.push(`<text x="${m.l - 6}" y="${y(i / 4) + 4}" text-anchor="end">${(i / 4).toFixed(2)}</text>`, `<text x="${x((maxX * i) / 4)}" y="${H - m.b + 14}" text-anchor="middle">${((maxX * i) / 4).toFixed(1)}</text>`);
-  [1, 2, 3].forEach((r, ci) => {
-    const pts = curve.filter((p) => p.minSharedRare === r && p.recall !== null).sort((a, b) => a.flaggedBenignPer1k - b.flaggedBenignPer1k);
+  CURVE_MARGINS.forEach((r, ci) => {
+    const pts = curve.filter((p) => p.minMargin === r && p.recall !== null).sort((a, b) => a.flaggedBenignPer1k - b.flaggedBenignPer1k);
     parts.push(`<polyline fill="none" stroke="${colors[ci]}" stroke-width="2" points="${pts.map((p) => `${x(p.flaggedBenignPer1k).toFixed(1)},${y(p.recall!).toFixed(1)}`).join(' ')}"/>`);
-    parts.push(`<text x="${W - m.r - 150}" y="${m.t + 14 * (ci + 1)}" fill="${colors[ci]}">≥ ${r} shared rare token(s)</text>`);
+    parts.push(`<text x="${W - m.r - 150}" y="${m.t + 14 * (ci + 1)}" fill="${colors[ci]}">${r < 0 ? 'no margin test' : `cohesion margin ≥ ${r}`}</text>`);
   });
   parts.push('</svg>');
   return parts.join('\n');
