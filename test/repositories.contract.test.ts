@@ -470,6 +470,22 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
       expect(await repos.answers.get('nope')).toBeNull();
     });
 
+    it('answers that served any of some texts, in this collection only, newest first, limited', async () => {
+      const mk = (servedIds: string[], coll = collection) => repos.answers.create({ collection: coll, query: 'q', answer: 'a', servedIds, servedScores: servedIds.map(() => 0.5), source: 'external', generatorKind: null, generatorModel: null, promptVersion: null, embedder: null });
+      const [t1, t2, t3] = [randomUUID(), randomUUID(), randomUUID()];
+      const a1 = await mk([t1, t3]);
+      await new Promise((r) => setTimeout(r, 5));
+      const a2 = await mk([t2]);
+      await new Promise((r) => setTimeout(r, 5));
+      const a3 = await mk([t3]);
+      await mk([t1], `${collection}-other`);
+      expect((await repos.answers.listServing(collection, [t1, t2], 10)).map((a) => a.id)).toEqual([a2.id, a1.id]);
+      expect((await repos.answers.listServing(collection, [t3], 10)).map((a) => a.id)).toEqual([a3.id, a1.id]);
+      expect((await repos.answers.listServing(collection, [t3], 1)).map((a) => a.id)).toEqual([a3.id]);
+      expect(await repos.answers.listServing(collection, [], 10)).toEqual([]);
+      expect(await repos.answers.listServing(collection, [randomUUID()], 10)).toEqual([]);
+    });
+
     it('enhancements: create audited, list filters in creation order, active by proxy, markDeleted audited once', async () => {
       const e = await event();
       const e2 = await event();

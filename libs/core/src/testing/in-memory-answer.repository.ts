@@ -14,4 +14,13 @@ export class InMemoryAnswerRepository extends InMemoryRepository implements Answ
     const a = this.s.answers.get(id);
     return a ? copy(a) : null;
   }
+
+  async listServing(collection: string, documentIds: readonly string[], limit: number): Promise<AnswerRow[]> {
+    const ids = new Set(documentIds);
+    return [...this.s.answers.values()]
+      .filter((a) => a.collection === collection && a.servedIds.some((id) => ids.has(id)))
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? -1 : 1))
+      .slice(0, Math.max(0, limit))
+      .map(copy);
+  }
 }

@@ -79,6 +79,8 @@ export interface QuarantineRepository {
 export interface AnswerRepository {
   create(a: NewAnswer): Promise<AnswerRow>;
   get(id: string): Promise<AnswerRow | null>;
+  /** Logged answers of a collection that served at least one of these texts, newest first (the cluster scan's answer-log tracebacks). */
+  listServing(collection: string, documentIds: readonly string[], limit: number): Promise<AnswerRow[]>;
 }
 
 /** Benign-text enhancements and their retrieval proxies. */

@@ -16,4 +16,11 @@ export class PrismaAnswerRepository implements AnswerRepository {
     const a = await this.db.answer.findUnique({ where: { id } });
     return a ? toRow(a) : null;
   }
+
+  async listServing(collection: string, documentIds: readonly string[], limit: number): Promise<AnswerRow[]> {
+    if (documentIds.length === 0 || limit < 1) return [];
+    // `servedIds && ARRAY[...]` (hasSome) is answered by the GIN index on servedIds (migration 20261123190000).
+    const rows = await this.db.answer.findMany({ where: { collection, servedIds: { hasSome: [...documentIds] } }, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: limit });
+    return rows.map(toRow);
+  }
 }
