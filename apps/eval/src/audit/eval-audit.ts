@@ -24,6 +24,7 @@ import {
 } from '@forensics/core';
 import { OfflineJudge } from '@forensics/infra/judges/offline-judge.adapter';
 import type { EvalRecord } from '../eval-data';
+import { watchedEvents } from '@forensics/core';
 import { composeUseCases, createInMemoryRepositories, InMemoryAuditRunRepository, InMemoryVectorStore, ScriptedJudge } from '@forensics/core/testing';
 import { loadConfig } from '@forensics/infra/config/app-config';
 import { createEmbedder } from '@forensics/infra/embedders/embedder.factory';
@@ -147,6 +148,7 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
     admission: admission ? {
       reinjected: admission.reinjected, caught: admission.caught, servedInTop5After: admission.servedAfter, benignIngested: admission.benignIngested, benignHeld: admission.benignHeld,
       caughtWithReTrace: admission.caughtWithReTrace, benignAfterReTrace: admission.benignAfterReTrace, topN: admission.topN,
+      watchedTargets: admission.watched, reinjectedWatched: admission.reinjectedWatched, caughtWatched: admission.caughtWatched,
     } : null, reconcile,
   };
   const out = resolve(opts.out ?? join('.eval', `audit-${dataName(opts.data)}`));
@@ -171,7 +173,8 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
     admission ? [
       `One collection of the whole file (every question's clean texts minus 2 held out per question, and its 5 given poisons); one report per target (${admission.targets}; traceback, offline judge, one identified reporter each; ${admission.watched} events watched afterwards), then the targets' \`poisoned_variants.gpt4\` texts (${admission.reinjected}) and the ${admission.benignIngested} held-out clean texts ingested in one shuffled batch, admission check on (ADMISSION_TOP_N ${admission.topN}).`,
       '',
-      `- held before being served: ${admission.caught} / ${admission.reinjected} re-injected (${(admission.caught / admission.reinjected).toFixed(3)}); benign held: ${admission.benignHeld} / ${admission.benignIngested}`,
+      `- held before being served: ${admission.caught} / ${admission.reinjected} re-injected (${(admission.caught / admission.reinjected).toFixed(3)}); of the ${admission.reinjectedWatched} re-injected for the ${admission.watched} watched questions: ${admission.caughtWatched} (${(admission.caughtWatched / Math.max(1, admission.reinjectedWatched)).toFixed(3)}); benign held: ${admission.benignHeld} / ${admission.benignIngested}; judge calls ${admission.judged}; held by route: poisons ${JSON.stringify(admission.caughtByRoute)}, benign ${JSON.stringify(admission.benignByRoute)}`,
+      `- ${admission.targets - admission.watched} reports left no watched attack: the traceback found no planted text in the question's served results (the attack did not reach the top K in this collection), or the consensus check marked the report a suspected false flag (review items kept served)`,
       `- re-injected texts in their question's top 5 afterwards (escaped and served): ${admission.servedAfter}`,
       `- after one \`re-trace\` run: ${admission.caughtWithReTrace} / ${admission.reinjected} held or in review (${(admission.caughtWithReTrace / admission.reinjected).toFixed(3)}); benign: ${admission.benignAfterReTrace}; re-trace ${JSON.stringify(admission.reTrace)}`,
       'A text below the question\'s top ADMISSION_TOP_N is not judged at ingestion; the re-trace replays the question to depth 10 and judges what is served by then.',
@@ -215,12 +218,13 @@ export async function siblingsEval(records: readonly EvalRecord[], embedder: Emb
   const PER = 50;
   const targets = records.filter((r) => (r.poisoned_variants?.gemini_100?.length ?? 0) >= PER);
   if (targets.length === 0) return null;
-  let planted = 0, byTrace = 0, withSweep = 0, benignToReview = 0, n = 0, unjudged = 0;
+  let planted = 0, byTrace = 0, withSweep = 0, benignToReview = 0, n = 0, unjudged = 0, paraphrasePoisons = 0, paraphraseBenign = 0;
   const sweepCounts: Record<string, number> = {};
   for (const r of targets) {
     const repos = createInMemoryRepositories();
     const store = new InMemoryVectorStore();
-    const uc = composeUseCases({ repos, store, embedder, judge, auditRuns: new InMemoryAuditRunRepository(), settings: { defaultCollection: 'sib', workerActor: 'eval' } });
+    const auditRuns = new InMemoryAuditRunRepository();
+    const uc = composeUseCases({ repos, store, embedder, judge, auditRuns, settings: { defaultCollection: 'sib', workerActor: 'eval' } });
     const poisons = r.poisoned_variants!.gemini_100!.slice(0, PER);
     const ing = await uc.get(IngestCorpusUseCase).execute({ collection: 'sib', records: [...r.clean_texts, ...poisons].map((text) => ({ text })) });
     const poisonIds = new Set(ing.ids.slice(r.clean_texts.length));
@@ -236,11 +240,15 @@ export async function siblingsEval(records: readonly EvalRecord[], embedder: Emb
     const everJudged = new Set([...(await repos.verdicts.list(event.id)).map((v) => v.documentId)]);
     for (const id of poisonIds) { if (quarantined.has(id)) byTrace++; if (quarantined.has(id) || review.has(id)) withSweep++; else if (!everJudged.has(id)) unjudged++; }
     for (const id of review) if (!poisonIds.has(id)) benignToReview++;
+    for (const f of await auditRuns.listFindings(run.id, { limit: 100_000 })) {
+      if (!(f.detail as { paraphrase?: unknown }).paraphrase) continue;
+      if (poisonIds.has(f.documentIds[0]!)) paraphrasePoisons++; else paraphraseBenign++;
+    }
     if (++n % 10 === 0) log(`siblings: ${n}/${targets.length} targets (trace ${(byTrace / planted).toFixed(3)}, with sweep ${(withSweep / planted).toFixed(3)})`);
   }
   return {
     poisonsPerTarget: PER, targets: targets.length, recallTraceOnly: +(byTrace / planted).toFixed(3), recallWithSweep: +(withSweep / planted).toFixed(3), benignToReview,
-    missedNotJudgedByTrace: unjudged, sweepCounts,
+    missedNotJudgedByTrace: unjudged, sweepCounts, paraphraseRoute: { poisons: paraphrasePoisons, benign: paraphraseBenign },
   };
 }
 
@@ -277,9 +285,11 @@ export async function admissionEval(records: readonly EvalRecord[], embedder: Em
   for (const t of base) heldOut.delete(t); // a held-out text that another question keeps is already in
   await uc.get(IngestCorpusUseCase).execute({ collection: 'adm', records: [...base].map((text) => ({ text })) });
   let n = 0;
+  const eventOf: string[] = [];
   for (const r of targets) {
     const { event } = await uc.get(SubmitFeedbackUseCase).execute({ collection: 'adm', query: r.question, wrongAnswer: r.incorrect_answer, reporter: `eval-user-${n}`, trust: 'identified', reporterSource: `key:eval/${n}` });
     await uc.get(RunTracebackUseCase).execute({ feedbackId: event.id });
+    eventOf.push(event.id);
     if (++n % 20 === 0) log(`admission: ${n}/${targets.length} reports traced`);
   }
   const variants = new Map<string, number>(); // text → target index
@@ -293,6 +303,12 @@ export async function admissionEval(records: readonly EvalRecord[], embedder: Em
   const benignIds = new Set([...heldOut].map((t) => idOf.get(t)!));
   const held = new Set(res.admission.heldIds);
   const caught = [...variantIds].filter((id) => held.has(id)).length;
+  // The check can act only for watched questions: an event whose traceback took texts out (see watchedEvents).
+  const watchedEventIds = new Set((await watchedEvents(repos, 'adm', 100_000)).map((w) => w.event.id));
+  const watchedVariantIds = [...variants].filter(([, i]) => watchedEventIds.has(eventOf[i]!)).map(([t]) => idOf.get(t)!);
+  const route = new Map((await repos.quarantines.list({ collection: 'adm', state: 'NEEDS_REVIEW', limit: 1_000_000 }))
+    .filter((q) => q.policy === 'admission').map((q) => [q.documentId, String(((q.evidence as { policy?: { inputs?: { route?: string } } }).policy?.inputs?.route) ?? 'rank')]));
+  const byRoute = (ids: Iterable<string>) => { const o: Record<string, number> = {}; for (const id of ids) { const r = route.get(id); if (r) o[r] = (o[r] ?? 0) + 1; } return o; };
   let servedAfter = 0;
   for (const [i, r] of targets.entries()) {
     const mine = new Set([...variants].filter(([, t]) => t === i).map(([text]) => idOf.get(text)!));
@@ -302,15 +318,22 @@ export async function admissionEval(records: readonly EvalRecord[], embedder: Em
   log(`admission: ${caught}/${variantIds.size} re-injected held (top ${topN}), ${[...benignIds].filter((id) => held.has(id)).length}/${benignIds.size} benign held; re-trace…`);
   const run = await uc.get(StartAuditUseCase).execute({ kind: 're-trace', collection: 'adm', trigger: 'cli', actor: 'eval', enqueue: false });
   const rt = (await uc.get(RunAuditUseCase).execute({ runId: run.id }))!.run;
+  const planted = new Set(variantIds);
+  const givenPoisons = new Set(records.flatMap((r) => r.poisoned_texts));
+  const rtFound = (await runs.listFindings(run.id, { limit: 1_000_000 })).map((f) => f.documentIds[0]!);
+  const rtDocs = await repos.documents.get(rtFound);
+  const rtPoisons = rtDocs.filter((d) => planted.has(d.id) || givenPoisons.has(d.text)).length;
   const inReview = new Set([
     ...(await repos.quarantines.list({ collection: 'adm', state: 'NEEDS_REVIEW', limit: 1_000_000 })),
     ...(await repos.quarantines.list({ collection: 'adm', state: 'QUARANTINED', limit: 1_000_000 })),
   ].map((q) => q.documentId));
   return {
-    topN, reinjected: variantIds.size, caught, servedAfter, targets: targets.length, watched: rt.counts.events ?? 0,
+    topN, reinjected: variantIds.size, caught, servedAfter, targets: targets.length, watched: rt.counts.events ?? 0, judged: res.admission.judged,
+    reinjectedWatched: watchedVariantIds.length, caughtWatched: watchedVariantIds.filter((id) => held.has(id)).length,
+    caughtByRoute: byRoute(variantIds), benignByRoute: byRoute(benignIds),
     benignIngested: benignIds.size, benignHeld: [...benignIds].filter((id) => held.has(id)).length,
     caughtWithReTrace: [...variantIds].filter((id) => inReview.has(id)).length,
     benignAfterReTrace: [...benignIds].filter((id) => inReview.has(id)).length,
-    reTrace: { poisonsFound: rt.counts.poisonsFound ?? 0, candidatesJudged: rt.counts.candidatesJudged ?? 0, status: rt.status },
+    reTrace: { found: rt.counts.poisonsFound ?? 0, planted: rtPoisons, benign: rtDocs.length - rtPoisons, candidatesJudged: rt.counts.candidatesJudged ?? 0, status: rt.status },
   };
 }
