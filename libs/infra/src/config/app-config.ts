@@ -253,11 +253,11 @@ export const ENV_SCHEMA = z.object({
   SWEEP_EVERY_MS: intVar(100, 3_600_000, 30_000, 'how often the worker reconciles: re-enqueues pending feedback that has no live job (persisted while the queue was unreachable, or failed during an outage)'),
   QUEUE_ENQUEUE_TIMEOUT_MS: intVar(50, 60_000, 500, 'bound on enqueueing a traceback at intake (ms): past it the request answers 202 with queued:false and the reconciler enqueues later'),
   QUEUE_PREFIX: textWithDefault('forensics', 'Redis key prefix of the queues (services sharing a Redis keep their jobs apart)'),
-  AUDIT_SCHEDULE: variable(z.string().default('reconcile=0 * * * *').superRefine((v, ctx) => {
+  AUDIT_SCHEDULE: variable(z.string().default('reconcile=0 * * * *;re-trace=30 */6 * * *').superRefine((v, ctx) => {
     try { if (v.trim() !== 'none') parseAuditSchedule(v); } catch (e) { ctx.addIssue({ code: 'custom', message: (e as Error).message }); }
   }), {
     expect: '`;`-separated kind[:collection]=cron entries, or "none"',
-    doc: 'scheduled database audits (worker): e.g. "reconcile=0 * * * *;cluster-scan=30 3 * * *" (cron in UTC; collection defaults to DEFAULT_COLLECTION); "none" = no schedules. Default: reconcile hourly',
+    doc: 'scheduled database audits (worker): e.g. "reconcile=0 * * * *;cluster-scan=30 3 * * *" (cron in UTC; collection defaults to DEFAULT_COLLECTION); "none" = no schedules. Default: reconcile hourly, re-trace every 6 hours',
   }),
   ADMISSION_CHECK: enumVar(['on', 'off'], 'on', 'admission check at ingestion: new texts that would rank in the top ADMISSION_TOP_N for an attacked question (an event whose traceback took texts out of serving) are judged against its wrong answer and held for review, never served'),
   ADMISSION_TOP_N: intVar(1, 1000, 50, 'admission check: a new text is judged when it would enter this many top results of a watched question (or is a paraphrase of its taken-out texts stating its wrong answer)'),
