@@ -1,11 +1,13 @@
 import { clusterScan, DEFAULT_CLUSTER_SCAN_PARAMS, LshIndex, scanDoc, validateClusterScanParams, type ClusterScanParams, type ClusterScanResult, type KnnList } from '@forensics/algorithms';
 import type { AuditContext, AuditKindHandler } from '../../../ports/audits.port';
-import { VECTOR_STORE } from '../../../ports/tokens';
+import type { AnswerRepository } from '../../../ports/repositories';
+import { ANSWERS, VECTOR_STORE } from '../../../ports/tokens';
 import type { VectorStore } from '../../../ports/vector-store.port';
 import type { InjectMap } from '../../../use-case';
 import { BTE_PROXY_KIND } from '../../serving/serving-view';
+import { SubmitFeedbackUseCase } from '../../submit-feedback/submit-feedback.use-case';
 
-export interface ClusterScanAuditDeps { store: VectorStore }
+export interface ClusterScanAuditDeps { store: VectorStore; answers: AnswerRepository; submitFeedback: SubmitFeedbackUseCase }
 
 /** What the scan read from the store: the texts and their k-NN lists (indexes into `ids`). */
 export interface ScannedCollection { ids: string[]; texts: string[]; vectors: Float32Array[]; knn: KnnList[] }
@@ -96,7 +98,7 @@ export function scanNeighbours(p: ClusterScanParams): number {
 }
 
 const PARAM_KEYS = Object.keys(DEFAULT_CLUSTER_SCAN_PARAMS) as (keyof ClusterScanParams)[];
-const RUN_KEYS = ['k', 'knn', 'maxGroups'];
+const RUN_KEYS = ['k', 'knn', 'maxGroups', 'answerTracebacks'];
 
 /** The run's params as scan parameters: numbers (strings of numbers too), answerLike true/false; unknown names refused by name. */
 export function clusterScanParamsOf(raw: Readonly<Record<string, unknown>>): ClusterScanParams {
@@ -125,12 +127,14 @@ export function clusterScanParamsOf(raw: Readonly<Record<string, unknown>>): Clu
  * minTightness, minCoverage, duplicateSim, copyRun, maxClaimShare, minTopicShare, minClaims, minTopics,
  * minTopicTexts, maxClaimGivenTopic, answerLike, maxLengthCv, minMargin, hubZ), k (neighbours per text,
  * default max(searchNeighbours, contextNeighbours)), knn ('auto' = the store's distance matrix where it has one (Qdrant similarityPairs), else the store's search below LSH_MIN_TEXTS texts, LSH above; 'store'; 'lsh'), maxGroups (default 200: a larger count means the threshold is wrong for
- * this corpus, and the run reports instead of flooding the review queue).
+ * this corpus, and the run reports instead of flooding the review queue), answerTracebacks (default 3:
+ * per flagged group, tracebacks started for the newest logged answers that served one of its texts;
+ * 0 = off).
  *
  * Not resumable inside the graph phase: a killed run reads the graph again (the progress shows it).
  */
 export class ClusterScanAudit implements AuditKindHandler {
-  static readonly inject: InjectMap<ClusterScanAuditDeps> = { store: VECTOR_STORE };
+  static readonly inject: InjectMap<ClusterScanAuditDeps> = { store: VECTOR_STORE, answers: ANSWERS, submitFeedback: SubmitFeedbackUseCase };
   readonly kind = 'cluster-scan' as const;
   constructor(private readonly deps: ClusterScanAuditDeps) {}
 
@@ -142,11 +146,13 @@ export class ClusterScanAudit implements AuditKindHandler {
     if (kRaw !== undefined && !(Number.isInteger(kRaw) && kRaw > 0 && kRaw <= 1000)) throw new RangeError('k must be an integer in [1, 1000]');
     const k = Math.max(scanNeighbours(params), kRaw ?? 0);
     const maxGroups = Math.floor(num('maxGroups') ?? 200);
+    const answerTracebacks = num('answerTracebacks') ?? 3;
+    if (!(Number.isInteger(answerTracebacks) && answerTracebacks >= 0 && answerTracebacks <= 100)) throw new RangeError('answerTracebacks must be an integer in [0, 100]');
     const started = Date.now();
     const mode = raw.knn === 'store' || raw.knn === 'lsh' ? raw.knn : 'auto';
     const graph = await readKnnGraph(this.deps.store, ctx.run.collection, k, (done, total) => ctx.checkpoint({ progress: { done, total, phase: 'k-NN graph' } }), mode);
     const result = scanCollection(graph, params);
-    const counts = { textsScanned: graph.ids.length, groups: result.groups.length, hubs: result.hubs.length, flagged: 0, seconds: Math.round((Date.now() - started) / 100) / 10 };
+    const counts = { textsScanned: graph.ids.length, groups: result.groups.length, hubs: result.hubs.length, flagged: 0, tracebacksStarted: 0, seconds: Math.round((Date.now() - started) / 100) / 10 };
     if (result.groups.length > maxGroups) {
       await ctx.finding({
         type: 'too-many-groups', action: 'reported', documentIds: [],
@@ -166,7 +172,12 @@ export class ClusterScanAudit implements AuditKindHandler {
         const reason = `${g.members.length} mutually close texts that all state ${said}, which at most ${Math.round(Math.max(...g.claims.slice(0, 5).map((t) => t.share)) * 100)}% of the texts around them state`;
         const { quarantineIds, state } = await ctx.review({ documentIds, reason, evidence });
         counts.flagged += documentIds.length;
-        await ctx.finding({ type: 'suspicious-group', action: state === 'QUARANTINED' ? 'quarantined' : 'review', documentIds, quarantineIds, score: g.score, detail: evidence });
+        const tracebacks = await this.traceLoggedAnswers(ctx, documentIds, answerTracebacks);
+        counts.tracebacksStarted += tracebacks.filter((t) => t.created).length;
+        await ctx.finding({
+          type: 'suspicious-group', action: state === 'QUARANTINED' ? 'quarantined' : 'review', documentIds, quarantineIds, score: g.score,
+          detail: tracebacks.length ? { ...evidence, tracebacks } : evidence,
+        });
       }
     }
     for (const h of result.hubs.slice(0, 50)) {
@@ -176,5 +187,28 @@ export class ClusterScanAudit implements AuditKindHandler {
       });
     }
     await ctx.checkpoint({ counts, progress: { done: graph.ids.length, total: graph.ids.length, phase: 'done' } });
+  }
+
+  /**
+   * The answer log's part (issue 12): logged answers (POST /v1/answers, the built-in RAG) whose served
+   * texts include a member of the flagged group are the questions the group reached. For each (newest
+   * first, at most `limit`), a feedback event with the logged answer as the candidate wrong answer and
+   * the served ids as round 0 — the traceback then asks the judge about the group's texts for that
+   * question. Reported as `audit:cluster-scan` with ANONYMOUS trust: the logged answer may well be right,
+   * so nothing it finds is quarantined on its own (the policy sends it to review, kept in serving).
+   * One event per logged answer (Idempotency-Key `audit-answer:<id>`): a later run starts none again.
+   */
+  private async traceLoggedAnswers(ctx: AuditContext, documentIds: string[], limit: number): Promise<{ answerId: string; feedbackId: string; created: boolean; query: string; answer: string }[]> {
+    if (limit === 0) return [];
+    const out: { answerId: string; feedbackId: string; created: boolean; query: string; answer: string }[] = [];
+    for (const a of await this.deps.answers.listServing(ctx.run.collection, documentIds, limit)) {
+      if (!a.query.trim() || !a.answer.trim()) continue;
+      const { event, created } = await this.deps.submitFeedback.execute({
+        collection: ctx.run.collection, query: a.query.slice(0, 4000), wrongAnswer: a.answer.slice(0, 4000), correctAnswer: null, servedIds: a.servedIds.slice(0, 100),
+        reporter: `audit:cluster-scan:${ctx.run.id}`, idempotencyKey: `audit-answer:${a.id}`, trust: 'anonymous', reporterSource: 'audit:cluster-scan',
+      });
+      out.push({ answerId: a.id, feedbackId: event.id, created, query: a.query.slice(0, 200), answer: a.answer.slice(0, 200) });
+    }
+    return out;
   }
 }
