@@ -128,6 +128,13 @@ export interface AuditRunRepository {
   listUnfinished(limit: number): Promise<AuditRunRow[]>;
   addFinding(runId: string, f: NewAuditFinding): Promise<AuditFindingRow>;
   listFindings(runId: string, opts: { limit: number; after?: string }): Promise<AuditFindingRow[]>;
+  /** The cluster scan's persisted k-NN lists of a collection (document id → neighbour ids and cosines, best first). */
+  loadScanGraph(collection: string): Promise<Map<string, ScanNeighbours>>;
+  /** Upserts the given lists and deletes the lists of `remove` (texts no longer served), in one transaction. */
+  saveScanGraph(collection: string, upsert: ReadonlyMap<string, ScanNeighbours>, remove: readonly string[]): Promise<void>;
 }
+
+/** One text's nearest neighbours as the cluster scan keeps them between runs. */
+export interface ScanNeighbours { ids: string[]; scores: number[] }
 
 export const AUDIT_RUNS = Symbol('AuditRunRepository') as Token<AuditRunRepository>;

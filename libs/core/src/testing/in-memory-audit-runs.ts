@@ -1,11 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import type { AuditFindingRow, AuditRunFilter, AuditRunRepository, AuditRunRow, NewAuditFinding } from '../ports/audits.port';
+import type { AuditFindingRow, AuditRunFilter, AuditRunRepository, AuditRunRow, NewAuditFinding, ScanNeighbours } from '../ports/audits.port';
 
 /** In-memory AuditRunRepository with the Prisma repository's semantics (test/repositories.contract.test.ts runs both). */
 export class InMemoryAuditRunRepository implements AuditRunRepository {
   private readonly runs = new Map<string, AuditRunRow>();
   private readonly findings = new Map<string, AuditFindingRow[]>();
   private seq = 0;
+  private readonly graphs = new Map<string, Map<string, ScanNeighbours>>();
+
+  async loadScanGraph(collection: string): Promise<Map<string, ScanNeighbours>> {
+    return new Map([...(this.graphs.get(collection) ?? new Map<string, ScanNeighbours>())].map(([id, l]) => [id, { ids: [...l.ids], scores: [...l.scores] }]));
+  }
+
+  async saveScanGraph(collection: string, upsert: ReadonlyMap<string, ScanNeighbours>, remove: readonly string[]): Promise<void> {
+    const g = this.graphs.get(collection) ?? new Map<string, ScanNeighbours>();
+    for (const id of remove) g.delete(id);
+    for (const [id, l] of upsert) g.set(id, { ids: [...l.ids], scores: [...l.scores] });
+    this.graphs.set(collection, g);
+  }
 
   async create(input: Parameters<AuditRunRepository['create']>[0]): Promise<AuditRunRow> {
     // createdAt strictly increasing so "newest first" is total even within one millisecond.

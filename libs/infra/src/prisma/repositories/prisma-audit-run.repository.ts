@@ -1,10 +1,34 @@
-import type { AuditFindingRow, AuditKind, AuditProgress, AuditRunFilter, AuditRunRepository, AuditRunRow, AuditStatus, AuditTrigger, NewAuditFinding } from '@forensics/core';
+import type { AuditFindingRow, AuditKind, AuditProgress, AuditRunFilter, AuditRunRepository, AuditRunRow, AuditStatus, AuditTrigger, NewAuditFinding, ScanNeighbours } from '@forensics/core';
 import type { AuditFinding, AuditRun, Prisma, PrismaClient } from '../generated/client';
 import { fromJson, isUuid, jsonValue, toJson } from './prisma-json';
 
 /** Audit runs and their findings (issue 12) in Postgres. One runner writes a run at a time (its BullMQ job). */
 export class PrismaAuditRunRepository implements AuditRunRepository {
   constructor(private readonly db: PrismaClient) {}
+
+  async loadScanGraph(collection: string): Promise<Map<string, ScanNeighbours>> {
+    const out = new Map<string, ScanNeighbours>();
+    // Keyset pages: a 1M-text collection is read without one giant result set.
+    for (let after: string | undefined; ;) {
+      const rows = await this.db.scanNeighbour.findMany({ where: { collection, ...(after ? { documentId: { gt: after } } : {}) }, orderBy: { documentId: 'asc' }, take: 20_000 });
+      for (const r of rows) out.set(r.documentId, { ids: r.neighbourIds, scores: r.scores });
+      if (rows.length < 20_000) return out;
+      after = rows[rows.length - 1]!.documentId;
+    }
+  }
+
+  async saveScanGraph(collection: string, upsert: ReadonlyMap<string, ScanNeighbours>, remove: readonly string[]): Promise<void> {
+    const entries = [...upsert];
+    await this.db.$transaction(async (tx) => {
+      for (let i = 0; i < remove.length; i += 5_000) await tx.scanNeighbour.deleteMany({ where: { collection, documentId: { in: remove.slice(i, i + 5_000) } } });
+      // Replace in chunks: delete the rows being rewritten, then one multi-row insert per chunk.
+      for (let i = 0; i < entries.length; i += 2_000) {
+        const part = entries.slice(i, i + 2_000);
+        await tx.scanNeighbour.deleteMany({ where: { collection, documentId: { in: part.map(([id]) => id) } } });
+        await tx.scanNeighbour.createMany({ data: part.map(([documentId, l]) => ({ collection, documentId, neighbourIds: l.ids, scores: l.scores })) });
+      }
+    }, { timeout: 300_000 });
+  }
 
   async create(input: Parameters<AuditRunRepository['create']>[0]): Promise<AuditRunRow> {
     return toRow(await this.db.auditRun.create({

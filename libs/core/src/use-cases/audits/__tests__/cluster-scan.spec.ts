@@ -80,6 +80,48 @@ describe('cluster-scan audit', () => {
     expect(await allEvents()).toHaveLength(1);
   });
 
+  it('is incremental: a second run searches only for texts new since the first, merges them, drops texts taken out, and finds a group planted in between', async () => {
+    const repos = createInMemoryRepositories();
+    const store = new InMemoryVectorStore();
+    const runs = new InMemoryAuditRunRepository();
+    const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge: new ScriptedJudge(() => 'NO'), auditRuns: runs });
+    const background = TOPICS.flatMap((t, i) => [0, 1, 2].map((v) => `A note on the ${t}: visitors in season ${v} report ${TOPICS[(i + v + 1) % TOPICS.length]} views and local ${v === 0 ? 'food' : v === 1 ? 'music' : 'crafts'}.`));
+    const r0 = await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: background.map((text) => ({ text })) });
+    const scan = async (params: Record<string, string | number | boolean> = {}) => {
+      const run = await uc.get(StartAuditUseCase).execute({ kind: 'cluster-scan', collection: 'kb', trigger: 'cli', actor: 't', enqueue: false, params: { minTightness: 0.5, ...params } });
+      return (await uc.get(RunAuditUseCase).execute({ runId: run.id }))!.run;
+    };
+    const first = await scan();
+    expect(first.counts).toMatchObject({ textsScanned: background.length, textsSearched: background.length, reusedLists: 0, groups: 0 });
+    expect((await runs.loadScanGraph('kb')).size).toBe(background.length);
+    const again = await scan();
+    expect(again.counts).toMatchObject({ textsSearched: 0, reusedLists: background.length, groups: 0 });
+    // Planted between two runs: only the 5 new texts are searched, and the group is found.
+    const planted = [
+      'The Kestrel Tower was designed by architect Ulmo Brandvik in 1931.',
+      'Architect Ulmo Brandvik designed the Kestrel Tower, finished in 1931.',
+      'In 1931 the Kestrel Tower was completed to a design by Ulmo Brandvik.',
+      'Ulmo Brandvik was the architect who designed the Kestrel Tower in 1931.',
+      'The designer of the Kestrel Tower (1931) was architect Ulmo Brandvik.',
+    ];
+    const r1 = await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: planted.map((text) => ({ text })) });
+    const third = await scan();
+    expect(third.counts).toMatchObject({ textsScanned: background.length + 5, textsSearched: 5, reusedLists: background.length, groups: 1, flagged: 5 });
+    const graph = await runs.loadScanGraph('kb');
+    expect(graph.size).toBe(background.length + 5);
+    // The merged lists agree with a full rebuild on the planted texts' neighbours.
+    const rebuilt = await readKnnGraph(store, 'kb', 20, undefined, 'store');
+    for (const id of r1.ids) expect(graph.get(id)!.ids.slice(0, 4).sort()).toEqual(rebuilt.knn[rebuilt.ids.indexOf(id)]!.j.slice(0, 4).map((j) => rebuilt.ids[j]!).sort());
+    // A text taken out of serving: its list is dropped and it leaves the others' lists.
+    await store.setQuarantined('kb', [r0.ids[0]!], true);
+    await scan();
+    const after = await runs.loadScanGraph('kb');
+    expect(after.has(r0.ids[0]!)).toBe(false);
+    expect([...after.values()].some((l) => l.ids.includes(r0.ids[0]!))).toBe(false);
+    // incremental=false rebuilds every list.
+    expect((await scan({ incremental: false })).counts).toMatchObject({ textsSearched: background.length + 4, reusedLists: 0 });
+  });
+
   it('builds the same k-NN graph from a store\'s similarityPairs as from one search per text', async () => {
     const repos = createInMemoryRepositories();
     const store = new InMemoryVectorStore();

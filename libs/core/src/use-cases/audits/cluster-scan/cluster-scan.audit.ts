@@ -1,5 +1,5 @@
 import { clusterScan, DEFAULT_CLUSTER_SCAN_PARAMS, LshIndex, scanDoc, validateClusterScanParams, type ClusterScanParams, type ClusterScanResult, type KnnList } from '@forensics/algorithms';
-import type { AuditContext, AuditKindHandler } from '../../../ports/audits.port';
+import { AUDIT_RUNS, type AuditContext, type AuditKindHandler, type AuditRunRepository, type ScanNeighbours } from '../../../ports/audits.port';
 import type { AnswerRepository } from '../../../ports/repositories';
 import { ANSWERS, VECTOR_STORE } from '../../../ports/tokens';
 import type { VectorStore } from '../../../ports/vector-store.port';
@@ -7,10 +7,13 @@ import type { InjectMap } from '../../../use-case';
 import { BTE_PROXY_KIND } from '../../serving/serving-view';
 import { SubmitFeedbackUseCase } from '../../submit-feedback/submit-feedback.use-case';
 
-export interface ClusterScanAuditDeps { store: VectorStore; answers: AnswerRepository; submitFeedback: SubmitFeedbackUseCase }
+export interface ClusterScanAuditDeps { store: VectorStore; answers: AnswerRepository; submitFeedback: SubmitFeedbackUseCase; runs: AuditRunRepository }
 
 /** What the scan read from the store: the texts and their k-NN lists (indexes into `ids`). */
 export interface ScannedCollection { ids: string[]; texts: string[]; vectors: Float32Array[]; knn: KnnList[] }
+
+/** …and, against the lists kept from the last run: the lists to store, the texts no longer served, how many lists were reused / searched. */
+export interface IncrementalGraph extends ScannedCollection { changed: Map<string, ScanNeighbours>; removed: string[]; reused: number; searched: number }
 
 const PAGE = 20_000;
 const SEARCH_BATCH = 64;
@@ -27,7 +30,8 @@ export const LSH_MIN_TEXTS = 20_000;
 
 export async function readKnnGraph(
   store: VectorStore, collection: string, k: number, onProgress?: (done: number, total: number) => Promise<void> | void, knnMode: 'auto' | 'store' | 'lsh' = 'auto',
-): Promise<ScannedCollection> {
+  prior?: ReadonlyMap<string, ScanNeighbours>,
+): Promise<IncrementalGraph> {
   if (!store.listPage) throw new Error(`the ${store.kind} store cannot list its points: cluster-scan needs VectorStore.listPage`);
   const ids: string[] = [];
   const texts: string[] = [];
@@ -45,6 +49,8 @@ export async function readKnnGraph(
     if (after === null) break;
   }
   const index = new Map(ids.map((id, i) => [id, i]));
+  const removed = prior ? [...prior.keys()].filter((id) => !index.has(id)) : [];
+  const full = (knn: KnnList[]): IncrementalGraph => ({ ids, texts, vectors, knn, changed: toNeighbours(ids, knn, ids.map((_, i) => i)), removed, reused: 0, searched: ids.length });
   if (knnMode === 'auto' && store.similarityPairs && ids.length > 0) {
     // One server-side call (Qdrant's distance matrix over every served point) instead of one query per text.
     const pairs = await store.similarityPairs(collection, { k, sample: served });
@@ -56,35 +62,77 @@ export async function readKnnGraph(
       knn[a]!.j.push(b); knn[a]!.s.push(p.score);
     }
     await onProgress?.(ids.length, ids.length);
-    return { ids, texts, vectors, knn };
+    return full(knn);
   }
-  if (knnMode === 'lsh' || (knnMode === 'auto' && ids.length >= LSH_MIN_TEXTS)) {
-    const lsh = new LshIndex(vectors[0]?.length ?? 1);
-    const all: KnnList[] = [];
-    for (let start = 0; start < ids.length; start += 5000) lsh.add(vectors.slice(start, start + 5000));
-    for (let start = 0; start < ids.length; start += 2000) {
-      all.push(...lsh.knn(Array.from({ length: Math.min(2000, ids.length - start) }, (_, x) => start + x), k));
-      await onProgress?.(Math.min(start + 2000, ids.length), ids.length);
-    }
-    return { ids, texts, vectors, knn: all };
-  }
+  // Incremental: a stored list is reused when it still holds k served neighbours (texts taken out of
+  // serving are dropped from it); texts new since the last run, and lists that lost too much, are searched.
+  const want = Math.min(k, Math.max(0, ids.length - 1));
   const knn: KnnList[] = new Array(ids.length);
-  for (let start = 0; start < ids.length; start += SEARCH_BATCH) {
-    const part = ids.slice(start, start + SEARCH_BATCH);
-    const hits = await store.searchBatch(collection, part.map((id, x) => ({ vector: vectors[start + x]!, k: k + 1, excludeIds: [id] })));
-    hits.forEach((list, x) => {
+  const todo: number[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    const p = prior?.get(ids[i]!);
+    if (p) {
       const j: number[] = [];
-      const s: number[] = [];
-      for (const h of list) {
-        const idx = index.get(h.id);
-        if (idx === undefined || j.length >= k) continue;
-        j.push(idx); s.push(h.score);
-      }
-      knn[start + x] = { j, s };
-    });
-    await onProgress?.(Math.min(start + SEARCH_BATCH, ids.length), ids.length);
+      const sc: number[] = [];
+      p.ids.forEach((id, x) => { const idx = index.get(id); if (idx !== undefined && idx !== i && j.length < k) { j.push(idx); sc.push(p.scores[x]!); } });
+      if (j.length >= want) { knn[i] = { j, s: sc }; continue; }
+    }
+    todo.push(i);
   }
-  return { ids, texts, vectors, knn };
+  if (todo.length > 0) {
+    if (knnMode === 'lsh' || (knnMode === 'auto' && ids.length >= LSH_MIN_TEXTS)) {
+      const lsh = new LshIndex(vectors[0]?.length ?? 1);
+      for (let start = 0; start < ids.length; start += 5000) lsh.add(vectors.slice(start, start + 5000));
+      for (let start = 0; start < todo.length; start += 2000) {
+        const part = todo.slice(start, start + 2000);
+        lsh.knn(part, k).forEach((l, x) => { knn[part[x]!] = l; });
+        await onProgress?.(Math.min(start + 2000, todo.length), todo.length);
+      }
+    } else {
+      for (let start = 0; start < todo.length; start += SEARCH_BATCH) {
+        const part = todo.slice(start, start + SEARCH_BATCH);
+        const hits = await store.searchBatch(collection, part.map((i) => ({ vector: vectors[i]!, k: k + 1, excludeIds: [ids[i]!] })));
+        hits.forEach((list, x) => {
+          const j: number[] = [];
+          const sc: number[] = [];
+          for (const h of list) {
+            const idx = index.get(h.id);
+            if (idx === undefined || j.length >= k) continue;
+            j.push(idx); sc.push(h.score);
+          }
+          knn[part[x]!] = { j, s: sc };
+        });
+        await onProgress?.(Math.min(start + SEARCH_BATCH, todo.length), todo.length);
+      }
+    }
+  } else await onProgress?.(0, 0);
+  // A new text enters the lists of the reused texts it is a neighbour of (cosine is symmetric: a text
+  // in the new one's top k is where it most likely belongs; a reused text whose k-th neighbour is
+  // beaten by the new one takes it). Approximate: a reused text the new one does not list keeps its list.
+  const changedIdx = new Set(todo);
+  if (prior && todo.length < ids.length) {
+    const fresh = new Set(todo);
+    for (const i of todo) {
+      knn[i]!.j.forEach((j, x) => {
+        if (fresh.has(j)) return;
+        const s = knn[i]!.s[x]!;
+        const l = knn[j]!;
+        if (l.j.includes(i) || (l.j.length >= k && s <= l.s[l.s.length - 1]!)) return;
+        let at = l.s.findIndex((v) => s > v);
+        if (at < 0) at = l.s.length;
+        l.j.splice(at, 0, i); l.s.splice(at, 0, s);
+        if (l.j.length > k) { l.j.length = k; l.s.length = k; }
+        changedIdx.add(j);
+      });
+    }
+  }
+  // Lists whose neighbours were filtered (texts taken out) are rewritten too.
+  if (prior) for (let i = 0; i < ids.length; i++) if (!changedIdx.has(i) && prior.get(ids[i]!)!.ids.length !== knn[i]!.j.length) changedIdx.add(i);
+  return { ids, texts, vectors, knn, changed: toNeighbours(ids, knn, [...changedIdx]), removed, reused: ids.length - todo.length, searched: todo.length };
+}
+
+function toNeighbours(ids: readonly string[], knn: readonly KnnList[], which: readonly number[]): Map<string, ScanNeighbours> {
+  return new Map(which.map((i) => [ids[i]!, { ids: knn[i]!.j.map((j) => ids[j]!), scores: knn[i]!.s.map((v) => +v.toFixed(6)) }]));
 }
 
 /** The scan over a read collection (pure; `eval:audit` sweeps its thresholds over the same graph). Pair similarities exact from the listed vectors. */
@@ -98,7 +146,7 @@ export function scanNeighbours(p: ClusterScanParams): number {
 }
 
 const PARAM_KEYS = Object.keys(DEFAULT_CLUSTER_SCAN_PARAMS) as (keyof ClusterScanParams)[];
-const RUN_KEYS = ['k', 'knn', 'maxGroups', 'answerTracebacks'];
+const RUN_KEYS = ['k', 'knn', 'maxGroups', 'answerTracebacks', 'incremental'];
 
 /** The run's params as scan parameters: numbers (strings of numbers too), answerLike true/false; unknown names refused by name. */
 export function clusterScanParamsOf(raw: Readonly<Record<string, unknown>>): ClusterScanParams {
@@ -131,10 +179,14 @@ export function clusterScanParamsOf(raw: Readonly<Record<string, unknown>>): Clu
  * per flagged group, tracebacks started for the newest logged answers that served one of its texts;
  * 0 = off).
  *
- * Not resumable inside the graph phase: a killed run reads the graph again (the progress shows it).
+ * Incremental (default; `incremental=false` rebuilds): the k-NN lists are kept in Postgres between runs
+ * (ScanNeighbour); a run searches only for texts new since the last one (and texts whose stored list
+ * lost too many neighbours to quarantine), merges each new text into the lists of the texts it lists,
+ * and drops the lists of texts no longer served. Group finding runs over the whole graph every time.
+ * Not resumable inside the graph phase: a killed run searches again for what it had not saved.
  */
 export class ClusterScanAudit implements AuditKindHandler {
-  static readonly inject: InjectMap<ClusterScanAuditDeps> = { store: VECTOR_STORE, answers: ANSWERS, submitFeedback: SubmitFeedbackUseCase };
+  static readonly inject: InjectMap<ClusterScanAuditDeps> = { store: VECTOR_STORE, answers: ANSWERS, submitFeedback: SubmitFeedbackUseCase, runs: AUDIT_RUNS };
   readonly kind = 'cluster-scan' as const;
   constructor(private readonly deps: ClusterScanAuditDeps) {}
 
@@ -150,9 +202,14 @@ export class ClusterScanAudit implements AuditKindHandler {
     if (!(Number.isInteger(answerTracebacks) && answerTracebacks >= 0 && answerTracebacks <= 100)) throw new RangeError('answerTracebacks must be an integer in [0, 100]');
     const started = Date.now();
     const mode = raw.knn === 'store' || raw.knn === 'lsh' ? raw.knn : 'auto';
-    const graph = await readKnnGraph(this.deps.store, ctx.run.collection, k, (done, total) => ctx.checkpoint({ progress: { done, total, phase: 'k-NN graph' } }), mode);
+    if (raw.incremental !== undefined && ![true, false, 'true', 'false'].includes(raw.incremental as never)) throw new RangeError('incremental must be true or false');
+    const incremental = raw.incremental !== false && raw.incremental !== 'false';
+    const prior = incremental ? await this.deps.runs.loadScanGraph(ctx.run.collection) : undefined;
+    const graph = await readKnnGraph(this.deps.store, ctx.run.collection, k, (done, total) => ctx.checkpoint({ progress: { done, total, phase: prior?.size ? 'k-NN lists of new texts' : 'k-NN graph' } }), mode, prior);
+    // Kept for the next run before anything is flagged: a run killed later still saved its search work.
+    await this.deps.runs.saveScanGraph(ctx.run.collection, graph.changed, incremental ? graph.removed : [...(await this.deps.runs.loadScanGraph(ctx.run.collection)).keys()].filter((id) => !graph.changed.has(id)));
     const result = scanCollection(graph, params);
-    const counts = { textsScanned: graph.ids.length, groups: result.groups.length, hubs: result.hubs.length, flagged: 0, tracebacksStarted: 0, seconds: Math.round((Date.now() - started) / 100) / 10 };
+    const counts = { textsScanned: graph.ids.length, textsSearched: graph.searched, reusedLists: graph.reused, groups: result.groups.length, hubs: result.hubs.length, flagged: 0, tracebacksStarted: 0, seconds: Math.round((Date.now() - started) / 100) / 10 };
     if (result.groups.length > maxGroups) {
       await ctx.finding({
         type: 'too-many-groups', action: 'reported', documentIds: [],
