@@ -144,7 +144,10 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
   const line = {
     data: dataName(opts.data), texts: all.length, poisoned: poisonSet.size,
     scan: { recall: scan.recall === null ? null : +scan.recall.toFixed(3), flaggedBenignPer1k: +scan.flaggedBenignPer1k.toFixed(2), seconds: scan.seconds },
-    siblings: siblings ? { poisonsPerTarget: siblings.poisonsPerTarget, recallTraceOnly: siblings.recallTraceOnly, recallWithSweep: siblings.recallWithSweep } : null,
+    siblings: siblings ? {
+      poisonsPerTarget: siblings.poisonsPerTarget, recallTraceOnly: siblings.recallTraceOnly, recallWithSweep: siblings.recallWithSweep,
+      targets: siblings.targets, targetsWatched: siblings.targetsWatched, recallWithSweepWatched: siblings.recallWithSweepWatched, benignToReview: siblings.benignToReview,
+    } : null,
     admission: admission ? {
       reinjected: admission.reinjected, caught: admission.caught, servedInTop5After: admission.servedAfter, benignIngested: admission.benignIngested, benignHeld: admission.benignHeld,
       caughtWithReTrace: admission.caughtWithReTrace, benignAfterReTrace: admission.benignAfterReTrace, topN: admission.topN,
@@ -166,7 +169,7 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
     '| min margin | min tightness | recall | flagged benign / 1k |', '|---|---|---|---|',
     ...curve.map((p) => `| ${p.minMargin} | ${p.minTightness.toFixed(2)} | ${p.recall?.toFixed(3)} | ${p.flaggedBenignPer1k.toFixed(2)} |`), '',
     `## Sibling sweep`, '',
-    siblings ? `Per target: its clean texts plus the first ${siblings.poisonsPerTarget} of \`poisoned_variants.gemini_100\` (the only Gemini set with ≥ 50 per target), one report of the target's wrong answer (a traceback with the offline judge, default bounds), then one sibling-sweep run with the same judge: recall of the planted texts by the traceback alone ${siblings.recallTraceOnly}, after the sweep ${siblings.recallWithSweep} (${siblings.targets} targets; clean texts sent to review by the sweep: ${siblings.benignToReview}).` : 'The file has no poisoned_variants with ≥ 50 texts per target: not measured.', '',
+    siblings ? `Per target: its clean texts plus the first ${siblings.poisonsPerTarget} of \`poisoned_variants.gemini_100\` (the only Gemini set with ≥ 50 per target), one report of the target's wrong answer (a traceback with the offline judge, default bounds), then one sibling-sweep run with the same judge: recall of the planted texts by the traceback alone ${siblings.recallTraceOnly}, after the sweep ${siblings.recallWithSweep} (${siblings.targets} targets; clean texts sent to review by the sweep: ${siblings.benignToReview}; the paraphrase route: ${siblings.paraphraseRoute.poisons} planted, ${siblings.paraphraseRoute.benign} clean). The sweep needs a seed: ${siblings.targetsWatched} of the ${siblings.targets} reports left a watched event (the others: the judge found none of the top-K planted texts inducing the answer, or the consensus check suspected a false flag); over those targets the recall after the sweep is ${siblings.recallWithSweepWatched}.` : 'The file has no poisoned_variants with ≥ 50 texts per target: not measured.', '',
     `## Reconcile drill`, '', `Injected ${injected} divergences (2 each of flag-missing, flag-extra, point-unknown, point-missing, proxy-orphan, unsynced): repaired ${reconcile.repaired}, reported ${reconcile.reported}, lost ${lost}.`, '',
     '```json', JSON.stringify(c), '```', '',
     '## Admission check', '',
@@ -219,6 +222,7 @@ export async function siblingsEval(records: readonly EvalRecord[], embedder: Emb
   const targets = records.filter((r) => (r.poisoned_variants?.gemini_100?.length ?? 0) >= PER);
   if (targets.length === 0) return null;
   let planted = 0, byTrace = 0, withSweep = 0, benignToReview = 0, n = 0, unjudged = 0, paraphrasePoisons = 0, paraphraseBenign = 0;
+  let targetsWatched = 0, plantedWatched = 0, withSweepWatched = 0;
   const sweepCounts: Record<string, number> = {};
   for (const r of targets) {
     const repos = createInMemoryRepositories();
@@ -238,6 +242,8 @@ export async function siblingsEval(records: readonly EvalRecord[], embedder: Emb
     const review = new Set((await repos.quarantines.list({ collection: 'sib', state: 'NEEDS_REVIEW' })).map((q) => q.documentId));
     planted += poisonIds.size;
     const everJudged = new Set([...(await repos.verdicts.list(event.id)).map((v) => v.documentId)]);
+    const watched = (sweep.counts.events ?? 0) > 0;
+    if (watched) { targetsWatched++; plantedWatched += poisonIds.size; for (const id of poisonIds) if (quarantined.has(id) || review.has(id)) withSweepWatched++; }
     for (const id of poisonIds) { if (quarantined.has(id)) byTrace++; if (quarantined.has(id) || review.has(id)) withSweep++; else if (!everJudged.has(id)) unjudged++; }
     for (const id of review) if (!poisonIds.has(id)) benignToReview++;
     for (const f of await auditRuns.listFindings(run.id, { limit: 100_000 })) {
@@ -249,6 +255,7 @@ export async function siblingsEval(records: readonly EvalRecord[], embedder: Emb
   return {
     poisonsPerTarget: PER, targets: targets.length, recallTraceOnly: +(byTrace / planted).toFixed(3), recallWithSweep: +(withSweep / planted).toFixed(3), benignToReview,
     missedNotJudgedByTrace: unjudged, sweepCounts, paraphraseRoute: { poisons: paraphrasePoisons, benign: paraphraseBenign },
+    targetsWatched, recallWithSweepWatched: +(withSweepWatched / Math.max(1, plantedWatched)).toFixed(3),
   };
 }
 
