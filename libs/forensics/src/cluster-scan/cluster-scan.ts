@@ -230,11 +230,13 @@ function pairSim(knn: readonly KnnList[], vectors: readonly Float32Array[] | und
  * `passesGates` applies; callers may sweep them over the same candidates). Deduplicated by members.
  */
 export function localCandidates(
-  knn: readonly KnnList[], docs: readonly ScanDoc[], params: Partial<ClusterScanParams> = {}, vectors?: readonly Float32Array[],
+  knn: readonly KnnList[], docsIn: readonly ScanDoc[] | ScanDocSource, params: Partial<ClusterScanParams> = {}, vectors?: readonly Float32Array[],
+  anchors?: readonly number[],
 ): ScanCandidate[] {
   const p = validateClusterScanParams(params);
   const n = knn.length;
-  if (docs.length !== n || (vectors && vectors.length !== n)) throw new RangeError('knn, docs and vectors must have one entry per text');
+  const doc = docGetter(docsIn);
+  if ((Array.isArray(docsIn) && docsIn.length !== n) || (vectors && vectors.length !== n)) throw new RangeError('knn, docs and vectors must have one entry per text');
   let norms: Float64Array | undefined;
   if (vectors) {
     norms = new Float64Array(n);
@@ -248,7 +250,7 @@ export function localCandidates(
     let r = runs.get(i);
     if (!r) {
       r = new Set<string>();
-      const q = docs[i]!.seq;
+      const q = doc(i).seq;
       for (let x = 0; x + p.copyRun <= q.length; x++) r.add(q.slice(x, x + p.copyRun).join(' '));
       runs.set(i, r);
     }
@@ -261,12 +263,12 @@ export function localCandidates(
     for (const x of small) if (large.has(x)) return true;
     return false;
   };
-  for (let i = 0; i < n; i++) {
+  for (const i of anchors ?? Array.from({ length: n }, (_, x) => x)) {
     const near = knn[i]!.j.slice(0, p.searchNeighbours);
     if (near.length < p.groupSize) continue;
-    for (const w of docs[i]!.tokens) {
+    for (const w of doc(i).tokens) {
       const carriers: number[] = [];
-      for (const j of near) if (docs[j]!.tokens.has(w)) { carriers.push(j); if (carriers.length === p.groupSize) break; }
+      for (const j of near) if (doc(j).tokens.has(w)) { carriers.push(j); if (carriers.length === p.groupSize) break; }
       if (carriers.length < p.groupSize) continue;
       const members = [i, ...carriers].sort((a, b) => a - b);
       const key = members.join(',');
@@ -278,12 +280,12 @@ export function localCandidates(
       if (hood.size === 0) continue;
       const claims: LocalToken[] = [];
       const topics: LocalToken[] = [];
-      for (const t of docs[members[0]!]!.tokens) {
-        if (!members.every((g) => docs[g]!.tokens.has(t))) continue;
+      for (const t of doc(members[0]!).tokens) {
+        if (!members.every((g) => doc(g).tokens.has(t))) continue;
         let c = 0;
-        for (const j of hood) if (docs[j]!.tokens.has(t)) c++;
+        for (const j of hood) if (doc(j).tokens.has(t)) c++;
         const share = c / hood.size;
-        const tok = { token: t, share: +share.toFixed(3), answerLike: members.every((g) => docs[g]!.answerLike.has(t)) };
+        const tok = { token: t, share: +share.toFixed(3), answerLike: members.every((g) => doc(g).answerLike.has(t)) };
         if (share <= p.maxClaimShare) claims.push(tok);
         else if (share >= p.minTopicShare) topics.push(tok);
       }
@@ -291,7 +293,7 @@ export function localCandidates(
       let topicTexts = 0, stating = 0;
       if (topics.length) {
         for (const j of hood) {
-          const d = docs[j]!.tokens;
+          const d = doc(j).tokens;
           if (!topics.every((t) => d.has(t.token))) continue;
           topicTexts++;
           if (claims.some((c) => d.has(c.token))) stating++;
@@ -312,7 +314,7 @@ export function localCandidates(
       }
       let around = 0, aroundN = 0;
       for (const g of members) for (const j of hood) { const s = sim(g, j); if (s !== undefined) { around += s; aroundN++; } }
-      const lens = members.map((g) => docs[g]!.words);
+      const lens = members.map((g) => doc(g).words);
       const mean = lens.reduce((a, b) => a + b, 0) / lens.length;
       const sd = Math.sqrt(lens.reduce((a, b) => a + (b - mean) ** 2, 0) / lens.length);
       out.push({
@@ -369,12 +371,30 @@ export function groupCandidates(candidates: readonly ScanCandidate[], knn: reado
   return { groups, hubs, candidates: kept.length };
 }
 
-/** The scan: local candidates, the gates, merged groups, hubs. */
+/**
+ * The scan: local candidates, the gates, merged groups, hubs. `anchors` (an incremental run: the texts
+ * whose neighbour lists changed since the last run) limits the candidate groups to those anchored there;
+ * groups elsewhere were already looked at. Docs may be given lazily (texts are tokenized when a group
+ * needs them).
+ */
 export function clusterScan(
-  knn: readonly KnnList[], docs: readonly ScanDoc[], params: Partial<ClusterScanParams> = {}, vectors?: readonly Float32Array[],
+  knn: readonly KnnList[], docs: readonly ScanDoc[] | ScanDocSource, params: Partial<ClusterScanParams> = {}, vectors?: readonly Float32Array[], anchors?: readonly number[],
 ): ClusterScanResult {
   const p = validateClusterScanParams(params);
-  return groupCandidates(localCandidates(knn, docs, p, vectors), knn, p);
+  return groupCandidates(localCandidates(knn, docs, p, vectors, anchors), knn, p);
+}
+
+/** A text's ScanDoc by index, made on first use. */
+export type ScanDocSource = (i: number) => ScanDoc;
+
+function docGetter(docs: readonly ScanDoc[] | ScanDocSource): (i: number) => ScanDoc {
+  if (typeof docs !== 'function') return (i) => docs[i]!;
+  const cache = new Map<number, ScanDoc>();
+  return (i) => {
+    let d = cache.get(i);
+    if (!d) { d = docs(i); cache.set(i, d); }
+    return d;
+  };
 }
 
 /** Nodes whose in-degree (appearances in others' k-NN lists) is `z` standard deviations above the mean. */

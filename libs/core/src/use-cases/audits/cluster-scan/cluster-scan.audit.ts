@@ -135,9 +135,20 @@ function toNeighbours(ids: readonly string[], knn: readonly KnnList[], which: re
   return new Map(which.map((i) => [ids[i]!, { ids: knn[i]!.j.map((j) => ids[j]!), scores: knn[i]!.s.map((v) => +v.toFixed(6)) }]));
 }
 
-/** The scan over a read collection (pure; `eval:audit` sweeps its thresholds over the same graph). Pair similarities exact from the listed vectors. */
-export function scanCollection(c: ScannedCollection, params: Partial<ClusterScanParams> = {}): ClusterScanResult {
-  return clusterScan(c.knn, c.texts.map(scanDoc), params, c.vectors);
+/**
+ * The scan over a read collection (pure; `eval:audit` sweeps its thresholds over the same graph). Pair
+ * similarities exact from the listed vectors; texts tokenized as groups need them. `anchors`: only groups
+ * anchored at these texts (an incremental run: the texts whose lists changed).
+ */
+export function scanCollection(c: ScannedCollection, params: Partial<ClusterScanParams> = {}, anchors?: readonly number[]): ClusterScanResult {
+  return clusterScan(c.knn, (i) => scanDoc(c.texts[i]!), params, c.vectors, anchors);
+}
+
+/** In an incremental run, the texts whose neighbour lists changed (new, merged into, or filtered); undefined = all. */
+export function changedAnchors(g: IncrementalGraph, hadPrior: boolean): number[] | undefined {
+  if (!hadPrior) return undefined;
+  const at = new Map(g.ids.map((id, i) => [id, i]));
+  return [...g.changed.keys()].map((id) => at.get(id)!).sort((a, b) => a - b);
 }
 
 /** Neighbours per text the scan needs from the store: the group search and the topic neighbourhood. */
@@ -182,7 +193,9 @@ export function clusterScanParamsOf(raw: Readonly<Record<string, unknown>>): Clu
  * Incremental (default; `incremental=false` rebuilds): the k-NN lists are kept in Postgres between runs
  * (ScanNeighbour); a run searches only for texts new since the last one (and texts whose stored list
  * lost too many neighbours to quarantine), merges each new text into the lists of the texts it lists,
- * and drops the lists of texts no longer served. Group finding runs over the whole graph every time.
+ * and drops the lists of texts no longer served. Candidate groups are then looked for around the texts
+ * whose lists changed (groups elsewhere were looked at by an earlier run); after changing the scan's
+ * parameters, run once with `incremental=false` to look at every group again.
  * Not resumable inside the graph phase: a killed run searches again for what it had not saved.
  */
 export class ClusterScanAudit implements AuditKindHandler {
@@ -208,7 +221,7 @@ export class ClusterScanAudit implements AuditKindHandler {
     const graph = await readKnnGraph(this.deps.store, ctx.run.collection, k, (done, total) => ctx.checkpoint({ progress: { done, total, phase: prior?.size ? 'k-NN lists of new texts' : 'k-NN graph' } }), mode, prior);
     // Kept for the next run before anything is flagged: a run killed later still saved its search work.
     await this.deps.runs.saveScanGraph(ctx.run.collection, graph.changed, incremental ? graph.removed : [...(await this.deps.runs.loadScanGraph(ctx.run.collection)).keys()].filter((id) => !graph.changed.has(id)));
-    const result = scanCollection(graph, params);
+    const result = scanCollection(graph, params, changedAnchors(graph, !!prior?.size));
     const counts = { textsScanned: graph.ids.length, textsSearched: graph.searched, reusedLists: graph.reused, groups: result.groups.length, hubs: result.hubs.length, flagged: 0, tracebacksStarted: 0, seconds: Math.round((Date.now() - started) / 100) / 10 };
     if (result.groups.length > maxGroups) {
       await ctx.finding({
