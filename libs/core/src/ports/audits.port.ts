@@ -135,6 +135,10 @@ export interface AuditRunRepository {
 }
 
 /** One text's nearest neighbours as the cluster scan keeps them between runs. */
-export interface ScanNeighbours { ids: string[]; scores: number[] }
+export interface ScanNeighbours {
+  ids: string[]; scores: number[];
+  /** The text's LSH bucket signatures (large collections), so the next run indexes it without projecting it again. */
+  lsh?: number[];
+}
 
 export const AUDIT_RUNS = Symbol('AuditRunRepository') as Token<AuditRunRepository>;

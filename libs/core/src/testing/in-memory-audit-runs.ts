@@ -9,13 +9,13 @@ export class InMemoryAuditRunRepository implements AuditRunRepository {
   private readonly graphs = new Map<string, Map<string, ScanNeighbours>>();
 
   async loadScanGraph(collection: string): Promise<Map<string, ScanNeighbours>> {
-    return new Map([...(this.graphs.get(collection) ?? new Map<string, ScanNeighbours>())].map(([id, l]) => [id, { ids: [...l.ids], scores: [...l.scores] }]));
+    return new Map([...(this.graphs.get(collection) ?? new Map<string, ScanNeighbours>())].map(([id, l]) => [id, { ids: [...l.ids], scores: [...l.scores], ...(l.lsh?.length ? { lsh: [...l.lsh] } : {}) }]));
   }
 
   async saveScanGraph(collection: string, upsert: ReadonlyMap<string, ScanNeighbours>, remove: readonly string[]): Promise<void> {
     const g = this.graphs.get(collection) ?? new Map<string, ScanNeighbours>();
     for (const id of remove) g.delete(id);
-    for (const [id, l] of upsert) g.set(id, { ids: [...l.ids], scores: [...l.scores] });
+    for (const [id, l] of upsert) g.set(id, { ids: [...l.ids], scores: [...l.scores], ...(l.lsh?.length ? { lsh: [...l.lsh] } : {}) });
     this.graphs.set(collection, g);
   }
 

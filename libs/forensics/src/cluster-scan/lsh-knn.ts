@@ -25,6 +25,7 @@ export class LshIndex {
   private readonly planes: Float32Array; // tables × bits × dim
   private readonly buckets: Map<number, number[]>[];
   private readonly vectors: Float32Array[] = [];
+  private readonly sigs: number[][] = [];
   readonly p: LshParams;
 
   constructor(readonly dim: number, params: Partial<LshParams> = {}) {
@@ -56,10 +57,17 @@ export class LshIndex {
     return out;
   }
 
-  /** Adds vectors (normalised here); returns their indexes. */
-  add(vectors: readonly ArrayLike<number>[]): number[] {
+  /** The bucket signatures of an added vector (one per table): what a caller keeps to re-add it later without the projections. */
+  signatureOf(id: number): readonly number[] { return this.sigs[id]!; }
+
+  /**
+   * Adds vectors (normalised here); returns their indexes. `known[x]`, when given with one entry per
+   * table, is vector x's signature from an index with the same parameters and dimension (kept from an
+   * earlier run): the 288 projections per vector are skipped, which is most of the cost of indexing.
+   */
+  add(vectors: readonly ArrayLike<number>[], known?: readonly (readonly number[] | undefined)[]): number[] {
     const ids: number[] = [];
-    for (const raw of vectors) {
+    for (const [x, raw] of vectors.entries()) {
       const v = Float32Array.from(raw);
       let n = 0;
       for (const x of v) n += x * x;
@@ -67,7 +75,9 @@ export class LshIndex {
       for (let d = 0; d < v.length; d++) v[d]! /= n;
       const id = this.vectors.length;
       this.vectors.push(v);
-      const sigs = this.signatures(v);
+      const given = known?.[x];
+      const sigs = given && given.length === this.p.tables ? [...given] : this.signatures(v);
+      this.sigs.push(sigs);
       sigs.forEach((sig, t) => {
         const b = this.buckets[t]!.get(sig);
         if (b) b.push(id); else this.buckets[t]!.set(sig, [id]);
@@ -84,7 +94,7 @@ export class LshIndex {
     const seen = new Int32Array(this.vectors.length).fill(-1);
     for (const i of ids) {
       const v = this.vectors[i]!;
-      const sigs = this.signatures(v);
+      const sigs = this.sigs[i]!;
       const cand: number[] = [];
       sigs.forEach((sig, t) => {
         const b = this.buckets[t]!.get(sig);

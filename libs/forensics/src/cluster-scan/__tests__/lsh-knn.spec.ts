@@ -37,4 +37,23 @@ describe('LSH k-NN for the scan', () => {
     const randomLists = index.knn([0, 1, 2, 3, 4], 3);
     for (const l of randomLists) for (const s of l.s) expect(s).toBeLessThan(0.6);
   });
+
+  it('re-adding vectors with their kept signatures gives the same buckets and lists without projecting them again', () => {
+    const r = rng(5);
+    const dim = 32;
+    const vecs = Array.from({ length: 500 }, () => Float32Array.from({ length: dim }, () => gauss(r)));
+    const a = new LshIndex(dim);
+    a.add(vecs);
+    const kept = vecs.map((_, i) => [...a.signatureOf(i)]);
+    const b = new LshIndex(dim);
+    // A signature of the wrong length is ignored (computed again), so a corrupt row cannot break the index.
+    b.add(vecs, kept.map((sg, i) => (i === 7 ? sg.slice(1) : sg)));
+    expect(b.signatureOf(7)).toEqual(kept[7]);
+    const ids = [0, 7, 100, 499];
+    expect(b.knn(ids, 5)).toEqual(a.knn(ids, 5));
+    // Given signatures are used as they are: a wrong one moves the vector into other buckets.
+    const c = new LshIndex(dim);
+    c.add(vecs, kept.map((sg) => sg.map((x) => x ^ 1)));
+    expect(c.signatureOf(0)).not.toEqual(kept[0]);
+  });
 });

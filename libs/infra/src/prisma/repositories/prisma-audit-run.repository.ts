@@ -11,7 +11,7 @@ export class PrismaAuditRunRepository implements AuditRunRepository {
     // Keyset pages: a 1M-text collection is read without one giant result set.
     for (let after: string | undefined; ;) {
       const rows = await this.db.scanNeighbour.findMany({ where: { collection, ...(after ? { documentId: { gt: after } } : {}) }, orderBy: { documentId: 'asc' }, take: 20_000 });
-      for (const r of rows) out.set(r.documentId, { ids: r.neighbourIds, scores: r.scores });
+      for (const r of rows) out.set(r.documentId, { ids: r.neighbourIds, scores: r.scores, ...(r.lsh.length ? { lsh: r.lsh } : {}) });
       if (rows.length < 20_000) return out;
       after = rows[rows.length - 1]!.documentId;
     }
@@ -25,7 +25,7 @@ export class PrismaAuditRunRepository implements AuditRunRepository {
       for (let i = 0; i < entries.length; i += 2_000) {
         const part = entries.slice(i, i + 2_000);
         await tx.scanNeighbour.deleteMany({ where: { collection, documentId: { in: part.map(([id]) => id) } } });
-        await tx.scanNeighbour.createMany({ data: part.map(([documentId, l]) => ({ collection, documentId, neighbourIds: l.ids, scores: l.scores })) });
+        await tx.scanNeighbour.createMany({ data: part.map(([documentId, l]) => ({ collection, documentId, neighbourIds: l.ids, scores: l.scores, lsh: l.lsh ?? [] })) });
       }
     }, { timeout: 300_000 });
   }

@@ -122,6 +122,28 @@ describe('cluster-scan audit', () => {
     expect((await scan({ incremental: false })).counts).toMatchObject({ textsSearched: background.length + 4, reusedLists: 0 });
   });
 
+  it('keeps LSH signatures on the large-collection path, and an incremental LSH run lists the new texts as a full one does', async () => {
+    const repos = createInMemoryRepositories();
+    const store = new InMemoryVectorStore();
+    const runs = new InMemoryAuditRunRepository();
+    const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge: new ScriptedJudge(() => 'NO'), auditRuns: runs });
+    const background = TOPICS.flatMap((t, i) => [0, 1, 2].map((v) => `A note on the ${t}: visitors in season ${v} report ${TOPICS[(i + v + 1) % TOPICS.length]} views and local ${v === 0 ? 'food' : v === 1 ? 'music' : 'crafts'}.`));
+    await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: background.map((text) => ({ text })) });
+    const scan = async () => {
+      const run = await uc.get(StartAuditUseCase).execute({ kind: 'cluster-scan', collection: 'kb', trigger: 'cli', actor: 't', enqueue: false, params: { minTightness: 0.5, knn: 'lsh' } });
+      return (await uc.get(RunAuditUseCase).execute({ runId: run.id }))!.run;
+    };
+    await scan();
+    const kept = await runs.loadScanGraph('kb');
+    expect([...kept.values()].every((l) => l.lsh?.length === 24)).toBe(true);
+    const planted = ['The Kestrel Tower was designed by architect Ulmo Brandvik in 1931.', 'Architect Ulmo Brandvik designed the Kestrel Tower, finished in 1931.'];
+    const r1 = await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: planted.map((text) => ({ text })) });
+    expect((await scan()).counts).toMatchObject({ textsSearched: 2, reusedLists: background.length });
+    const inc = await runs.loadScanGraph('kb');
+    const full = await readKnnGraph(store, 'kb', 20, undefined, 'lsh');
+    for (const id of r1.ids) expect(inc.get(id)!.ids).toEqual(full.knn[full.ids.indexOf(id)]!.j.map((j) => full.ids[j]!));
+  });
+
   it('builds the same k-NN graph from a store\'s similarityPairs as from one search per text', async () => {
     const repos = createInMemoryRepositories();
     const store = new InMemoryVectorStore();

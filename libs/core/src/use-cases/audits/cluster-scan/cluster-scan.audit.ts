@@ -69,20 +69,25 @@ export async function readKnnGraph(
   const want = Math.min(k, Math.max(0, ids.length - 1));
   const knn: KnnList[] = new Array(ids.length);
   const todo: number[] = [];
+  let sigs: number[][] | undefined;
   for (let i = 0; i < ids.length; i++) {
     const p = prior?.get(ids[i]!);
     if (p) {
       const j: number[] = [];
       const sc: number[] = [];
       p.ids.forEach((id, x) => { const idx = index.get(id); if (idx !== undefined && idx !== i && j.length < k) { j.push(idx); sc.push(p.scores[x]!); } });
-      if (j.length >= want) { knn[i] = { j, s: sc }; continue; }
+      // Reused when it lost nothing (an LSH list may hold fewer than k bucket-mates) or still holds k.
+      if (j.length >= want || j.length === p.ids.length) { knn[i] = { j, s: sc }; continue; }
     }
     todo.push(i);
   }
   if (todo.length > 0) {
     if (knnMode === 'lsh' || (knnMode === 'auto' && ids.length >= LSH_MIN_TEXTS)) {
       const lsh = new LshIndex(vectors[0]?.length ?? 1);
-      for (let start = 0; start < ids.length; start += 5000) lsh.add(vectors.slice(start, start + 5000));
+      // Signatures kept from the last run: only new texts are projected (most of the indexing cost).
+      const known = ids.map((id) => prior?.get(id)?.lsh);
+      for (let start = 0; start < ids.length; start += 5000) lsh.add(vectors.slice(start, start + 5000), known.slice(start, start + 5000));
+      sigs = ids.map((_, i) => [...lsh.signatureOf(i)]);
       for (let start = 0; start < todo.length; start += 2000) {
         const part = todo.slice(start, start + 2000);
         lsh.knn(part, k).forEach((l, x) => { knn[part[x]!] = l; });
@@ -126,13 +131,19 @@ export async function readKnnGraph(
       });
     }
   }
-  // Lists whose neighbours were filtered (texts taken out) are rewritten too.
-  if (prior) for (let i = 0; i < ids.length; i++) if (!changedIdx.has(i) && prior.get(ids[i]!)!.ids.length !== knn[i]!.j.length) changedIdx.add(i);
-  return { ids, texts, vectors, knn, changed: toNeighbours(ids, knn, [...changedIdx]), removed, reused: ids.length - todo.length, searched: todo.length };
+  // Lists whose neighbours were filtered (texts taken out) are rewritten too, and lists stored without the LSH signature this run computed.
+  if (prior) {
+    for (let i = 0; i < ids.length; i++) {
+      if (changedIdx.has(i)) continue;
+      const p = prior.get(ids[i]!)!;
+      if (p.ids.length !== knn[i]!.j.length || (sigs && !p.lsh?.length)) changedIdx.add(i);
+    }
+  }
+  return { ids, texts, vectors, knn, changed: toNeighbours(ids, knn, [...changedIdx], sigs), removed, reused: ids.length - todo.length, searched: todo.length };
 }
 
-function toNeighbours(ids: readonly string[], knn: readonly KnnList[], which: readonly number[]): Map<string, ScanNeighbours> {
-  return new Map(which.map((i) => [ids[i]!, { ids: knn[i]!.j.map((j) => ids[j]!), scores: knn[i]!.s.map((v) => +v.toFixed(6)) }]));
+function toNeighbours(ids: readonly string[], knn: readonly KnnList[], which: readonly number[], sigs?: readonly number[][]): Map<string, ScanNeighbours> {
+  return new Map(which.map((i) => [ids[i]!, { ids: knn[i]!.j.map((j) => ids[j]!), scores: knn[i]!.s.map((v) => +v.toFixed(6)), ...(sigs ? { lsh: sigs[i]! } : {}) }]));
 }
 
 /**
