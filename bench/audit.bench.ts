@@ -1,5 +1,5 @@
 /**
- * Cluster-scan speed (issue 12): `npm run -s bench:audit -- [--texts 10000,100000] [--dim 384]`
+ * Cluster-scan speed (issue 12): `npm run -s bench:audit -- [--texts 10000,100000] [--dim 384] [--postgres]`
  *
  * For each size: a collection in the embedded store (LanceDB, on disk, the service's adapter) of
  * random unit vectors with planted groups of 5 near-duplicates (cos ≈ 0.9 to each other), texts
@@ -12,6 +12,8 @@
  * then the incremental run, as the audit runs it on a schedule: 1,000 new texts (200 more planted groups)
  * written to the store, and the scan again with the k-NN lists the first run kept (only the new texts are
  * searched and merged; listing and grouping are over the whole collection).
+ * With `--postgres`, the lists are saved to and loaded from an embedded Postgres as the audit does
+ * (`pgSaveFirstSec`, and the incremental run's load + save included in `incremental1kSec`).
  * One JSON line per size. The default encoder (USE-lite) embeds ~20 texts/s here, so the scan is
  * measured on 384-d vectors only (embedding 100k real texts would take 1.5 hours); the scan's cost
  * does not depend on where the vectors came from, only on their dimension and number.
@@ -22,6 +24,10 @@ import { join } from 'node:path';
 import { DEFAULT_CLUSTER_SCAN_PARAMS } from '../libs/forensics/src';
 import { changedAnchors, LSH_MIN_TEXTS, readKnnGraph, scanCollection, scanNeighbours } from '../libs/core/src';
 import { LanceDbVectorStore } from '../libs/infra/src/vector-store/lancedb-vector-store.adapter';
+import { applyMigrations } from '../libs/infra/src/prisma/migrator';
+import { createPrismaClient } from '../libs/infra/src/prisma/prisma-client';
+import { PrismaAuditRunRepository } from '../libs/infra/src/prisma/repositories/prisma-audit-run.repository';
+import { startEmbeddedPostgres } from '../libs/infra/src/runtime/embedded-services';
 
 function arg(name: string, dflt: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -35,7 +41,7 @@ function rng(seed: number) {
 function gauss(r: () => number): number { return Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r()); }
 function unit(v: Float32Array): Float32Array { let n = 0; for (const x of v) n += x * x; n = Math.sqrt(n) || 1; for (let i = 0; i < v.length; i++) v[i]! /= n; return v; }
 
-async function one(n: number, dim: number): Promise<void> {
+async function one(n: number, dim: number, repo: PrismaAuditRunRepository | null): Promise<void> {
   const dir = mkdtempSync(join(os.tmpdir(), 'bench-audit-'));
   const store = new LanceDbVectorStore({ dir, autoIndex: false });
   const C = 'scan';
@@ -73,6 +79,12 @@ async function one(n: number, dim: number): Promise<void> {
   const path = n >= LSH_MIN_TEXTS ? 'lsh' : 'store search';
   const planted = new Set(Array.from({ length: groups * GROUP }, (_, i) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`));
   const flagged = res.groups.flatMap((g) => g.members.map((m) => graph.ids[m]!));
+  let pgSaveFirstSec: number | null = null;
+  if (repo) {
+    const t = Date.now();
+    await repo.saveScanGraph(C, graph.changed, []);
+    pgSaveFirstSec = (Date.now() - t) / 1000;
+  }
   // Incremental run: 1,000 new texts (200 more planted groups) written, then the scan with the lists the first run kept.
   const fresh = [];
   for (let g = 0; g < 200; g++) {
@@ -84,7 +96,9 @@ async function one(n: number, dim: number): Promise<void> {
   }
   await store.upsert(C, fresh);
   const t3 = Date.now();
-  const inc = await readKnnGraph(store, C, k, undefined, 'auto', graph.changed);
+  const prior = repo ? await repo.loadScanGraph(C) : graph.changed;
+  const inc = await readKnnGraph(store, C, k, undefined, 'auto', prior);
+  if (repo) await repo.saveScanGraph(C, inc.changed, inc.removed);
   const incGraphSec = (Date.now() - t3) / 1000;
   const incRes = scanCollection(inc, {}, changedAnchors(inc, true));
   const incSec = (Date.now() - t3) / 1000;
@@ -93,7 +107,7 @@ async function one(n: number, dim: number): Promise<void> {
   console.log(JSON.stringify({
     texts: n, dim, knnPath: path, ingestSec: +ingestSec.toFixed(1), firstScanSec: +firstSec.toFixed(1), firstGraphSec: +graphOnlySec.toFixed(1), firstScanTextsPerSec: Math.round(n / firstSec),
     plantedGroups: groups, plantedFlagged: flagged.filter((id) => planted.has(id)).length, otherFlagged: flagged.filter((id) => !planted.has(id)).length,
-    incremental1kSec: +incSec.toFixed(2), incrementalGraphSec: +incGraphSec.toFixed(2), incrementalSearched: inc.searched, incrementalReused: inc.reused, incrementalNewFlagged: incFlagged.filter((id) => freshIds.has(id)).length,
+    listsIn: repo ? 'postgres' : 'process', pgSaveFirstSec, incremental1kSec: +incSec.toFixed(2), incrementalGraphSec: +incGraphSec.toFixed(2), incrementalSearched: inc.searched, incrementalReused: inc.reused, incrementalNewFlagged: incFlagged.filter((id) => freshIds.has(id)).length,
     incrementalOtherFlagged: incFlagged.filter((id) => !freshIds.has(id) && !planted.has(id)).length,
     cores: os.cpus().length, load1: +os.loadavg()[0]!.toFixed(2),
   }));
@@ -103,6 +117,18 @@ async function one(n: number, dim: number): Promise<void> {
 
 async function main(): Promise<void> {
   const sizes = arg('texts', '10000,100000').split(',').map(Number);
-  for (const n of sizes) await one(n, Number(arg('dim', '384')));
+  let repo: PrismaAuditRunRepository | null = null;
+  let stop = async () => {};
+  if (process.argv.includes('--postgres')) {
+    const dir = mkdtempSync(join(os.tmpdir(), 'bench-audit-pg-'));
+    const pg = await startEmbeddedPostgres(dir);
+    await applyMigrations(pg.url, join(__dirname, '..', 'prisma', 'migrations'));
+    const db = createPrismaClient(pg.url);
+    repo = new PrismaAuditRunRepository(db);
+    stop = async () => { await db.$disconnect(); await pg.stop(); rmSync(dir, { recursive: true, force: true }); };
+  }
+  try {
+    for (const n of sizes) await one(n, Number(arg('dim', '384')), repo);
+  } finally { await stop(); }
 }
 main().catch((e) => { console.error(e); process.exit(1); });

@@ -21,9 +21,20 @@ function prng(seed: number): () => number {
   return () => { s = (s + 0x6d2b79f5) >>> 0; let t = s; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
 }
 
+interface BucketTable { get(sig: number): number[] | undefined; set(sig: number, ids: number[]): unknown }
+
+class ArrayBuckets implements BucketTable {
+  private readonly slots: (number[] | undefined)[];
+  constructor(bits: number) { this.slots = new Array(1 << bits); }
+  get(sig: number): number[] | undefined { return this.slots[sig]; }
+  set(sig: number, ids: number[]): void { this.slots[sig] = ids; }
+}
+
 export class LshIndex {
   private readonly planes: Float32Array; // tables × bits × dim
-  private readonly buckets: Map<number, number[]>[];
+  // One bucket table per hash table: a dense array indexed by signature (2^bits slots) up to 16 bits — array
+  // indexing is several times cheaper than a Map at 100k texts × 24 tables — else a Map.
+  private readonly buckets: BucketTable[];
   private readonly vectors: Float32Array[] = [];
   private readonly sigs: number[][] = [];
   readonly p: LshParams;
@@ -35,7 +46,7 @@ export class LshIndex {
     const n = this.p.tables * this.p.bits * dim;
     this.planes = new Float32Array(n);
     for (let i = 0; i < n; i++) this.planes[i] = r() * 2 - 1;
-    this.buckets = Array.from({ length: this.p.tables }, () => new Map<number, number[]>());
+    this.buckets = Array.from({ length: this.p.tables }, () => (this.p.bits <= 16 ? new ArrayBuckets(this.p.bits) : new Map<number, number[]>()));
   }
 
   get size(): number { return this.vectors.length; }
@@ -68,9 +79,9 @@ export class LshIndex {
   add(vectors: readonly ArrayLike<number>[], known?: readonly (readonly number[] | undefined)[]): number[] {
     const ids: number[] = [];
     for (const [x, raw] of vectors.entries()) {
-      const v = Float32Array.from(raw);
+      const v = new Float32Array(raw); // a typed copy (Float32Array.from would walk an iterator: several times slower)
       let n = 0;
-      for (const x of v) n += x * x;
+      for (let d = 0; d < v.length; d++) n += v[d]! * v[d]!;
       n = Math.sqrt(n) || 1;
       for (let d = 0; d < v.length; d++) v[d]! /= n;
       const id = this.vectors.length;
@@ -78,10 +89,11 @@ export class LshIndex {
       const given = known?.[x];
       const sigs = given && given.length === this.p.tables ? [...given] : this.signatures(v);
       this.sigs.push(sigs);
-      sigs.forEach((sig, t) => {
-        const b = this.buckets[t]!.get(sig);
-        if (b) b.push(id); else this.buckets[t]!.set(sig, [id]);
-      });
+      for (let t = 0; t < sigs.length; t++) {
+        const table = this.buckets[t]!;
+        const b = table.get(sigs[t]!);
+        if (b) b.push(id); else table.set(sigs[t]!, [id]);
+      }
       ids.push(id);
     }
     return ids;

@@ -69,7 +69,7 @@ export async function readKnnGraph(
   const want = Math.min(k, Math.max(0, ids.length - 1));
   const knn: KnnList[] = new Array(ids.length);
   const todo: number[] = [];
-  let sigs: number[][] | undefined;
+  let sigs: ((i: number) => number[]) | undefined;
   for (let i = 0; i < ids.length; i++) {
     const p = prior?.get(ids[i]!);
     if (p) {
@@ -87,7 +87,7 @@ export async function readKnnGraph(
       // Signatures kept from the last run: only new texts are projected (most of the indexing cost).
       const known = ids.map((id) => prior?.get(id)?.lsh);
       for (let start = 0; start < ids.length; start += 5000) lsh.add(vectors.slice(start, start + 5000), known.slice(start, start + 5000));
-      sigs = ids.map((_, i) => [...lsh.signatureOf(i)]);
+      sigs = (i: number) => [...lsh.signatureOf(i)];
       for (let start = 0; start < todo.length; start += 2000) {
         const part = todo.slice(start, start + 2000);
         lsh.knn(part, k).forEach((l, x) => { knn[part[x]!] = l; });
@@ -142,8 +142,8 @@ export async function readKnnGraph(
   return { ids, texts, vectors, knn, changed: toNeighbours(ids, knn, [...changedIdx], sigs), removed, reused: ids.length - todo.length, searched: todo.length };
 }
 
-function toNeighbours(ids: readonly string[], knn: readonly KnnList[], which: readonly number[], sigs?: readonly number[][]): Map<string, ScanNeighbours> {
-  return new Map(which.map((i) => [ids[i]!, { ids: knn[i]!.j.map((j) => ids[j]!), scores: knn[i]!.s.map((v) => +v.toFixed(6)), ...(sigs ? { lsh: sigs[i]! } : {}) }]));
+function toNeighbours(ids: readonly string[], knn: readonly KnnList[], which: readonly number[], sigs?: (i: number) => number[]): Map<string, ScanNeighbours> {
+  return new Map(which.map((i) => [ids[i]!, { ids: knn[i]!.j.map((j) => ids[j]!), scores: knn[i]!.s.map((v) => +v.toFixed(6)), ...(sigs ? { lsh: sigs(i) } : {}) }]));
 }
 
 /**
