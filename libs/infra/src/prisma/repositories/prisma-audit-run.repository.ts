@@ -1,33 +1,39 @@
 import type { AuditFindingRow, AuditKind, AuditProgress, AuditRunFilter, AuditRunRepository, AuditRunRow, AuditStatus, AuditTrigger, NewAuditFinding, ScanNeighbours } from '@forensics/core';
 import type { AuditFinding, AuditRun, Prisma, PrismaClient } from '../generated/client';
 import { fromJson, isUuid, jsonValue, toJson } from './prisma-json';
+import { decodeScanGraph, encodeScanGraph } from './scan-graph-codec';
+
+/** Rows of at most this many bytes hold one collection's scan graph. */
+const SCAN_GRAPH_PART_BYTES = 32 * 1024 * 1024;
 
 /** Audit runs and their findings (issue 12) in Postgres. One runner writes a run at a time (its BullMQ job). */
 export class PrismaAuditRunRepository implements AuditRunRepository {
   constructor(private readonly db: PrismaClient) {}
 
   async loadScanGraph(collection: string): Promise<Map<string, ScanNeighbours>> {
-    const out = new Map<string, ScanNeighbours>();
-    // Keyset pages: a 1M-text collection is read without one giant result set.
-    for (let after: string | undefined; ;) {
-      const rows = await this.db.scanNeighbour.findMany({ where: { collection, ...(after ? { documentId: { gt: after } } : {}) }, orderBy: { documentId: 'asc' }, take: 20_000 });
-      for (const r of rows) out.set(r.documentId, { ids: r.neighbourIds, scores: r.scores, ...(r.lsh.length ? { lsh: r.lsh } : {}) });
-      if (rows.length < 20_000) return out;
-      after = rows[rows.length - 1]!.documentId;
-    }
+    return this.readGraph(this.db, collection);
   }
 
+  /** Read-modify-write of the collection's graph in one transaction (the parts are rewritten whole: a run changes lists all over the graph). */
   async saveScanGraph(collection: string, upsert: ReadonlyMap<string, ScanNeighbours>, remove: readonly string[]): Promise<void> {
-    const entries = [...upsert];
     await this.db.$transaction(async (tx) => {
-      for (let i = 0; i < remove.length; i += 5_000) await tx.scanNeighbour.deleteMany({ where: { collection, documentId: { in: remove.slice(i, i + 5_000) } } });
-      // Replace in chunks: delete the rows being rewritten, then one multi-row insert per chunk.
-      for (let i = 0; i < entries.length; i += 2_000) {
-        const part = entries.slice(i, i + 2_000);
-        await tx.scanNeighbour.deleteMany({ where: { collection, documentId: { in: part.map(([id]) => id) } } });
-        await tx.scanNeighbour.createMany({ data: part.map(([documentId, l]) => ({ collection, documentId, neighbourIds: l.ids, scores: l.scores, lsh: l.lsh ?? [] })) });
-      }
+      // Serialise concurrent writers of one collection's graph (two scans of it at once).
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`scan-graph:${collection}`}))`;
+      const graph = await this.readGraph(tx as unknown as PrismaClient, collection);
+      for (const id of remove) graph.delete(id);
+      for (const [id, l] of upsert) graph.set(id, l);
+      const data = encodeScanGraph(graph);
+      await tx.scanGraphPart.deleteMany({ where: { collection } });
+      const parts = [];
+      for (let off = 0, part = 0; off < data.length; off += SCAN_GRAPH_PART_BYTES, part++) parts.push({ collection, part, data: new Uint8Array(data.subarray(off, off + SCAN_GRAPH_PART_BYTES)) });
+      for (const p of parts) await tx.scanGraphPart.create({ data: p });
     }, { timeout: 300_000 });
+  }
+
+  private async readGraph(db: PrismaClient, collection: string): Promise<Map<string, ScanNeighbours>> {
+    const parts = await db.scanGraphPart.findMany({ where: { collection }, orderBy: { part: 'asc' }, select: { data: true } });
+    if (parts.length === 0) return new Map();
+    return decodeScanGraph(Buffer.concat(parts.map((p) => Buffer.from(p.data))));
   }
 
   async create(input: Parameters<AuditRunRepository['create']>[0]): Promise<AuditRunRow> {
