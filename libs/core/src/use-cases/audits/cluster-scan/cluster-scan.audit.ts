@@ -202,7 +202,7 @@ export function clusterScanParamsOf(raw: Readonly<Record<string, unknown>>): Clu
  * 0 = off).
  *
  * Incremental (default; `incremental=false` rebuilds): the k-NN lists are kept in Postgres between runs
- * (ScanNeighbour); a run searches only for texts new since the last one (and texts whose stored list
+ * (ScanGraphPart); a run searches only for texts new since the last one (and texts whose stored list
  * lost too many neighbours to quarantine), merges each new text into the lists of the texts it lists,
  * and drops the lists of texts no longer served. Candidate groups are then looked for around the texts
  * whose lists changed (groups elsewhere were looked at by an earlier run); after changing the scan's
