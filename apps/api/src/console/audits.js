@@ -4,7 +4,7 @@ import { api, ApiError, qs } from './api.js';
 import { can, page } from './app.js';
 import { badge, clear, fmtDate, field, h, jsonPre, short, toast } from './dom.js';
 
-const KINDS = ['reconcile', 'cluster-scan', 'sibling-sweep'];
+const KINDS = ['reconcile', 'cluster-scan', 'sibling-sweep', 're-trace'];
 const ACTIVE = new Set(['QUEUED', 'RUNNING']);
 
 function progressOf(run) {
