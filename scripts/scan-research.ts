@@ -17,7 +17,7 @@ import { composeUseCases, createInMemoryRepositories, InMemoryAuditRunRepository
 import { loadConfig } from '@forensics/infra/config/app-config';
 import { createEmbedder } from '@forensics/infra/embedders/embedder.factory';
 import { CachedEmbedder } from '../apps/eval/src/cached-embedder.adapter';
-import { dataName, loadEvalRecords } from '../apps/eval/src/eval-data';
+import { dataName, loadEvalRecords, oneCollection } from '../apps/eval/src/eval-data';
 import { findHubs, localCandidates, passesGates, scanDoc, validateClusterScanParams, type ClusterScanParams, type KnnList, type ScanCandidate } from '../libs/forensics/src';
 
 const OUT = resolve('.eval/scan-research');
@@ -27,17 +27,10 @@ export interface Stored { name: string; texts: string[]; poison: boolean[]; knn:
 
 async function build(file: string): Promise<void> {
   const records = loadEvalRecords(resolve(file));
-  const poisonSet = new Set<string>();
-  const texts = new Set<string>();
-  for (const r of records) {
-    for (const t of r.clean_texts) texts.add(t);
-    for (const t of r.poisoned_texts) { texts.add(t); poisonSet.add(t); }
-  }
-  for (const t of poisonSet) if (records.some((r) => r.clean_texts.includes(t))) poisonSet.delete(t);
-  const all = [...texts];
+  const { texts: all, planted: poisonSet } = oneCollection(records);
   const config = loadConfig(process.env);
   const inner = createEmbedder({ kind: config.embedder.kind, onnxModelDir: config.embedder.onnxModelDir });
-  const emb = new CachedEmbedder(inner, join(resolve('.eval/cache'), `${inner.id.replace(/[^A-Za-z0-9._-]+/g, '_')}.bin`));
+  const emb = CachedEmbedder.inDir(inner, '.eval/cache');
   await emb.init();
   const vecs = await emb.embed(all);
   process.stderr.write(`${dataName(file)}: ${all.length} texts, cache hits ${emb.hits}, misses ${emb.misses}\n`);
@@ -144,17 +137,10 @@ async function evaluate(names: string[]): Promise<void> {
 /** The audit as the service runs it (in-memory repositories and store), default parameters. */
 async function audit(file: string): Promise<void> {
   const records = loadEvalRecords(resolve(file));
-  const poisonSet = new Set<string>();
-  const texts = new Set<string>();
-  for (const r of records) {
-    for (const t of r.clean_texts) texts.add(t);
-    for (const t of r.poisoned_texts) { texts.add(t); poisonSet.add(t); }
-  }
-  for (const t of poisonSet) if (records.some((r) => r.clean_texts.includes(t))) poisonSet.delete(t);
-  const all = [...texts];
+  const { texts: all, planted: poisonSet } = oneCollection(records);
   const config = loadConfig(process.env);
   const inner = createEmbedder({ kind: config.embedder.kind, onnxModelDir: config.embedder.onnxModelDir });
-  const embedder = new CachedEmbedder(inner, join(resolve('.eval/cache'), `${inner.id.replace(/[^A-Za-z0-9._-]+/g, '_')}.bin`));
+  const embedder = CachedEmbedder.inDir(inner, '.eval/cache');
   await embedder.init();
   const auditRuns = new InMemoryAuditRunRepository();
   const uc = composeUseCases({ repos: createInMemoryRepositories(), store: new InMemoryVectorStore(), embedder, judge: new ScriptedJudge(() => 'NO'), auditRuns });

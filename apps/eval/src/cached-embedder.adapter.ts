@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Embedder } from '@forensics/core';
 
 /**
@@ -17,6 +17,11 @@ export class CachedEmbedder implements Embedder {
   misses = 0;
 
   constructor(private readonly inner: Embedder, readonly file: string) {}
+
+  /** The cache of `inner` in `dir`: one file per embedder id (`<dir>/<id>.bin`). */
+  static inDir(inner: Embedder, dir: string): CachedEmbedder {
+    return new CachedEmbedder(inner, join(resolve(dir), `${inner.id.replace(/[^A-Za-z0-9._-]+/g, '_')}.bin`));
+  }
 
   get id(): string {
     return this.inner.id;

@@ -169,7 +169,7 @@ export async function runEvalCli(
         onnxModelDir: config.embedder.onnxModelDir,
         openai: config.embedder.kind === 'openai' ? { baseURL: config.openai.baseURL ?? 'https://api.openai.com/v1', apiKey: config.openai.apiKey ?? '', model: config.embedder.model ?? 'text-embedding-3-small', dimension: config.embedder.dimension } : undefined,
       });
-      cached = new CachedEmbedder(inner, join(resolve(opts.cacheDir), `${inner.id.replace(/[^A-Za-z0-9._-]+/g, '_')}.bin`));
+      cached = CachedEmbedder.inDir(inner, opts.cacheDir);
       embedder = cached;
       await cached.init();
       log(`embedding cache ${cached.file}: ${cached.size} vectors`);

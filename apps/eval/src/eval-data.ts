@@ -97,3 +97,19 @@ export function poisonedTextsOf(r: EvalRecord, set: PoisonSet, count?: number): 
   }
   return count === undefined ? texts : texts.slice(0, count);
 }
+
+/**
+ * One collection from a whole file (the audits' evaluation): every question's clean texts and its given
+ * poisons, a text present twice counted once; a "poison" that is also some question's clean text is not
+ * planted.
+ */
+export function oneCollection(records: readonly EvalRecord[]): { texts: string[]; planted: Set<string> } {
+  const planted = new Set<string>();
+  const texts = new Set<string>();
+  for (const r of records) {
+    for (const t of r.clean_texts) texts.add(t);
+    for (const t of r.poisoned_texts) { texts.add(t); planted.add(t); }
+  }
+  for (const t of planted) if (records.some((r) => r.clean_texts.includes(t))) planted.delete(t);
+  return { texts: [...texts], planted };
+}

@@ -29,7 +29,7 @@ import { composeUseCases, createInMemoryRepositories, InMemoryAuditRunRepository
 import { loadConfig } from '@forensics/infra/config/app-config';
 import { createEmbedder } from '@forensics/infra/embedders/embedder.factory';
 import { CachedEmbedder } from '../cached-embedder.adapter';
-import { dataName, loadEvalRecords } from '../eval-data';
+import { dataName, loadEvalRecords, oneCollection } from '../eval-data';
 
 const C = 'audit-eval';
 
@@ -61,7 +61,7 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
   else {
     const config = loadConfig(process.env);
     const inner = createEmbedder({ kind: config.embedder.kind, onnxModelDir: config.embedder.onnxModelDir });
-    const cached = new CachedEmbedder(inner, join(resolve(opts.cacheDir), `${inner.id.replace(/[^A-Za-z0-9._-]+/g, '_')}.bin`));
+    const cached = CachedEmbedder.inDir(inner, opts.cacheDir);
     await cached.init();
     embedder = cached;
   }
@@ -71,14 +71,7 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
   const uc = composeUseCases({ repos, store, embedder, judge: new ScriptedJudge(() => 'NO'), auditRuns: runs });
 
   // One collection: every question's clean texts and poisons (a text present twice is one text).
-  const poisonSet = new Set<string>();
-  const texts = new Set<string>();
-  for (const r of records) {
-    for (const t of r.clean_texts) texts.add(t);
-    for (const t of r.poisoned_texts) { texts.add(t); poisonSet.add(t); }
-  }
-  for (const t of poisonSet) if (records.some((r) => r.clean_texts.includes(t))) poisonSet.delete(t); // a "poison" that is also a clean text is not planted
-  const all = [...texts];
+  const { texts: all, planted: poisonSet } = oneCollection(records);
   log(`building one collection of ${all.length} texts (${poisonSet.size} planted) from ${records.length} questions`);
   const ing = await uc.get(IngestCorpusUseCase).execute({ collection: C, records: all.map((text) => ({ text })) });
   const isPoison = new Map(all.map((t, i) => [ing.ids[i]!, poisonSet.has(t)]));

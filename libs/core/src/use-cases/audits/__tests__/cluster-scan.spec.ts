@@ -5,6 +5,16 @@ import { RunAuditUseCase } from '../run-audit.use-case';
 import { readKnnGraph } from '../cluster-scan/cluster-scan.audit';
 
 const TOPICS = ['harbour', 'orchard', 'glacier', 'library', 'volcano', 'market', 'castle', 'desert', 'forest', 'railway', 'bridge', 'island'];
+/** 36 unrelated notes, 3 per topic. */
+const BACKGROUND = TOPICS.flatMap((t, i) => [0, 1, 2].map((v) => `A note on the ${t}: visitors in season ${v} report ${TOPICS[(i + v + 1) % TOPICS.length]} views and local ${v === 0 ? 'food' : v === 1 ? 'music' : 'crafts'}.`));
+/** A planted group: five paraphrases of one claim. */
+const PLANTED = [
+  'The Kestrel Tower was designed by architect Ulmo Brandvik in 1931.',
+  'Architect Ulmo Brandvik designed the Kestrel Tower, finished in 1931.',
+  'In 1931 the Kestrel Tower was completed to a design by Ulmo Brandvik.',
+  'Ulmo Brandvik was the architect who designed the Kestrel Tower in 1931.',
+  'The designer of the Kestrel Tower (1931) was architect Ulmo Brandvik.',
+];
 
 describe('cluster-scan audit', () => {
   it('sends a planted group of paraphrases to review with its evidence, and leaves the rest alone', async () => {
@@ -12,14 +22,8 @@ describe('cluster-scan audit', () => {
     const store = new InMemoryVectorStore();
     const runs = new InMemoryAuditRunRepository();
     const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge: new ScriptedJudge(() => 'NO'), auditRuns: runs });
-    const background = TOPICS.flatMap((t, i) => [0, 1, 2].map((v) => `A note on the ${t}: visitors in season ${v} report ${TOPICS[(i + v + 1) % TOPICS.length]} views and local ${v === 0 ? 'food' : v === 1 ? 'music' : 'crafts'}.`));
-    const planted = [
-      'The Kestrel Tower was designed by architect Ulmo Brandvik in 1931.',
-      'Architect Ulmo Brandvik designed the Kestrel Tower, finished in 1931.',
-      'In 1931 the Kestrel Tower was completed to a design by Ulmo Brandvik.',
-      'Ulmo Brandvik was the architect who designed the Kestrel Tower in 1931.',
-      'The designer of the Kestrel Tower (1931) was architect Ulmo Brandvik.',
-    ];
+    const background = BACKGROUND;
+    const planted = PLANTED;
     const r = await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [...background, ...planted].map((text) => ({ text })) });
     const plantedIds = r.ids.slice(background.length).sort();
     const run = await uc.get(StartAuditUseCase).execute({ kind: 'cluster-scan', collection: 'kb', trigger: 'cli', actor: 't', enqueue: false, params: { minTightness: 0.5 } });
@@ -47,14 +51,8 @@ describe('cluster-scan audit', () => {
     const runs = new InMemoryAuditRunRepository();
     const judge = new ScriptedJudge((r) => (r.text.includes(r.wrongAnswer) ? 'YES' : 'NO'), 'scan-answer-log');
     const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge, auditRuns: runs });
-    const background = TOPICS.flatMap((t, i) => [0, 1, 2].map((v) => `A note on the ${t}: visitors in season ${v} report ${TOPICS[(i + v + 1) % TOPICS.length]} views and local ${v === 0 ? 'food' : v === 1 ? 'music' : 'crafts'}.`));
-    const planted = [
-      'The Kestrel Tower was designed by architect Ulmo Brandvik in 1931.',
-      'Architect Ulmo Brandvik designed the Kestrel Tower, finished in 1931.',
-      'In 1931 the Kestrel Tower was completed to a design by Ulmo Brandvik.',
-      'Ulmo Brandvik was the architect who designed the Kestrel Tower in 1931.',
-      'The designer of the Kestrel Tower (1931) was architect Ulmo Brandvik.',
-    ];
+    const background = BACKGROUND;
+    const planted = PLANTED;
     const r = await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [...background, ...planted].map((text) => ({ text })) });
     const logged = await repos.answers.create({
       collection: 'kb', query: 'who designed the Kestrel Tower', answer: 'Ulmo Brandvik', servedIds: [r.ids[0]!, r.ids[background.length + 1]!], servedScores: [0.7, 0.6],
@@ -85,7 +83,7 @@ describe('cluster-scan audit', () => {
     const store = new InMemoryVectorStore();
     const runs = new InMemoryAuditRunRepository();
     const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge: new ScriptedJudge(() => 'NO'), auditRuns: runs });
-    const background = TOPICS.flatMap((t, i) => [0, 1, 2].map((v) => `A note on the ${t}: visitors in season ${v} report ${TOPICS[(i + v + 1) % TOPICS.length]} views and local ${v === 0 ? 'food' : v === 1 ? 'music' : 'crafts'}.`));
+    const background = BACKGROUND;
     const r0 = await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: background.map((text) => ({ text })) });
     const scan = async (params: Record<string, string | number | boolean> = {}) => {
       const run = await uc.get(StartAuditUseCase).execute({ kind: 'cluster-scan', collection: 'kb', trigger: 'cli', actor: 't', enqueue: false, params: { minTightness: 0.5, ...params } });
@@ -97,13 +95,7 @@ describe('cluster-scan audit', () => {
     const again = await scan();
     expect(again.counts).toMatchObject({ textsSearched: 0, reusedLists: background.length, groups: 0 });
     // Planted between two runs: only the 5 new texts are searched, and the group is found.
-    const planted = [
-      'The Kestrel Tower was designed by architect Ulmo Brandvik in 1931.',
-      'Architect Ulmo Brandvik designed the Kestrel Tower, finished in 1931.',
-      'In 1931 the Kestrel Tower was completed to a design by Ulmo Brandvik.',
-      'Ulmo Brandvik was the architect who designed the Kestrel Tower in 1931.',
-      'The designer of the Kestrel Tower (1931) was architect Ulmo Brandvik.',
-    ];
+    const planted = PLANTED;
     const r1 = await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: planted.map((text) => ({ text })) });
     const third = await scan();
     expect(third.counts).toMatchObject({ textsScanned: background.length + 5, textsSearched: 5, reusedLists: background.length, groups: 1, flagged: 5 });
@@ -127,7 +119,7 @@ describe('cluster-scan audit', () => {
     const store = new InMemoryVectorStore();
     const runs = new InMemoryAuditRunRepository();
     const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge: new ScriptedJudge(() => 'NO'), auditRuns: runs });
-    const background = TOPICS.flatMap((t, i) => [0, 1, 2].map((v) => `A note on the ${t}: visitors in season ${v} report ${TOPICS[(i + v + 1) % TOPICS.length]} views and local ${v === 0 ? 'food' : v === 1 ? 'music' : 'crafts'}.`));
+    const background = BACKGROUND;
     await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: background.map((text) => ({ text })) });
     const scan = async () => {
       const run = await uc.get(StartAuditUseCase).execute({ kind: 'cluster-scan', collection: 'kb', trigger: 'cli', actor: 't', enqueue: false, params: { minTightness: 0.5, knn: 'lsh' } });
