@@ -22,7 +22,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_CLUSTER_SCAN_PARAMS } from '../libs/forensics/src';
-import { changedAnchors, LSH_MIN_TEXTS, readKnnGraph, scanCollection, scanNeighbours } from '../libs/core/src';
+import { LSH_MIN_TEXTS, readKnnGraph, scanCollection, scanNeighbours } from '../libs/core/src';
 import { LanceDbVectorStore } from '../libs/infra/src/vector-store/lancedb-vector-store.adapter';
 import { applyMigrations } from '../libs/infra/src/prisma/migrator';
 import { createPrismaClient } from '../libs/infra/src/prisma/prisma-client';
@@ -82,7 +82,7 @@ async function one(n: number, dim: number, repo: PrismaAuditRunRepository | null
   let pgSaveFirstSec: number | null = null;
   if (repo) {
     const t = Date.now();
-    await repo.saveScanGraph(C, graph.changed, []);
+    await repo.replaceScanGraph(C, graph.neighbours());
     pgSaveFirstSec = (Date.now() - t) / 1000;
   }
   // Incremental run: 1,000 new texts (200 more planted groups) written, then the scan with the lists the first run kept.
@@ -96,11 +96,11 @@ async function one(n: number, dim: number, repo: PrismaAuditRunRepository | null
   }
   await store.upsert(C, fresh);
   const t3 = Date.now();
-  const prior = repo ? await repo.loadScanGraph(C) : graph.changed;
+  const prior = repo ? await repo.loadScanGraph(C) : graph.neighbours();
   const inc = await readKnnGraph(store, C, k, undefined, 'auto', prior);
-  if (repo) await repo.saveScanGraph(C, inc.changed, inc.removed);
+  if (repo) await repo.replaceScanGraph(C, inc.neighbours());
   const incGraphSec = (Date.now() - t3) / 1000;
-  const incRes = scanCollection(inc, {}, changedAnchors(inc, true));
+  const incRes = scanCollection(inc, {}, inc.changed);
   const incSec = (Date.now() - t3) / 1000;
   const freshIds = new Set(fresh.map((f) => f.id));
   const incFlagged = incRes.groups.flatMap((g) => g.members.map((m) => inc.ids[m]!));

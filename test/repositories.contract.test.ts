@@ -818,16 +818,16 @@ describe.each(auditImplementations)('audit run repository contract: %s', (_name,
   let runs: AuditRunRepository;
   beforeEach(async () => { runs = await make(); });
 
-  it('keeps the cluster scan\'s k-NN lists per collection: upsert replaces, remove deletes, order of neighbours kept', async () => {
+  it('keeps the cluster scan\'s k-NN lists per collection: a replace replaces the whole graph, order of neighbours kept', async () => {
     const collection = uniqueName('scang');
     expect((await runs.loadScanGraph(collection)).size).toBe(0);
-    await runs.saveScanGraph(collection, new Map([['a', { ids: ['b', 'c'], scores: [0.9, 0.5] }], ['b', { ids: ['a'], scores: [0.9], lsh: [4095, 0, 17] }], ['c', { ids: ['a'], scores: [0.5] }]]), []);
-    await runs.saveScanGraph(`${collection}-other`, new Map([['a', { ids: ['z'], scores: [0.1] }]]), []);
+    await runs.replaceScanGraph(collection, new Map([['a', { ids: ['b', 'c'], scores: [0.9, 0.5] }], ['b', { ids: ['a'], scores: [0.9], lsh: [4095, 0, 17] }], ['c', { ids: ['a'], scores: [0.5] }]]));
+    await runs.replaceScanGraph(`${collection}-other`, new Map([['a', { ids: ['z'], scores: [0.1] }]]));
     let g = await runs.loadScanGraph(collection);
     expect(g.get('a')).toEqual({ ids: ['b', 'c'], scores: [0.9, 0.5] });
     expect(g.get('b')).toEqual({ ids: ['a'], scores: [0.9], lsh: [4095, 0, 17] });
     expect(g.size).toBe(3);
-    await runs.saveScanGraph(collection, new Map([['a', { ids: ['c', 'b'], scores: [0.95, 0.9] }]]), ['b']);
+    await runs.replaceScanGraph(collection, new Map([['a', { ids: ['c', 'b'], scores: [0.95, 0.9] }], ['c', { ids: ['a'], scores: [0.5] }]]));
     g = await runs.loadScanGraph(collection);
     expect([...g.keys()].sort()).toEqual(['a', 'c']);
     expect(g.get('a')).toEqual({ ids: ['c', 'b'], scores: [0.95, 0.9] });

@@ -130,8 +130,8 @@ export interface AuditRunRepository {
   listFindings(runId: string, opts: { limit: number; after?: string }): Promise<AuditFindingRow[]>;
   /** The cluster scan's persisted k-NN lists of a collection (document id → neighbour ids and cosines, best first). */
   loadScanGraph(collection: string): Promise<Map<string, ScanNeighbours>>;
-  /** Upserts the given lists and deletes the lists of `remove` (texts no longer served), in one transaction. */
-  saveScanGraph(collection: string, upsert: ReadonlyMap<string, ScanNeighbours>, remove: readonly string[]): Promise<void>;
+  /** Replaces the collection's graph with this one (a scan run holds every served text's list, so it writes them all). */
+  replaceScanGraph(collection: string, graph: ReadonlyMap<string, ScanNeighbours>): Promise<void>;
 }
 
 /** One text's nearest neighbours as the cluster scan keeps them between runs. */

@@ -12,11 +12,8 @@ export class InMemoryAuditRunRepository implements AuditRunRepository {
     return new Map([...(this.graphs.get(collection) ?? new Map<string, ScanNeighbours>())].map(([id, l]) => [id, { ids: [...l.ids], scores: [...l.scores], ...(l.lsh?.length ? { lsh: [...l.lsh] } : {}) }]));
   }
 
-  async saveScanGraph(collection: string, upsert: ReadonlyMap<string, ScanNeighbours>, remove: readonly string[]): Promise<void> {
-    const g = this.graphs.get(collection) ?? new Map<string, ScanNeighbours>();
-    for (const id of remove) g.delete(id);
-    for (const [id, l] of upsert) g.set(id, { ids: [...l.ids], scores: [...l.scores], ...(l.lsh?.length ? { lsh: [...l.lsh] } : {}) });
-    this.graphs.set(collection, g);
+  async replaceScanGraph(collection: string, graph: ReadonlyMap<string, ScanNeighbours>): Promise<void> {
+    this.graphs.set(collection, new Map([...graph].map(([id, l]) => [id, { ids: [...l.ids], scores: [...l.scores], ...(l.lsh?.length ? { lsh: [...l.lsh] } : {}) }])));
   }
 
   async create(input: Parameters<AuditRunRepository['create']>[0]): Promise<AuditRunRow> {

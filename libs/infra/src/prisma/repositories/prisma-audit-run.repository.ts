@@ -11,29 +11,21 @@ export class PrismaAuditRunRepository implements AuditRunRepository {
   constructor(private readonly db: PrismaClient) {}
 
   async loadScanGraph(collection: string): Promise<Map<string, ScanNeighbours>> {
-    return this.readGraph(this.db, collection);
-  }
-
-  /** Read-modify-write of the collection's graph in one transaction (the parts are rewritten whole: a run changes lists all over the graph). */
-  async saveScanGraph(collection: string, upsert: ReadonlyMap<string, ScanNeighbours>, remove: readonly string[]): Promise<void> {
-    await this.db.$transaction(async (tx) => {
-      // Serialise concurrent writers of one collection's graph (two scans of it at once).
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`scan-graph:${collection}`}))`;
-      const graph = await this.readGraph(tx as unknown as PrismaClient, collection);
-      for (const id of remove) graph.delete(id);
-      for (const [id, l] of upsert) graph.set(id, l);
-      const data = encodeScanGraph(graph);
-      await tx.scanGraphPart.deleteMany({ where: { collection } });
-      const parts = [];
-      for (let off = 0, part = 0; off < data.length; off += SCAN_GRAPH_PART_BYTES, part++) parts.push({ collection, part, data: new Uint8Array(data.subarray(off, off + SCAN_GRAPH_PART_BYTES)) });
-      for (const p of parts) await tx.scanGraphPart.create({ data: p });
-    }, { timeout: 300_000 });
-  }
-
-  private async readGraph(db: PrismaClient, collection: string): Promise<Map<string, ScanNeighbours>> {
-    const parts = await db.scanGraphPart.findMany({ where: { collection }, orderBy: { part: 'asc' }, select: { data: true } });
+    const parts = await this.db.scanGraphPart.findMany({ where: { collection }, orderBy: { part: 'asc' }, select: { data: true } });
     if (parts.length === 0) return new Map();
     return decodeScanGraph(Buffer.concat(parts.map((p) => Buffer.from(p.data))));
+  }
+
+  /** The whole graph in parts of at most SCAN_GRAPH_PART_BYTES, in one transaction under a lock per collection (two scans of one collection write one after the other). */
+  async replaceScanGraph(collection: string, graph: ReadonlyMap<string, ScanNeighbours>): Promise<void> {
+    const data = encodeScanGraph(graph);
+    await this.db.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`scan-graph:${collection}`}))`;
+      await tx.scanGraphPart.deleteMany({ where: { collection } });
+      for (let off = 0, part = 0; off < data.length; off += SCAN_GRAPH_PART_BYTES, part++) {
+        await tx.scanGraphPart.create({ data: { collection, part, data: new Uint8Array(data.subarray(off, off + SCAN_GRAPH_PART_BYTES)) } });
+      }
+    }, { timeout: 300_000 });
   }
 
   async create(input: Parameters<AuditRunRepository['create']>[0]): Promise<AuditRunRow> {

@@ -12,8 +12,12 @@ export interface ClusterScanAuditDeps { store: VectorStore; answers: AnswerRepos
 /** What the scan read from the store: the texts and their k-NN lists (indexes into `ids`). */
 export interface ScannedCollection { ids: string[]; texts: string[]; vectors: Float32Array[]; knn: KnnList[] }
 
-/** …and, against the lists kept from the last run: the lists to store, the texts no longer served, how many lists were reused / searched. */
-export interface IncrementalGraph extends ScannedCollection { changed: Map<string, ScanNeighbours>; removed: string[]; reused: number; searched: number }
+/**
+ * …and, against the lists kept from the last run: the texts whose lists changed (new, merged into or
+ * filtered; every text without a prior), how many lists were reused / searched, and every served text's
+ * list as the next run needs it (`neighbours()`, with LSH signatures where the run has them).
+ */
+export interface IncrementalGraph extends ScannedCollection { changed: number[]; reused: number; searched: number; neighbours(): Map<string, ScanNeighbours> }
 
 const PAGE = 20_000;
 const SEARCH_BATCH = 64;
@@ -49,8 +53,7 @@ export async function readKnnGraph(
     if (after === null) break;
   }
   const index = new Map(ids.map((id, i) => [id, i]));
-  const removed = prior ? [...prior.keys()].filter((id) => !index.has(id)) : [];
-  const full = (knn: KnnList[]): IncrementalGraph => ({ ids, texts, vectors, knn, changed: toNeighbours(ids, knn, ids.map((_, i) => i)), removed, reused: 0, searched: ids.length });
+  const full = (knn: KnnList[]): IncrementalGraph => ({ ids, texts, vectors, knn, changed: ids.map((_, i) => i), reused: 0, searched: ids.length, neighbours: () => toNeighbours(ids, knn) });
   if (knnMode === 'auto' && store.similarityPairs && ids.length > 0) {
     // One server-side call (Qdrant's distance matrix over every served point) instead of one query per text.
     const pairs = await store.similarityPairs(collection, { k, sample: served });
@@ -131,19 +134,21 @@ export async function readKnnGraph(
       });
     }
   }
-  // Lists whose neighbours were filtered (texts taken out) are rewritten too, and lists stored without the LSH signature this run computed.
-  if (prior) {
-    for (let i = 0; i < ids.length; i++) {
-      if (changedIdx.has(i)) continue;
-      const p = prior.get(ids[i]!)!;
-      if (p.ids.length !== knn[i]!.j.length || (sigs && !p.lsh?.length)) changedIdx.add(i);
-    }
-  }
-  return { ids, texts, vectors, knn, changed: toNeighbours(ids, knn, [...changedIdx], sigs), removed, reused: ids.length - todo.length, searched: todo.length };
+  // Lists whose neighbours were filtered (texts taken out) changed too.
+  if (prior) for (let i = 0; i < ids.length; i++) if (!changedIdx.has(i) && prior.get(ids[i]!)!.ids.length !== knn[i]!.j.length) changedIdx.add(i);
+  // Signatures: this run's index where it built one, else the kept ones (a run with nothing new builds none).
+  const lshOf = sigs ?? ((i: number) => prior?.get(ids[i]!)?.lsh);
+  return {
+    ids, texts, vectors, knn, changed: [...changedIdx].sort((a, b) => a - b), reused: ids.length - todo.length, searched: todo.length,
+    neighbours: () => toNeighbours(ids, knn, lshOf),
+  };
 }
 
-function toNeighbours(ids: readonly string[], knn: readonly KnnList[], which: readonly number[], sigs?: (i: number) => number[]): Map<string, ScanNeighbours> {
-  return new Map(which.map((i) => [ids[i]!, { ids: knn[i]!.j.map((j) => ids[j]!), scores: knn[i]!.s.map((v) => +v.toFixed(6)), ...(sigs ? { lsh: sigs(i) } : {}) }]));
+function toNeighbours(ids: readonly string[], knn: readonly KnnList[], lshOf?: (i: number) => number[] | undefined): Map<string, ScanNeighbours> {
+  return new Map(ids.map((id, i) => {
+    const lsh = lshOf?.(i);
+    return [id, { ids: knn[i]!.j.map((j) => ids[j]!), scores: knn[i]!.s.map((v) => +v.toFixed(6)), ...(lsh?.length ? { lsh } : {}) }];
+  }));
 }
 
 /**
@@ -153,13 +158,6 @@ function toNeighbours(ids: readonly string[], knn: readonly KnnList[], which: re
  */
 export function scanCollection(c: ScannedCollection, params: Partial<ClusterScanParams> = {}, anchors?: readonly number[]): ClusterScanResult {
   return clusterScan(c.knn, (i) => scanDoc(c.texts[i]!), params, c.vectors, anchors);
-}
-
-/** In an incremental run, the texts whose neighbour lists changed (new, merged into, or filtered); undefined = all. */
-export function changedAnchors(g: IncrementalGraph, hadPrior: boolean): number[] | undefined {
-  if (!hadPrior) return undefined;
-  const at = new Map(g.ids.map((id, i) => [id, i]));
-  return [...g.changed.keys()].map((id) => at.get(id)!).sort((a, b) => a - b);
 }
 
 /** Neighbours per text the scan needs from the store: the group search and the topic neighbourhood. */
@@ -204,7 +202,7 @@ export function clusterScanParamsOf(raw: Readonly<Record<string, unknown>>): Clu
  * Incremental (default; `incremental=false` rebuilds): the k-NN lists are kept in Postgres between runs
  * (ScanGraphPart); a run searches only for texts new since the last one (and texts whose stored list
  * lost too many neighbours to quarantine), merges each new text into the lists of the texts it lists,
- * and drops the lists of texts no longer served. Candidate groups are then looked for around the texts
+ * and drops the lists of texts no longer served (the whole graph is written back). Candidate groups are then looked for around the texts
  * whose lists changed (groups elsewhere were looked at by an earlier run); after changing the scan's
  * parameters, run once with `incremental=false` to look at every group again.
  * Not resumable inside the graph phase: a killed run searches again for what it had not saved.
@@ -231,8 +229,9 @@ export class ClusterScanAudit implements AuditKindHandler {
     const prior = incremental ? await this.deps.runs.loadScanGraph(ctx.run.collection) : undefined;
     const graph = await readKnnGraph(this.deps.store, ctx.run.collection, k, (done, total) => ctx.checkpoint({ progress: { done, total, phase: prior?.size ? 'k-NN lists of new texts' : 'k-NN graph' } }), mode, prior);
     // Kept for the next run before anything is flagged: a run killed later still saved its search work.
-    await this.deps.runs.saveScanGraph(ctx.run.collection, graph.changed, incremental ? graph.removed : [...(await this.deps.runs.loadScanGraph(ctx.run.collection)).keys()].filter((id) => !graph.changed.has(id)));
-    const result = scanCollection(graph, params, changedAnchors(graph, !!prior?.size));
+    // Every served text's list is written: texts no longer served drop out with nothing to delete.
+    await this.deps.runs.replaceScanGraph(ctx.run.collection, graph.neighbours());
+    const result = scanCollection(graph, params, prior?.size ? graph.changed : undefined);
     const counts = { textsScanned: graph.ids.length, textsSearched: graph.searched, reusedLists: graph.reused, groups: result.groups.length, hubs: result.hubs.length, flagged: 0, tracebacksStarted: 0, seconds: Math.round((Date.now() - started) / 100) / 10 };
     if (result.groups.length > maxGroups) {
       await ctx.finding({
