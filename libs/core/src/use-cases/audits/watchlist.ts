@@ -1,4 +1,14 @@
-import type { FeedbackEventRepository, FeedbackRow, QuarantineRepository } from '../../ports/repositories';
+import type { FeedbackEventRepository, FeedbackRow, QuarantineRepository, QuarantineRow } from '../../ports/repositories';
+
+/** A collection's active records: QUARANTINED and NEEDS_REVIEW (served or withheld). */
+export interface ActiveRecords { quarantined: QuarantineRow[]; inReview: QuarantineRow[] }
+
+export async function activeRecords(quarantines: QuarantineRepository, collection: string): Promise<ActiveRecords> {
+  return {
+    quarantined: await quarantines.list({ collection, state: 'QUARANTINED', limit: 100_000 }),
+    inReview: await quarantines.list({ collection, state: 'NEEDS_REVIEW', limit: 100_000 }),
+  };
+}
 
 /**
  * The watchlist of attacked (query, wrong answer) pairs of a collection (issue 12): every feedback
@@ -8,15 +18,14 @@ import type { FeedbackEventRepository, FeedbackRow, QuarantineRepository } from 
  * treats the question as attacked until a human says otherwise). A report whose review items stay
  * served (an untrusted, uncorroborated reporter) is not watched: a false report must not make the
  * audits judge the corpus against its claim. Newest events first, at most `max`.
- * Shared by the admission check (at ingestion) and the `re-trace` audit (on a schedule).
+ * Shared by the admission check (at ingestion), the sibling sweep and the `re-trace` audit; callers
+ * that list the active records anyway pass them (`active`).
  */
 export async function watchedEvents(
-  deps: { quarantines: QuarantineRepository; feedback: FeedbackEventRepository }, collection: string, max: number,
+  deps: { quarantines: QuarantineRepository; feedback: FeedbackEventRepository }, collection: string, max: number, active?: ActiveRecords,
 ): Promise<{ event: FeedbackRow; seedIds: string[] }[]> {
-  const records = [
-    ...(await deps.quarantines.list({ collection, state: 'QUARANTINED', limit: 100_000 })),
-    ...(await deps.quarantines.list({ collection, state: 'NEEDS_REVIEW', limit: 100_000 })).filter((r) => !r.servedDuringReview),
-  ];
+  const a = active ?? await activeRecords(deps.quarantines, collection);
+  const records = [...a.quarantined, ...a.inReview.filter((r) => !r.servedDuringReview)];
   const seeds = new Map<string, string[]>();
   for (const r of records) {
     if (!r.feedbackId) continue;

@@ -3,7 +3,7 @@ import {
   validateConsensusParams, validateDecisionPolicy, type ConsensusResult, type Label, type TraceState,
 } from '@forensics/algorithms';
 import { PermanentError } from '../../domain/errors';
-import { textHash, verdictCacheKey } from '../../domain/text-identity';
+import { textHash } from '../../domain/text-identity';
 import type { CandidateEvidence } from '../../domain/evidence-record';
 import type { Embedder } from '../../ports/embedder.port';
 import type { Judge } from '../../ports/judge.port';
@@ -22,6 +22,7 @@ import { mapPool } from '../../util/pool';
 import { QuarantineTextUseCase } from '../quarantine-text/quarantine-text.use-case';
 import { SyncQuarantinesUseCase } from '../sync-quarantines/sync-quarantines.use-case';
 import { collectEvidence, DEFAULT_EVIDENCE_SETTINGS, type EvidenceSettings } from './collect-evidence';
+import { cachedVerdict } from './verdict-cache';
 
 export interface RunTracebackCommand {
   feedbackId: string;
@@ -119,10 +120,9 @@ export class RunTracebackUseCase {
         if (!doc) throw new PermanentError(`document ${id} is in the vector store but not registered`);
         const done = prior.get(id);
         if (done) { labels[id] = done.label; return; }
-        const key = verdictCacheKey({ textHash: doc.textHash, query: ev.query, wrongAnswer: ev.wrongAnswer, judgeModel: judge.model, promptVersion: judge.promptVersion });
+        const { key, hit: cached } = await cachedVerdict(verdicts, judge, { textHash: doc.textHash, query: ev.query, wrongAnswer: ev.wrongAnswer });
         const hit = hitInfo.get(id);
-        const cached = await verdicts.findByCacheKey(key);
-        if (cached && cached.judgeKind === judge.kind) {
+        if (cached) {
           cachedVerdicts++;
           labels[id] = cached.label;
           const { id: _id, createdAt: _c, ...reuse } = cached;

@@ -1,4 +1,3 @@
-import { containsAnswer } from '@forensics/algorithms';
 import type { Embedder } from '../../../ports/embedder.port';
 import type { Judge } from '../../../ports/judge.port';
 import type { FeedbackEventRepository, QuarantineRepository } from '../../../ports/repositories';
@@ -7,6 +6,7 @@ import type { VectorStore } from '../../../ports/vector-store.port';
 import type { CoreSettings } from '../../../settings';
 import type { InjectMap } from '../../../use-case';
 import { DEFAULT_AUDIT_SETTINGS } from '../audit-queue.port';
+import { SeedSet } from '../seed-paraphrase';
 import { watchedEvents } from '../watchlist';
 
 export interface AdmissionCheckDeps {
@@ -21,8 +21,8 @@ export interface AdmissionCheckDeps {
 /** A watched attack: an event whose traceback quarantined texts, its unit query vector and the score a new text must reach to enter its top-N. */
 export interface WatchedAttack {
   eventId: string; query: string; wrongAnswer: string; vector: Float32Array; threshold: number;
-  /** Unit vectors of the event's texts taken out of serving (the seeds), and how close a new text must be to one of them to be a paraphrase of the set. */
-  seeds: Float32Array[]; paraphraseSim: number;
+  /** The event's texts taken out of serving (the seeds): a new text that paraphrases them is judged whatever its rank. */
+  seeds: SeedSet;
 }
 
 export interface AdmissionHold {
@@ -30,9 +30,6 @@ export interface AdmissionHold {
   /** Why it was judged: it would rank in the watched question's top-N ('rank'), or it is a paraphrase of the event's seeds stating its wrong answer ('paraphrase'). */
   route: 'rank' | 'paraphrase'; seedSim: number | null;
 }
-
-/** A paraphrase of the seeds is at least this close to one of them even when the seeds are diverse (as the sibling sweep's paraphraseFloor). */
-const PARAPHRASE_FLOOR = 0.5;
 
 /**
  * The admission check (issue 12): new texts are checked against the watchlist of attacked
@@ -76,10 +73,7 @@ export class AdmissionCheck {
     const out: WatchedAttack[] = [];
     for (const { event: ev, seedIds } of await watchedEvents(this.deps, collection, p.maxWatched)) {
       const id = ev.id;
-      const seeds = (await this.deps.store.fetch(collection, seedIds)).map((r) => unitVector(Float32Array.from(r.vector)));
-      let minPair = 1;
-      for (let a = 0; a < seeds.length; a++) for (let b = a + 1; b < seeds.length; b++) minPair = Math.min(minPair, dot(seeds[a]!, seeds[b]!));
-      const paraphraseSim = seeds.length >= 2 ? Math.max(PARAPHRASE_FLOOR, minPair) : Infinity;
+      const seeds = SeedSet.of((await this.deps.store.fetch(collection, seedIds)).map((r) => r.vector));
       let v = this.queryVectors.get(id);
       if (!v) {
         [v] = await this.deps.embedder.embed([ev.query]) as [Float32Array];
@@ -88,7 +82,7 @@ export class AdmissionCheck {
       const top = await this.deps.store.search(collection, { vector: v, k: p.topN });
       v = unitVector(v);
       const threshold = top.length < p.topN ? -1 : top[top.length - 1]!.score;
-      out.push({ eventId: id, query: ev.query, wrongAnswer: ev.wrongAnswer, vector: v, threshold, seeds, paraphraseSim });
+      out.push({ eventId: id, query: ev.query, wrongAnswer: ev.wrongAnswer, vector: v, threshold, seeds });
     }
     return out;
   }
@@ -107,28 +101,21 @@ export class AdmissionCheck {
         let q = 0;
         for (let d = 0; d < v.length; d++) q += v[d]! * w.vector[d]!;
         const sim = q / vn;
-        let seedSim = -1;
-        for (const s of w.seeds.length >= 2 ? w.seeds : []) { let x = 0; for (let d = 0; d < v.length; d++) x += v[d]! * s[d]!; seedSim = Math.max(seedSim, x / vn); }
         const ranks = sim >= w.threshold;
-        if (!ranks && !(seedSim >= w.paraphraseSim && containsAnswer(texts[i]!, w.wrongAnswer))) continue;
+        const paraphrase = ranks ? null : w.seeds.paraphrase(v, texts[i]!, w.wrongAnswer);
+        if (!ranks && !paraphrase) continue;
         judged++;
         const verdict = await this.deps.judge.judge({ query: w.query, wrongAnswer: w.wrongAnswer, text: texts[i]! });
         if (verdict.label !== 'YES') continue;
         holds.push({
           index: i, eventId: w.eventId, query: w.query, wrongAnswer: w.wrongAnswer, similarity: +sim.toFixed(4), threshold: +w.threshold.toFixed(4), reply: verdict.reply.slice(0, 500),
-          route: ranks ? 'rank' : 'paraphrase', seedSim: w.seeds.length >= 2 ? +seedSim.toFixed(4) : null,
+          route: ranks ? 'rank' : 'paraphrase', seedSim: paraphrase?.seedSim ?? null,
         });
         break;
       }
     }
     return { holds, judged };
   }
-}
-
-function dot(a: Float32Array, b: Float32Array): number {
-  let d = 0;
-  for (let i = 0; i < a.length; i++) d += a[i]! * b[i]!;
-  return d;
 }
 
 function unitVector(v: Float32Array): Float32Array {

@@ -7,7 +7,8 @@ import { EMBEDDER, FEEDBACK_EVENTS, JUDGE, QUARANTINES, VECTOR_STORE } from '../
 import type { VectorStore } from '../../../ports/vector-store.port';
 import type { InjectMap } from '../../../use-case';
 import { BTE_PROXY_KIND } from '../../serving/serving-view';
-import { watchedEvents } from '../watchlist';
+import { PARAPHRASE_FLOOR, SeedSet } from '../seed-paraphrase';
+import { activeRecords, watchedEvents } from '../watchlist';
 
 export interface SiblingSweepAuditDeps {
   quarantines: QuarantineRepository;
@@ -49,7 +50,7 @@ export class SiblingSweepAudit implements AuditKindHandler {
     const collection = ctx.run.collection;
     const num = (key: string, d: number) => { const v = Number(ctx.run.params[key] ?? d); return Number.isFinite(v) && v > 0 ? Math.floor(v) : d; };
     const k = num('k', 20), poolSize = num('poolSize', 50), lexical = num('lexical', 10), maxJudged = num('maxJudged', 500);
-    const floor = ctx.run.params.paraphraseFloor === undefined ? 0.5 : Number(ctx.run.params.paraphraseFloor);
+    const floor = ctx.run.params.paraphraseFloor === undefined ? PARAPHRASE_FLOOR : Number(ctx.run.params.paraphraseFloor);
     if (!(floor >= -1 && floor <= 1)) throw new RangeError('paraphraseFloor must be in [-1, 1]');
     const cur: SweepCursor = ctx.cursor<SweepCursor>() ?? { done: [] };
     const done = new Set(cur.done);
@@ -57,13 +58,10 @@ export class SiblingSweepAudit implements AuditKindHandler {
     delete counts.events;
     const bump = (key: string, n = 1) => { counts[key] = (counts[key] ?? 0) + n; };
 
-    const active = [
-      ...(await quarantines.list({ collection, state: 'QUARANTINED', limit: 100_000 })),
-      ...(await quarantines.list({ collection, state: 'NEEDS_REVIEW', limit: 100_000 })),
-    ];
-    const withheldOrHeld = new Set(active.map((q) => q.documentId));
+    const active = await activeRecords(quarantines, collection);
+    const withheldOrHeld = new Set([...active.quarantined, ...active.inReview].map((q) => q.documentId));
     // Seeds: per watched event (see watchedEvents: QUARANTINED, or withheld while in review under a trusted report), its records.
-    const watched = await watchedEvents({ quarantines, feedback }, collection, 100_000);
+    const watched = await watchedEvents({ quarantines, feedback }, collection, 100_000, active);
     const seedsByEvent = new Map<string, string[]>(watched.map((w) => [w.event.id, w.seedIds]));
     const events = [...seedsByEvent.keys()].sort();
     let n = done.size;
@@ -81,9 +79,7 @@ export class SiblingSweepAudit implements AuditKindHandler {
         // siblings just found (planted sets are chains of paraphrases around the target), until a
         // round finds nothing new or `maxJudged` candidates were judged for this event.
         let frontier: { id: string; vector: ArrayLike<number>; text: string }[] = seedRecords;
-        // How close the seeds are to each other: a candidate at least as close to a seed is a paraphrase of the set.
-        const seedVecs = seedRecords.map((r) => unit(r.vector));
-        const paraphraseSim = Math.max(floor, minPairSim(seedVecs));
+        const seedSet = SeedSet.of(seedRecords.map((r) => r.vector), floor);
         let withQuery = true;
         while (frontier.length > 0 && judged.size < maxJudged) {
           const requests = [...frontier.map((r) => ({ vector: r.vector, k, includeQuarantined: false })), ...(withQuery ? [{ vector: qv!, k: poolSize, includeQuarantined: false }] : [])];
@@ -109,6 +105,9 @@ export class SiblingSweepAudit implements AuditKindHandler {
             }
           }
           withQuery = false;
+          // Vectors of the candidates that state the answer, in one read: the paraphrase test needs them.
+          const stating = seedSet.active ? poolIds.filter((id) => containsAnswer(pool.get(id)!.text, ev.wrongAnswer)) : [];
+          const vectorOf = new Map((stating.length ? await store.fetch(collection, stating) : []).map((r) => [r.id, r.vector]));
           const found: string[] = [];
           for (const [id, c] of pool) {
             if (judged.size >= maxJudged) break;
@@ -118,12 +117,8 @@ export class SiblingSweepAudit implements AuditKindHandler {
             // Second route, for texts the judge lets through: a paraphrase of the confirmed poisons (as close to
             // one of them as they are to each other) that states the same wrong answer. Review only: a
             // reviewer sees the seed and the shared answer; the judge's NO stays in the evidence.
-            let paraphrase: { seedSim: number; threshold: number } | null = null;
-            if (v.label !== 'YES' && containsAnswer(c.text, ev.wrongAnswer)) {
-              const cand = await store.fetch(collection, [id]);
-              const seedSim = cand[0] ? Math.max(...seedVecs.map((s2) => dot(unit(cand[0]!.vector), s2))) : -1;
-              if (seedSim >= paraphraseSim) paraphrase = { seedSim: +seedSim.toFixed(4), threshold: +paraphraseSim.toFixed(4) };
-            }
+            const vec = v.label !== 'YES' ? vectorOf.get(id) : undefined;
+            const paraphrase = vec ? seedSet.paraphrase(vec, c.text, ev.wrongAnswer) : null;
             if (v.label !== 'YES' && !paraphrase) continue;
             const evidence = {
               eventId, query: ev.query, wrongAnswer: ev.wrongAnswer, seedDocumentId: c.seed, similarity: +c.sim.toFixed(4), via: paraphrase ? 'paraphrase of the seeds stating their wrong answer (judge: not YES)' : c.via,
@@ -151,24 +146,4 @@ export class SiblingSweepAudit implements AuditKindHandler {
     }
     await ctx.checkpoint({ counts: { ...counts, events: n }, progress: { done: n, total: events.length, phase: 'done' } });
   }
-}
-
-function unit(v: ArrayLike<number>): Float32Array {
-  let n = 0;
-  for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
-  n = Math.sqrt(n) || 1;
-  return Float32Array.from(v as ArrayLike<number>, (x) => x / n);
-}
-
-function dot(a: Float32Array, b: Float32Array): number {
-  let d = 0;
-  for (let i = 0; i < a.length; i++) d += a[i]! * b[i]!;
-  return d;
-}
-
-/** The smallest cosine between two seeds (1 with fewer than two: only the floor applies). */
-function minPairSim(vs: readonly Float32Array[]): number {
-  let m = 1;
-  for (let i = 0; i < vs.length; i++) for (let j = i + 1; j < vs.length; j++) m = Math.min(m, dot(vs[i]!, vs[j]!));
-  return m;
 }
