@@ -14,8 +14,6 @@ import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { IngestCorpusUseCase, RunAuditUseCase, StartAuditUseCase } from '@forensics/core';
 import { composeUseCases, createInMemoryRepositories, InMemoryAuditRunRepository, InMemoryVectorStore, ScriptedJudge } from '@forensics/core/testing';
-import { loadConfig } from '@forensics/infra/config/app-config';
-import { createEmbedder } from '@forensics/infra/embedders/embedder.factory';
 import { CachedEmbedder } from '../apps/eval/src/cached-embedder.adapter';
 import { dataName, loadEvalRecords, oneCollection } from '../apps/eval/src/eval-data';
 import { findHubs, localCandidates, passesGates, scanDoc, validateClusterScanParams, type ClusterScanParams, type KnnList, type ScanCandidate } from '../libs/forensics/src';
@@ -28,10 +26,7 @@ export interface Stored { name: string; texts: string[]; poison: boolean[]; knn:
 async function build(file: string): Promise<void> {
   const records = loadEvalRecords(resolve(file));
   const { texts: all, planted: poisonSet } = oneCollection(records);
-  const config = loadConfig(process.env);
-  const inner = createEmbedder({ kind: config.embedder.kind, onnxModelDir: config.embedder.onnxModelDir });
-  const emb = CachedEmbedder.inDir(inner, '.eval/cache');
-  await emb.init();
+  const emb = await CachedEmbedder.openDefault('.eval/cache');
   const vecs = await emb.embed(all);
   process.stderr.write(`${dataName(file)}: ${all.length} texts, cache hits ${emb.hits}, misses ${emb.misses}\n`);
   const dim = vecs[0]!.length;
@@ -138,10 +133,7 @@ async function evaluate(names: string[]): Promise<void> {
 async function audit(file: string): Promise<void> {
   const records = loadEvalRecords(resolve(file));
   const { texts: all, planted: poisonSet } = oneCollection(records);
-  const config = loadConfig(process.env);
-  const inner = createEmbedder({ kind: config.embedder.kind, onnxModelDir: config.embedder.onnxModelDir });
-  const embedder = CachedEmbedder.inDir(inner, '.eval/cache');
-  await embedder.init();
+  const embedder = await CachedEmbedder.openDefault('.eval/cache');
   const auditRuns = new InMemoryAuditRunRepository();
   const uc = composeUseCases({ repos: createInMemoryRepositories(), store: new InMemoryVectorStore(), embedder, judge: new ScriptedJudge(() => 'NO'), auditRuns });
   const runs = uc.get(RunAuditUseCase);

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Embedder } from '@forensics/core';
+import { loadConfig } from '@forensics/infra/config/app-config';
+import { createEmbedder } from '@forensics/infra/embedders/embedder.factory';
 
 /**
  * An Embedder that remembers vectors on disk across runs, keyed by sha256 of the text, for the
@@ -21,6 +23,14 @@ export class CachedEmbedder implements Embedder {
   /** The cache of `inner` in `dir`: one file per embedder id (`<dir>/<id>.bin`). */
   static inDir(inner: Embedder, dir: string): CachedEmbedder {
     return new CachedEmbedder(inner, join(resolve(dir), `${inner.id.replace(/[^A-Za-z0-9._-]+/g, '_')}.bin`));
+  }
+
+  /** The configured local encoder (EMBEDDER, default USE-lite) behind its cache in `dir`, loaded. */
+  static async openDefault(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<CachedEmbedder> {
+    const config = loadConfig(env);
+    const cached = CachedEmbedder.inDir(createEmbedder({ kind: config.embedder.kind, onnxModelDir: config.embedder.onnxModelDir }), dir);
+    await cached.init();
+    return cached;
   }
 
   get id(): string {

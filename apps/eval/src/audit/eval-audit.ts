@@ -17,19 +17,14 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEFAULT_CLUSTER_SCAN_PARAMS, groupCandidates, localCandidates, scanDoc } from '@forensics/algorithms';
-import { DEFAULT_AUDIT_SETTINGS } from '@forensics/core';
+import { DEFAULT_CLUSTER_SCAN_PARAMS, groupCandidates, localCandidates, mulberry32, scanDoc } from '@forensics/algorithms';
 import {
-  IngestCorpusUseCase, QuarantineTextUseCase, readKnnGraph, RunAuditUseCase, RunTracebackUseCase, scanNeighbours, StartAuditUseCase, SubmitFeedbackUseCase, type Embedder, type Judge,
+  activeRecords, DEFAULT_AUDIT_SETTINGS, IngestCorpusUseCase, QuarantineTextUseCase, readKnnGraph, RunAuditUseCase, RunTracebackUseCase, scanNeighbours, StartAuditUseCase, SubmitFeedbackUseCase, watchedEvents, type Embedder, type Judge,
 } from '@forensics/core';
 import { OfflineJudge } from '@forensics/infra/judges/offline-judge.adapter';
-import type { EvalRecord } from '../eval-data';
-import { watchedEvents } from '@forensics/core';
 import { composeUseCases, createInMemoryRepositories, InMemoryAuditRunRepository, InMemoryVectorStore, ScriptedJudge } from '@forensics/core/testing';
-import { loadConfig } from '@forensics/infra/config/app-config';
-import { createEmbedder } from '@forensics/infra/embedders/embedder.factory';
 import { CachedEmbedder } from '../cached-embedder.adapter';
-import { dataName, loadEvalRecords, oneCollection } from '../eval-data';
+import { dataName, loadEvalRecords, oneCollection, type EvalRecord } from '../eval-data';
 
 const C = 'audit-eval';
 
@@ -56,15 +51,7 @@ export function parseEvalAuditArgs(argv: readonly string[]): EvalAuditOptions {
 export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Embedder): Promise<{ line: Record<string, unknown>; out: string }> {
   const log = (m: string) => { if (!opts.quiet) process.stderr.write(`${m}\n`); };
   const records = loadEvalRecords(resolve(opts.data), opts.limit);
-  let embedder: Embedder;
-  if (embedderOverride) embedder = embedderOverride;
-  else {
-    const config = loadConfig(process.env);
-    const inner = createEmbedder({ kind: config.embedder.kind, onnxModelDir: config.embedder.onnxModelDir });
-    const cached = CachedEmbedder.inDir(inner, opts.cacheDir);
-    await cached.init();
-    embedder = cached;
-  }
+  const embedder: Embedder = embedderOverride ?? await CachedEmbedder.openDefault(opts.cacheDir);
   const repos = createInMemoryRepositories();
   const store = new InMemoryVectorStore();
   const runs = new InMemoryAuditRunRepository();
@@ -235,9 +222,10 @@ export async function siblingsEval(records: readonly EvalRecord[], embedder: Emb
     const review = new Set((await repos.quarantines.list({ collection: 'sib', state: 'NEEDS_REVIEW' })).map((q) => q.documentId));
     planted += poisonIds.size;
     const everJudged = new Set([...(await repos.verdicts.list(event.id)).map((v) => v.documentId)]);
-    const watched = (sweep.counts.events ?? 0) > 0;
-    if (watched) { targetsWatched++; plantedWatched += poisonIds.size; for (const id of poisonIds) if (quarantined.has(id) || review.has(id)) withSweepWatched++; }
-    for (const id of poisonIds) { if (quarantined.has(id)) byTrace++; if (quarantined.has(id) || review.has(id)) withSweep++; else if (!everJudged.has(id)) unjudged++; }
+    let found = 0;
+    for (const id of poisonIds) { if (quarantined.has(id)) byTrace++; if (quarantined.has(id) || review.has(id)) found++; else if (!everJudged.has(id)) unjudged++; }
+    withSweep += found;
+    if ((sweep.counts.events ?? 0) > 0) { targetsWatched++; plantedWatched += poisonIds.size; withSweepWatched += found; }
     for (const id of review) if (!poisonIds.has(id)) benignToReview++;
     for (const f of await auditRuns.listFindings(run.id, { limit: 100_000 })) {
       if (!(f.detail as { paraphrase?: unknown }).paraphrase) continue;
@@ -295,18 +283,19 @@ export async function admissionEval(records: readonly EvalRecord[], embedder: Em
   const variants = new Map<string, number>(); // text → target index
   targets.forEach((r, i) => { for (const t of r.poisoned_variants!.gpt4!) if (!base.has(t) && !heldOut.has(t) && !variants.has(t)) variants.set(t, i); });
   const batch = [...variants.keys(), ...heldOut];
-  let seed = 7;
-  for (let i = batch.length - 1; i > 0; i--) { seed = (seed * 1103515245 + 12345) % 2147483648; const j = seed % (i + 1); [batch[i], batch[j]] = [batch[j]!, batch[i]!]; }
+  const rnd = mulberry32(7);
+  for (let i = batch.length - 1; i > 0; i--) { const j = Math.floor(rnd() * (i + 1)); [batch[i], batch[j]] = [batch[j]!, batch[i]!]; }
   const res = await uc.get(IngestCorpusUseCase).execute({ collection: 'adm', records: batch.map((text) => ({ text })) });
   const idOf = new Map(batch.map((t, i) => [t, res.ids[i]!]));
   const variantIds = new Set([...variants.keys()].map((t) => idOf.get(t)!));
   const benignIds = new Set([...heldOut].map((t) => idOf.get(t)!));
   const held = new Set(res.admission.heldIds);
   const caught = [...variantIds].filter((id) => held.has(id)).length;
+  const benignHeld = [...benignIds].filter((id) => held.has(id)).length;
   // The check can act only for watched questions: an event whose traceback took texts out (see watchedEvents).
   const watchedEventIds = new Set((await watchedEvents(repos, 'adm', 100_000)).map((w) => w.event.id));
   const watchedVariantIds = [...variants].filter(([, i]) => watchedEventIds.has(eventOf[i]!)).map(([t]) => idOf.get(t)!);
-  const route = new Map((await repos.quarantines.list({ collection: 'adm', state: 'NEEDS_REVIEW', limit: 1_000_000 }))
+  const route = new Map((await activeRecords(repos.quarantines, 'adm')).inReview
     .filter((q) => q.policy === 'admission').map((q) => [q.documentId, String(((q.evidence as { policy?: { inputs?: { route?: string } } }).policy?.inputs?.route) ?? 'rank')]));
   const byRoute = (ids: Iterable<string>) => { const o: Record<string, number> = {}; for (const id of ids) { const r = route.get(id); if (r) o[r] = (o[r] ?? 0) + 1; } return o; };
   let servedAfter = 0;
@@ -315,23 +304,20 @@ export async function admissionEval(records: readonly EvalRecord[], embedder: Em
     const [qv] = await embedder.embed([r.question]);
     servedAfter += (await store.search('adm', { vector: qv!, k: 5 })).filter((h) => mine.has(h.id)).length;
   }
-  log(`admission: ${caught}/${variantIds.size} re-injected held (top ${topN}), ${[...benignIds].filter((id) => held.has(id)).length}/${benignIds.size} benign held; re-trace…`);
+  log(`admission: ${caught}/${variantIds.size} re-injected held (top ${topN}), ${benignHeld}/${benignIds.size} benign held; re-trace…`);
   const run = await uc.get(StartAuditUseCase).execute({ kind: 're-trace', collection: 'adm', trigger: 'cli', actor: 'eval', enqueue: false });
   const rt = (await uc.get(RunAuditUseCase).execute({ runId: run.id }))!.run;
-  const planted = new Set(variantIds);
   const givenPoisons = new Set(records.flatMap((r) => r.poisoned_texts));
   const rtFound = (await runs.listFindings(run.id, { limit: 1_000_000 })).map((f) => f.documentIds[0]!);
   const rtDocs = await repos.documents.get(rtFound);
-  const rtPoisons = rtDocs.filter((d) => planted.has(d.id) || givenPoisons.has(d.text)).length;
-  const inReview = new Set([
-    ...(await repos.quarantines.list({ collection: 'adm', state: 'NEEDS_REVIEW', limit: 1_000_000 })),
-    ...(await repos.quarantines.list({ collection: 'adm', state: 'QUARANTINED', limit: 1_000_000 })),
-  ].map((q) => q.documentId));
+  const rtPoisons = rtDocs.filter((d) => variantIds.has(d.id) || givenPoisons.has(d.text)).length;
+  const after = await activeRecords(repos.quarantines, 'adm');
+  const inReview = new Set([...after.inReview, ...after.quarantined].map((q) => q.documentId));
   return {
     topN, reinjected: variantIds.size, caught, servedAfter, targets: targets.length, watched: rt.counts.events ?? 0, judged: res.admission.judged,
     reinjectedWatched: watchedVariantIds.length, caughtWatched: watchedVariantIds.filter((id) => held.has(id)).length,
     caughtByRoute: byRoute(variantIds), benignByRoute: byRoute(benignIds),
-    benignIngested: benignIds.size, benignHeld: [...benignIds].filter((id) => held.has(id)).length,
+    benignIngested: benignIds.size, benignHeld,
     caughtWithReTrace: [...variantIds].filter((id) => inReview.has(id)).length,
     benignAfterReTrace: [...benignIds].filter((id) => inReview.has(id)).length,
     reTrace: { found: rt.counts.poisonsFound ?? 0, planted: rtPoisons, benign: rtDocs.length - rtPoisons, candidatesJudged: rt.counts.candidatesJudged ?? 0, status: rt.status },

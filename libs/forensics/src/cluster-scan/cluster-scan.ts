@@ -154,13 +154,6 @@ const STOP = new Set('the a an of and or to in on at for by with from is are was
 
 const keep = (w: string) => !STOP.has(w) && (w.length > 1 || /\p{N}/u.test(w));
 
-/** Lower-cased word tokens without stop words and single letters (the shared-claim test's vocabulary). */
-export function scanTokens(text: string): Set<string> {
-  const out = new Set<string>();
-  for (const w of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) if (keep(w)) out.add(w);
-  return out;
-}
-
 /**
  * Tokens, answer-like tokens (containing a digit, or capitalised somewhere other than at the start
  * of a sentence: a name) and word count of a text.
