@@ -7,6 +7,14 @@ import { readKnnGraph } from '../cluster-scan/cluster-scan.audit';
 const TOPICS = ['harbour', 'orchard', 'glacier', 'library', 'volcano', 'market', 'castle', 'desert', 'forest', 'railway', 'bridge', 'island'];
 /** 36 unrelated notes, 3 per topic. */
 const BACKGROUND = TOPICS.flatMap((t, i) => [0, 1, 2].map((v) => `A note on the ${t}: visitors in season ${v} report ${TOPICS[(i + v + 1) % TOPICS.length]} views and local ${v === 0 ? 'food' : v === 1 ? 'music' : 'crafts'}.`));
+/** The service's use cases on in-memory ports with a hashing encoder (judge: NO unless given). */
+function compose(judge = new ScriptedJudge(() => 'NO')) {
+  const repos = createInMemoryRepositories();
+  const store = new InMemoryVectorStore();
+  const runs = new InMemoryAuditRunRepository();
+  return { repos, store, runs, judge, uc: composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge, auditRuns: runs }) };
+}
+
 /** A planted group: five paraphrases of one claim. */
 const PLANTED = [
   'The Kestrel Tower was designed by architect Ulmo Brandvik in 1931.',
@@ -18,10 +26,7 @@ const PLANTED = [
 
 describe('cluster-scan audit', () => {
   it('sends a planted group of paraphrases to review with its evidence, and leaves the rest alone', async () => {
-    const repos = createInMemoryRepositories();
-    const store = new InMemoryVectorStore();
-    const runs = new InMemoryAuditRunRepository();
-    const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge: new ScriptedJudge(() => 'NO'), auditRuns: runs });
+    const { repos, runs, uc } = compose();
     const background = BACKGROUND;
     const planted = PLANTED;
     const r = await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [...background, ...planted].map((text) => ({ text })) });
@@ -46,11 +51,7 @@ describe('cluster-scan audit', () => {
   });
 
   it('starts a traceback, untrusted, for each logged answer that served a flagged group\'s text — once per answer', async () => {
-    const repos = createInMemoryRepositories();
-    const store = new InMemoryVectorStore();
-    const runs = new InMemoryAuditRunRepository();
-    const judge = new ScriptedJudge((r) => (r.text.includes(r.wrongAnswer) ? 'YES' : 'NO'), 'scan-answer-log');
-    const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge, auditRuns: runs });
+    const { repos, runs, uc } = compose(new ScriptedJudge((r) => (r.text.includes(r.wrongAnswer) ? 'YES' : 'NO'), 'scan-answer-log'));
     const background = BACKGROUND;
     const planted = PLANTED;
     const r = await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [...background, ...planted].map((text) => ({ text })) });
@@ -79,10 +80,7 @@ describe('cluster-scan audit', () => {
   });
 
   it('is incremental: a second run searches only for texts new since the first, merges them, drops texts taken out, and finds a group planted in between', async () => {
-    const repos = createInMemoryRepositories();
-    const store = new InMemoryVectorStore();
-    const runs = new InMemoryAuditRunRepository();
-    const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge: new ScriptedJudge(() => 'NO'), auditRuns: runs });
+    const { store, runs, uc } = compose();
     const background = BACKGROUND;
     const r0 = await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: background.map((text) => ({ text })) });
     const scan = async (params: Record<string, string | number | boolean> = {}) => {
@@ -115,10 +113,7 @@ describe('cluster-scan audit', () => {
   });
 
   it('keeps LSH signatures on the large-collection path, and an incremental LSH run lists the new texts as a full one does', async () => {
-    const repos = createInMemoryRepositories();
-    const store = new InMemoryVectorStore();
-    const runs = new InMemoryAuditRunRepository();
-    const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge: new ScriptedJudge(() => 'NO'), auditRuns: runs });
+    const { store, runs, uc } = compose();
     const background = BACKGROUND;
     await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: background.map((text) => ({ text })) });
     const scan = async () => {
@@ -137,9 +132,7 @@ describe('cluster-scan audit', () => {
   });
 
   it('builds the same k-NN graph from a store\'s similarityPairs as from one search per text', async () => {
-    const repos = createInMemoryRepositories();
-    const store = new InMemoryVectorStore();
-    const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge: new ScriptedJudge(() => 'NO'), auditRuns: new InMemoryAuditRunRepository() });
+    const { store, uc } = compose();
     const texts = TOPICS.flatMap((t, i) => [0, 1].map((v) => `On the ${t} in year ${v}: ${TOPICS[(i + v + 3) % TOPICS.length]} and more.`));
     await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: texts.map((text) => ({ text })) });
     const perText = await readKnnGraph(store, 'kb', 3, undefined, 'store');
