@@ -10,7 +10,7 @@
  *        stored graphs, sweeps its thresholds, and fits them leave-one-file-out (fit on two files under
  *        ≤ 1 flagged benign text per 1,000, measured on the third). The poison lists are used only to measure.
  */
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { IngestCorpusUseCase, RunAuditUseCase, StartAuditUseCase } from '@forensics/core';
 import { composeUseCases, createInMemoryRepositories, InMemoryAuditRunRepository, InMemoryVectorStore, ScriptedJudge } from '@forensics/core/testing';
