@@ -192,6 +192,26 @@ describe('LanceDB store above the index threshold (ANN path)', () => {
     expect(got.map((r) => r.quarantined)).toEqual([true, false, true]);
   });
 
+  it('listPage on the ANN path: every row once, in id order, with its text, vector and flag', async () => {
+    const seen: string[] = [];
+    let after: string | null = null;
+    let pages = 0;
+    do {
+      const page = await store.listPage(c, { after, limit: 7_000, withVectors: true, withText: true });
+      pages++;
+      for (const r of page.records) seen.push(r.id);
+      const probe = page.records.find((r) => r.id === uuid(2));
+      if (probe) { expect(Array.from(probe.vector!)).toEqual(Array.from(vectors[1])); expect(probe.quarantined).toBe(false); expect(probe.text).toBeTruthy(); }
+      const flagged = page.records.find((r) => r.id === uuid(98));
+      if (flagged) expect(flagged.quarantined).toBe(true);
+      after = page.next;
+    } while (after !== null);
+    expect(pages).toBeGreaterThan(1);
+    expect(seen).toEqual([...seen].sort());
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.length).toBe(await store.count(c));
+  });
+
   it('searchBatch answers request i with the same hits as search(i)', async () => {
     const reqs = queryRows.slice(0, 6).map((row) => ({ vector: vectors[row], k: 5, excludeIds: [uuid(row + 1)] }));
     const batch = await store.searchBatch(c, reqs);

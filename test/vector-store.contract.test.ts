@@ -308,6 +308,33 @@ function contract(factory: AdapterFactory): void {
       batch[1].forEach((h, i) => expect(h.score).toBeCloseTo(reference[i].score, 5));
     });
 
+    it('listPage (where the store has it) walks every record once in cursor order, with text, vector and flag', async () => {
+      if (!store.listPage) return;
+      const c = fresh();
+      await store.ensureCollection(c, 3);
+      const records = Array.from({ length: 23 }, (_, i): VectorRecord => ({ id: uuid(200 + ((i * 7) % 23)), vector: [i + 1, 1, -i], text: `text ${i}` }));
+      await store.upsert(c, records);
+      await store.setQuarantined(c, [records[4]!.id], true);
+      const got: NonNullable<Awaited<ReturnType<NonNullable<typeof store.listPage>>>['records']> = [];
+      let after: string | null = null;
+      do {
+        const page = await store.listPage(c, { after, limit: 5, withVectors: true, withText: true });
+        expect(page.records.length).toBeLessThanOrEqual(5);
+        got.push(...page.records);
+        after = page.next;
+      } while (after !== null);
+      expect(got.map((r) => r.id).sort()).toEqual(records.map((r) => r.id).sort());
+      for (const r of records) {
+        const g = got.find((x) => x.id === r.id)!;
+        expect(g.text).toBe(r.text);
+        expect(Array.from(g.vector!)).toEqual(f32(r.vector));
+        expect(g.quarantined).toBe(r.id === records[4]!.id);
+      }
+      const bare = await store.listPage(c, { after: null, limit: 100 });
+      expect(bare.records).toHaveLength(23);
+      expect(bare.next).toBeNull();
+    });
+
     it('deletes permanently and idempotently', async () => {
       const c = await seeded();
       await store.delete(c, [A, C, uuid(999)]);
