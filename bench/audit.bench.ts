@@ -82,7 +82,7 @@ async function one(n: number, dim: number, repo: PrismaAuditRunRepository | null
   let pgSaveFirstSec: number | null = null;
   if (repo) {
     const t = Date.now();
-    await repo.replaceScanGraph(C, graph.neighbours());
+    await repo.replaceScanGraph(C, graph.scanGraph());
     pgSaveFirstSec = (Date.now() - t) / 1000;
   }
   // Incremental run: 1,000 new texts (200 more planted groups) written, then the scan with the lists the first run kept.
@@ -96,9 +96,9 @@ async function one(n: number, dim: number, repo: PrismaAuditRunRepository | null
   }
   await store.upsert(C, fresh);
   const t3 = Date.now();
-  const prior = repo ? await repo.loadScanGraph(C) : graph.neighbours();
+  const prior = repo ? await repo.loadScanGraph(C) : graph.scanGraph();
   const inc = await readKnnGraph(store, C, k, undefined, 'auto', prior);
-  if (repo) await repo.replaceScanGraph(C, inc.neighbours());
+  if (repo) await repo.replaceScanGraph(C, inc.scanGraph());
   const incGraphSec = (Date.now() - t3) / 1000;
   const incRes = scanCollection(inc, {}, inc.changed);
   const incSec = (Date.now() - t3) / 1000;

@@ -14,6 +14,7 @@ import { createInMemoryRepositories } from '@forensics/core/testing';
 import { applyMigrations, createPrismaClient, createPrismaRepositories, type PrismaClient } from '@forensics/infra';
 import { requireServices, ROOT, uniqueName } from './support/test-runtime';
 import type { DomainEventType, WebhookPayload, WebhookRepository } from '@forensics/core';
+import { ScanGraph } from '@forensics/core';
 import { InMemoryWebhookRepository } from '@forensics/core/testing';
 import { PrismaWebhookRepository, SecretBox } from '@forensics/infra';
 import type { AuditRunRepository } from '@forensics/core';
@@ -821,17 +822,17 @@ describe.each(auditImplementations)('audit run repository contract: %s', (_name,
   it('keeps the cluster scan\'s k-NN lists per collection: a replace replaces the whole graph, order of neighbours kept', async () => {
     const collection = uniqueName('scang');
     expect((await runs.loadScanGraph(collection)).size).toBe(0);
-    await runs.replaceScanGraph(collection, new Map([['a', { ids: ['b', 'c'], scores: [0.9, 0.5] }], ['b', { ids: ['a'], scores: [0.9], lsh: [4095, 0, 17] }], ['c', { ids: ['a'], scores: [0.5] }]]));
-    await runs.replaceScanGraph(`${collection}-other`, new Map([['a', { ids: ['z'], scores: [0.1] }]]));
+    await runs.replaceScanGraph(collection, ScanGraph.fromLists([['a', { ids: ['b', 'c'], scores: [0.9, 0.5] }], ['b', { ids: ['a'], scores: [0.9] }], ['c', { ids: ['a'], scores: [0.5] }]]));
+    await runs.replaceScanGraph(`${collection}-other`, ScanGraph.fromLists([['a', { ids: ['z'], scores: [0.1], lsh: [4095, 0, 17] }]]));
     let g = await runs.loadScanGraph(collection);
     expect(g.get('a')).toEqual({ ids: ['b', 'c'], scores: [0.9, 0.5] });
-    expect(g.get('b')).toEqual({ ids: ['a'], scores: [0.9], lsh: [4095, 0, 17] });
+    expect(g.get('b')).toEqual({ ids: ['a'], scores: [0.9] });
     expect(g.size).toBe(3);
-    await runs.replaceScanGraph(collection, new Map([['a', { ids: ['c', 'b'], scores: [0.95, 0.9] }], ['c', { ids: ['a'], scores: [0.5] }]]));
+    await runs.replaceScanGraph(collection, ScanGraph.fromLists([['a', { ids: ['c', 'b'], scores: [0.95, 0.9] }], ['c', { ids: ['a'], scores: [0.5] }]]));
     g = await runs.loadScanGraph(collection);
-    expect([...g.keys()].sort()).toEqual(['a', 'c']);
+    expect([...g.entries()].map(([id]) => id).sort()).toEqual(['a', 'c']);
     expect(g.get('a')).toEqual({ ids: ['c', 'b'], scores: [0.95, 0.9] });
-    expect((await runs.loadScanGraph(`${collection}-other`)).get('a')).toEqual({ ids: ['z'], scores: [0.1] });
+    expect((await runs.loadScanGraph(`${collection}-other`)).get('a')).toEqual({ ids: ['z'], scores: [0.1], lsh: [4095, 0, 17] });
   });
 
   it('creates QUEUED, runs, checkpoints (counts merged, cursor replaced), finishes', async () => {

@@ -3,3 +3,4 @@ export * from './errors';
 export * from './feedback-token';
 export * from './feedback-status';
 export * from './evidence-record';
+export * from './scan-graph';

@@ -1,3 +1,4 @@
+import type { ScanGraph } from '../domain/scan-graph';
 import type { Token } from './tokens';
 
 /**
@@ -128,17 +129,10 @@ export interface AuditRunRepository {
   listUnfinished(limit: number): Promise<AuditRunRow[]>;
   addFinding(runId: string, f: NewAuditFinding): Promise<AuditFindingRow>;
   listFindings(runId: string, opts: { limit: number; after?: string }): Promise<AuditFindingRow[]>;
-  /** The cluster scan's persisted k-NN lists of a collection (document id → neighbour ids and cosines, best first). */
-  loadScanGraph(collection: string): Promise<Map<string, ScanNeighbours>>;
+  /** The cluster scan's persisted k-NN lists of a collection (empty when none were kept). */
+  loadScanGraph(collection: string): Promise<ScanGraph>;
   /** Replaces the collection's graph with this one (a scan run holds every served text's list, so it writes them all). */
-  replaceScanGraph(collection: string, graph: ReadonlyMap<string, ScanNeighbours>): Promise<void>;
-}
-
-/** One text's nearest neighbours as the cluster scan keeps them between runs. */
-export interface ScanNeighbours {
-  ids: string[]; scores: number[];
-  /** The text's LSH bucket signatures (large collections), so the next run indexes it without projecting it again. */
-  lsh?: number[];
+  replaceScanGraph(collection: string, graph: ScanGraph): Promise<void>;
 }
 
 export const AUDIT_RUNS = Symbol('AuditRunRepository') as Token<AuditRunRepository>;

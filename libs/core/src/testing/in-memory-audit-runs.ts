@@ -1,19 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import type { AuditFindingRow, AuditRunFilter, AuditRunRepository, AuditRunRow, NewAuditFinding, ScanNeighbours } from '../ports/audits.port';
+import { ScanGraph } from '../domain/scan-graph';
+import type { AuditFindingRow, AuditRunFilter, AuditRunRepository, AuditRunRow, NewAuditFinding } from '../ports/audits.port';
 
 /** In-memory AuditRunRepository with the Prisma repository's semantics (test/repositories.contract.test.ts runs both). */
 export class InMemoryAuditRunRepository implements AuditRunRepository {
   private readonly runs = new Map<string, AuditRunRow>();
   private readonly findings = new Map<string, AuditFindingRow[]>();
   private seq = 0;
-  private readonly graphs = new Map<string, Map<string, ScanNeighbours>>();
+  private readonly graphs = new Map<string, ScanGraph>();
 
-  async loadScanGraph(collection: string): Promise<Map<string, ScanNeighbours>> {
-    return new Map([...(this.graphs.get(collection) ?? new Map<string, ScanNeighbours>())].map(([id, l]) => [id, { ids: [...l.ids], scores: [...l.scores], ...(l.lsh?.length ? { lsh: [...l.lsh] } : {}) }]));
+  async loadScanGraph(collection: string): Promise<ScanGraph> {
+    const g = this.graphs.get(collection);
+    return g ? copyGraph(g) : ScanGraph.empty();
   }
 
-  async replaceScanGraph(collection: string, graph: ReadonlyMap<string, ScanNeighbours>): Promise<void> {
-    this.graphs.set(collection, new Map([...graph].map(([id, l]) => [id, { ids: [...l.ids], scores: [...l.scores], ...(l.lsh?.length ? { lsh: [...l.lsh] } : {}) }])));
+  async replaceScanGraph(collection: string, graph: ScanGraph): Promise<void> {
+    this.graphs.set(collection, copyGraph(graph));
   }
 
   async create(input: Parameters<AuditRunRepository['create']>[0]): Promise<AuditRunRow> {
@@ -123,4 +125,9 @@ function json<T>(v: T): T {
 
 function cloneFinding(f: AuditFindingRow): AuditFindingRow {
   return { ...f, documentIds: [...f.documentIds], quarantineIds: [...f.quarantineIds], detail: json(f.detail), createdAt: new Date(f.createdAt.getTime()) };
+}
+
+/** A stored graph shares no array with its writer or reader (as a database round trip). */
+function copyGraph(g: ScanGraph): ScanGraph {
+  return new ScanGraph([...g.ids], g.size, g.offsets.slice(), g.neighbours.slice(), g.scores.slice(), g.lshTables, g.lsh.slice());
 }

@@ -201,13 +201,19 @@ export function validateClusterScanParams(p: Partial<ClusterScanParams> = {}): C
 }
 
 /** Pair similarity: exact from vectors when given, else from the k-NN lists (undefined when neither list holds the pair). */
-function pairSim(knn: readonly KnnList[], vectors: readonly Float32Array[] | undefined, norms: Float64Array | undefined) {
+function pairSim(knn: readonly KnnList[], vectors: readonly Float32Array[] | undefined) {
+  // Norms on first use: an incremental run looks at a few thousand texts of 100k (all of them took ~0.3 s).
+  const norms = vectors ? new Float64Array(vectors.length).fill(-1) : undefined;
+  const norm = (i: number): number => {
+    if (norms![i]! < 0) { const v = vectors![i]!; let s = 0; for (let d = 0; d < v.length; d++) s += v[d]! * v[d]!; norms![i] = Math.sqrt(s); }
+    return norms![i]!;
+  };
   return (a: number, b: number): number | undefined => {
-    if (vectors && norms) {
+    if (vectors) {
       const x = vectors[a]!, y = vectors[b]!;
       let s = 0;
       for (let d = 0; d < x.length; d++) s += x[d]! * y[d]!;
-      return s / (norms[a]! * norms[b]! || 1);
+      return s / (norm(a) * norm(b) || 1);
     }
     const la = knn[a]!;
     const ia = la.j.indexOf(b);
@@ -230,12 +236,7 @@ export function localCandidates(
   const n = knn.length;
   const doc = docGetter(docsIn);
   if ((Array.isArray(docsIn) && docsIn.length !== n) || (vectors && vectors.length !== n)) throw new RangeError('knn, docs and vectors must have one entry per text');
-  let norms: Float64Array | undefined;
-  if (vectors) {
-    norms = new Float64Array(n);
-    vectors.forEach((v, i) => { let s = 0; for (const x of v) s += x * x; norms![i] = Math.sqrt(s); });
-  }
-  const sim = pairSim(knn, vectors, norms);
+  const sim = pairSim(knn, vectors);
   const seen = new Set<string>();
   const out: ScanCandidate[] = [];
   const runs = new Map<number, Set<string>>();
@@ -273,10 +274,11 @@ export function localCandidates(
       if (hood.size === 0) continue;
       const claims: LocalToken[] = [];
       const topics: LocalToken[] = [];
+      const hoodTokens = [...hood].map((j) => doc(j).tokens); // resolved once: the loop below visits them once per shared token
       for (const t of doc(members[0]!).tokens) {
         if (!members.every((g) => doc(g).tokens.has(t))) continue;
         let c = 0;
-        for (const j of hood) if (doc(j).tokens.has(t)) c++;
+        for (const d of hoodTokens) if (d.has(t)) c++;
         const share = c / hood.size;
         const tok = { token: t, share: +share.toFixed(3), answerLike: members.every((g) => doc(g).answerLike.has(t)) };
         if (share <= p.maxClaimShare) claims.push(tok);
@@ -285,8 +287,7 @@ export function localCandidates(
       if (claims.length === 0) continue;
       let topicTexts = 0, stating = 0;
       if (topics.length) {
-        for (const j of hood) {
-          const d = doc(j).tokens;
+        for (const d of hoodTokens) {
           if (!topics.every((t) => d.has(t.token))) continue;
           topicTexts++;
           if (claims.some((c) => d.has(c.token))) stating++;
@@ -382,12 +383,8 @@ export type ScanDocSource = (i: number) => ScanDoc;
 
 function docGetter(docs: readonly ScanDoc[] | ScanDocSource): (i: number) => ScanDoc {
   if (typeof docs !== 'function') return (i) => docs[i]!;
-  const cache = new Map<number, ScanDoc>();
-  return (i) => {
-    let d = cache.get(i);
-    if (!d) { d = docs(i); cache.set(i, d); }
-    return d;
-  };
+  const cache: (ScanDoc | undefined)[] = [];
+  return (i) => cache[i] ?? (cache[i] = docs(i));
 }
 
 /** Nodes whose in-degree (appearances in others' k-NN lists) is `z` standard deviations above the mean. */

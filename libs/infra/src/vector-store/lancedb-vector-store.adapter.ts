@@ -167,9 +167,10 @@ function tableSchema(dim: number): Schema {
  * Row → a copy of its vector, for a FixedSizeList<Float32> column of one record batch: one slice of
  * the batch's flat float buffer per row instead of an Arrow list object per row (`get(i).toArray()`
  * costs about as much again as the read itself at 100k rows). Falls back to Arrow's accessor for a
- * column laid out otherwise (several chunks, nulls).
+ * column laid out otherwise (several chunks, nulls). `view`: subarrays of the batch's buffer, no copy
+ * (listPage: a bulk read whose rows are all kept; the buffer lives as long as any of them).
  */
-function flatVectors(col: ArrowVector): (row: number) => Float32Array {
+function flatVectors(col: ArrowVector, view = false): (row: number) => Float32Array {
   const data = col.data.length === 1 ? col.data[0] : undefined;
   const child = data?.children[0];
   const size = (col.type as { listSize?: number }).listSize;
@@ -178,7 +179,7 @@ function flatVectors(col: ArrowVector): (row: number) => Float32Array {
   }
   const values = child.values as Float32Array;
   const base = (data.offset * size) + child.offset;
-  return (row) => values.slice(base + row * size, base + (row + 1) * size);
+  return view ? (row) => values.subarray(base + row * size, base + (row + 1) * size) : (row) => values.slice(base + row * size, base + (row + 1) * size);
 }
 
 function inverseNorm(v: ArrayLike<number>): number {
@@ -357,7 +358,7 @@ export class LanceDbVectorStore implements VectorStore {
       // (one slice) instead of materialising an Arrow list per row (twice as fast at 100k rows).
       const columns = table.batches.map((b) => ({
         quarantined: b.getChild('quarantined')!, payload: b.getChild('payload')!, text: opts.withText ? b.getChild('text')! : null,
-        vector: opts.withVectors ? flatVectors(b.getChild('vector')!) : null,
+        vector: opts.withVectors ? flatVectors(b.getChild('vector')!, true) : null,
       }));
       const records = page.map(({ id, batch, row }) => {
         const c = columns[batch]!;

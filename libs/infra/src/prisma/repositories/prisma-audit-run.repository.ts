@@ -1,4 +1,5 @@
-import type { AuditFindingRow, AuditKind, AuditProgress, AuditRunFilter, AuditRunRepository, AuditRunRow, AuditStatus, AuditTrigger, NewAuditFinding, ScanNeighbours } from '@forensics/core';
+import type { AuditFindingRow, AuditKind, AuditProgress, AuditRunFilter, AuditRunRepository, AuditRunRow, AuditStatus, AuditTrigger, NewAuditFinding } from '@forensics/core';
+import { ScanGraph } from '@forensics/core';
 import type { AuditFinding, AuditRun, Prisma, PrismaClient } from '../generated/client';
 import { fromJson, isUuid, jsonValue, toJson } from './prisma-json';
 import { decodeScanGraph, encodeScanGraph } from './scan-graph-codec';
@@ -10,14 +11,14 @@ const SCAN_GRAPH_PART_BYTES = 32 * 1024 * 1024;
 export class PrismaAuditRunRepository implements AuditRunRepository {
   constructor(private readonly db: PrismaClient) {}
 
-  async loadScanGraph(collection: string): Promise<Map<string, ScanNeighbours>> {
+  async loadScanGraph(collection: string): Promise<ScanGraph> {
     const parts = await this.db.scanGraphPart.findMany({ where: { collection }, orderBy: { part: 'asc' }, select: { data: true } });
-    if (parts.length === 0) return new Map();
+    if (parts.length === 0) return ScanGraph.empty();
     return decodeScanGraph(Buffer.concat(parts.map((p) => Buffer.from(p.data))));
   }
 
   /** The whole graph in parts of at most SCAN_GRAPH_PART_BYTES, in one transaction under a lock per collection (two scans of one collection write one after the other). */
-  async replaceScanGraph(collection: string, graph: ReadonlyMap<string, ScanNeighbours>): Promise<void> {
+  async replaceScanGraph(collection: string, graph: ScanGraph): Promise<void> {
     const data = encodeScanGraph(graph);
     await this.db.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`scan-graph:${collection}`}))`;

@@ -1,5 +1,6 @@
 import { clusterScan, DEFAULT_CLUSTER_SCAN_PARAMS, LshIndex, scanDoc, validateClusterScanParams, type ClusterScanParams, type ClusterScanResult, type KnnList } from '@forensics/algorithms';
-import { AUDIT_RUNS, type AuditContext, type AuditKindHandler, type AuditRunRepository, type ScanNeighbours } from '../../../ports/audits.port';
+import { ScanGraph } from '../../../domain/scan-graph';
+import { AUDIT_RUNS, type AuditContext, type AuditKindHandler, type AuditRunRepository } from '../../../ports/audits.port';
 import type { AnswerRepository } from '../../../ports/repositories';
 import { ANSWERS, VECTOR_STORE } from '../../../ports/tokens';
 import type { VectorStore } from '../../../ports/vector-store.port';
@@ -15,9 +16,9 @@ export interface ScannedCollection { ids: string[]; texts: string[]; vectors: Fl
 /**
  * …and, against the lists kept from the last run: the texts whose lists changed (new, merged into or
  * filtered; every text without a prior), how many lists were reused / searched, and every served text's
- * list as the next run needs it (`neighbours()`, with LSH signatures where the run has them).
+ * list as the next run needs it (`scanGraph()`, with LSH signatures where the run has them).
  */
-export interface IncrementalGraph extends ScannedCollection { changed: number[]; reused: number; searched: number; neighbours(): Map<string, ScanNeighbours> }
+export interface IncrementalGraph extends ScannedCollection { changed: number[]; reused: number; searched: number; scanGraph(): ScanGraph }
 
 const PAGE = 20_000;
 const SEARCH_BATCH = 64;
@@ -34,7 +35,7 @@ export const LSH_MIN_TEXTS = 20_000;
 
 export async function readKnnGraph(
   store: VectorStore, collection: string, k: number, onProgress?: (done: number, total: number) => Promise<void> | void, knnMode: 'auto' | 'store' | 'lsh' = 'auto',
-  prior?: ReadonlyMap<string, ScanNeighbours>,
+  prior?: ScanGraph,
 ): Promise<IncrementalGraph> {
   if (!store.listPage) throw new Error(`the ${store.kind} store cannot list its points: cluster-scan needs VectorStore.listPage`);
   const ids: string[] = [];
@@ -53,7 +54,7 @@ export async function readKnnGraph(
     if (after === null) break;
   }
   const index = new Map(ids.map((id, i) => [id, i]));
-  const full = (knn: KnnList[]): IncrementalGraph => ({ ids, texts, vectors, knn, changed: ids.map((_, i) => i), reused: 0, searched: ids.length, neighbours: () => toNeighbours(ids, knn) });
+  const full = (knn: KnnList[]): IncrementalGraph => ({ ids, texts, vectors, knn, changed: ids.map((_, i) => i), reused: 0, searched: ids.length, scanGraph: () => ScanGraph.fromIndexLists(ids, knn) });
   if (knnMode === 'auto' && store.similarityPairs && ids.length > 0) {
     // One server-side call (Qdrant's distance matrix over every served point) instead of one query per text.
     const pairs = await store.similarityPairs(collection, { k, sample: served });
@@ -72,15 +73,24 @@ export async function readKnnGraph(
   const want = Math.min(k, Math.max(0, ids.length - 1));
   const knn: KnnList[] = new Array(ids.length);
   const todo: number[] = [];
-  let sigs: ((i: number) => number[]) | undefined;
+  let sigs: ((i: number) => ArrayLike<number>) | undefined;
+  // The kept graph's ids → this run's indexes (-1: no longer served), one lookup per kept id.
+  const remap = new Int32Array(prior?.ids.length ?? 0);
+  prior?.ids.forEach((id, p) => { remap[p] = index.get(id) ?? -1; });
+  const priorOf = new Int32Array(ids.length).fill(-1); // this run's index → the kept list's
+  for (let p = 0; p < (prior?.size ?? 0); p++) if (remap[p]! >= 0) priorOf[remap[p]!] = p;
   for (let i = 0; i < ids.length; i++) {
-    const p = prior?.get(ids[i]!);
-    if (p) {
+    const p = priorOf[i]!;
+    if (p >= 0) {
+      const from = prior!.offsets[p]!, to = prior!.offsets[p + 1]!;
       const j: number[] = [];
       const sc: number[] = [];
-      p.ids.forEach((id, x) => { const idx = index.get(id); if (idx !== undefined && idx !== i && j.length < k) { j.push(idx); sc.push(p.scores[x]!); } });
+      for (let x = from; x < to && j.length < k; x++) {
+        const idx = remap[prior!.neighbours[x]!]!;
+        if (idx >= 0 && idx !== i) { j.push(idx); sc.push(prior!.scores[x]!); }
+      }
       // Reused when it lost nothing (an LSH list may hold fewer than k bucket-mates) or still holds k.
-      if (j.length >= want || j.length === p.ids.length) { knn[i] = { j, s: sc }; continue; }
+      if (j.length >= want || j.length === to - from) { knn[i] = { j, s: sc }; continue; }
     }
     todo.push(i);
   }
@@ -88,9 +98,9 @@ export async function readKnnGraph(
     if (knnMode === 'lsh' || (knnMode === 'auto' && ids.length >= LSH_MIN_TEXTS)) {
       const lsh = new LshIndex(vectors[0]?.length ?? 1);
       // Signatures kept from the last run: only new texts are projected (most of the indexing cost).
-      const known = ids.map((id) => prior?.get(id)?.lsh);
+      const known = Array.from(priorOf, (p) => (p >= 0 ? prior!.signature(p) : undefined));
       for (let start = 0; start < ids.length; start += 5000) lsh.add(vectors.slice(start, start + 5000), known.slice(start, start + 5000));
-      sigs = (i: number) => [...lsh.signatureOf(i)];
+      sigs = (i: number) => lsh.signatureOf(i);
       for (let start = 0; start < todo.length; start += 2000) {
         const part = todo.slice(start, start + 2000);
         lsh.knn(part, k).forEach((l, x) => { knn[part[x]!] = l; });
@@ -135,20 +145,13 @@ export async function readKnnGraph(
     }
   }
   // Lists whose neighbours were filtered (texts taken out) changed too.
-  if (prior) for (let i = 0; i < ids.length; i++) if (!changedIdx.has(i) && prior.get(ids[i]!)!.ids.length !== knn[i]!.j.length) changedIdx.add(i);
+  if (prior) for (let i = 0; i < ids.length; i++) if (!changedIdx.has(i) && prior.offsets[priorOf[i]! + 1]! - prior.offsets[priorOf[i]!]! !== knn[i]!.j.length) changedIdx.add(i);
   // Signatures: this run's index where it built one, else the kept ones (a run with nothing new builds none).
-  const lshOf = sigs ?? ((i: number) => prior?.get(ids[i]!)?.lsh);
+  const lshOf = sigs ?? ((i: number) => (priorOf[i]! >= 0 ? prior!.signature(priorOf[i]!) : undefined));
   return {
     ids, texts, vectors, knn, changed: [...changedIdx].sort((a, b) => a - b), reused: ids.length - todo.length, searched: todo.length,
-    neighbours: () => toNeighbours(ids, knn, lshOf),
+    scanGraph: () => ScanGraph.fromIndexLists(ids, knn, lshOf),
   };
-}
-
-function toNeighbours(ids: readonly string[], knn: readonly KnnList[], lshOf?: (i: number) => number[] | undefined): Map<string, ScanNeighbours> {
-  return new Map(ids.map((id, i) => {
-    const lsh = lshOf?.(i);
-    return [id, { ids: knn[i]!.j.map((j) => ids[j]!), scores: knn[i]!.s.map((v) => +v.toFixed(6)), ...(lsh?.length ? { lsh } : {}) }];
-  }));
 }
 
 /**
@@ -230,7 +233,7 @@ export class ClusterScanAudit implements AuditKindHandler {
     const graph = await readKnnGraph(this.deps.store, ctx.run.collection, k, (done, total) => ctx.checkpoint({ progress: { done, total, phase: prior?.size ? 'k-NN lists of new texts' : 'k-NN graph' } }), mode, prior);
     // Kept for the next run before anything is flagged: a run killed later still saved its search work.
     // Every served text's list is written: texts no longer served drop out with nothing to delete.
-    await this.deps.runs.replaceScanGraph(ctx.run.collection, graph.neighbours());
+    await this.deps.runs.replaceScanGraph(ctx.run.collection, graph.scanGraph());
     const result = scanCollection(graph, params, prior?.size ? graph.changed : undefined);
     const counts = { textsScanned: graph.ids.length, textsSearched: graph.searched, reusedLists: graph.reused, groups: result.groups.length, hubs: result.hubs.length, flagged: 0, tracebacksStarted: 0, seconds: Math.round((Date.now() - started) / 100) / 10 };
     if (result.groups.length > maxGroups) {
