@@ -13,7 +13,8 @@
  * written to the store, and the scan again with the k-NN lists the first run kept (only the new texts are
  * searched and merged; listing and grouping are over the whole collection).
  * With `--postgres`, the lists are saved to and loaded from an embedded Postgres as the audit does
- * (`pgSaveFirstSec`, and the incremental run's load + save included in `incremental1kSec`).
+ * (`pgSaveFirstSec`, and the incremental run's load + save included in `incremental1kSec`, also
+ * printed alone: `incrementalLoadSec`, `incrementalSaveSec`).
  * One JSON line per size. The default encoder (USE-lite) embeds ~20 texts/s here, so the scan is
  * measured on 384-d vectors only (embedding 100k real texts would take 1.5 hours); the scan's cost
  * does not depend on where the vectors came from, only on their dimension and number.
@@ -97,8 +98,11 @@ async function one(n: number, dim: number, repo: PrismaAuditRunRepository | null
   await store.upsert(C, fresh);
   const t3 = Date.now();
   const prior = repo ? await repo.loadScanGraph(C) : graph.scanGraph();
+  const loadSec = (Date.now() - t3) / 1000;
   const inc = await readKnnGraph(store, C, k, undefined, 'auto', prior);
+  const t4 = Date.now();
   if (repo) await repo.replaceScanGraph(C, inc.scanGraph());
+  const saveSec = (Date.now() - t4) / 1000;
   const incGraphSec = (Date.now() - t3) / 1000;
   const incRes = scanCollection(inc, {}, inc.changed);
   const incSec = (Date.now() - t3) / 1000;
@@ -107,7 +111,7 @@ async function one(n: number, dim: number, repo: PrismaAuditRunRepository | null
   console.log(JSON.stringify({
     texts: n, dim, knnPath: path, ingestSec: +ingestSec.toFixed(1), firstScanSec: +firstSec.toFixed(1), firstGraphSec: +graphOnlySec.toFixed(1), firstScanTextsPerSec: Math.round(n / firstSec),
     plantedGroups: groups, plantedFlagged: flagged.filter((id) => planted.has(id)).length, otherFlagged: flagged.filter((id) => !planted.has(id)).length,
-    listsIn: repo ? 'postgres' : 'process', pgSaveFirstSec, incremental1kSec: +incSec.toFixed(2), incrementalGraphSec: +incGraphSec.toFixed(2), incrementalSearched: inc.searched, incrementalReused: inc.reused, incrementalNewFlagged: incFlagged.filter((id) => freshIds.has(id)).length,
+    listsIn: repo ? 'postgres' : 'process', pgSaveFirstSec, incremental1kSec: +incSec.toFixed(2), incrementalGraphSec: +incGraphSec.toFixed(2), incrementalLoadSec: repo ? +loadSec.toFixed(2) : null, incrementalSaveSec: repo ? +saveSec.toFixed(2) : null, incrementalSearched: inc.searched, incrementalReused: inc.reused, incrementalNewFlagged: incFlagged.filter((id) => freshIds.has(id)).length,
     incrementalOtherFlagged: incFlagged.filter((id) => !freshIds.has(id) && !planted.has(id)).length,
     cores: os.cpus().length, load1: +os.loadavg()[0]!.toFixed(2),
   }));

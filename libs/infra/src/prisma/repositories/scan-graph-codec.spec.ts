@@ -31,6 +31,7 @@ describe('scan graph codec', () => {
     const g = ScanGraph.fromLists(ids.map((id, i) => [id, { ids: Array.from({ length: 20 }, (_, x) => ids[(i + x + 1) % 1000]!), scores: Array.from({ length: 20 }, (_, x) => 1 - x / 100), lsh: Array.from({ length: 24 }, (_, x) => x) }]));
     const buf = encodeScanGraph(g);
     expect(buf.length / 20_000).toBeLessThan(15);
+    expect(decodeScanGraph(buf).get(ids[5]!)).toMatchObject({ ids: expect.arrayContaining([ids[6]]), lsh: Array.from({ length: 24 }, (_, x) => x) }); // 16-bit signatures
     expect(decodeScanGraph(buf).get(ids[5]!)!.ids[0]).toBe(ids[6]);
   });
 

@@ -5,8 +5,9 @@ import { ScanGraph } from '@forensics/core';
  * cosines, LSH signatures), written by our own code because the layout is ours and small: a JSON or
  * one-row-per-text form spends its time on 2M copies of 36-character ids (100k texts × 20 neighbours).
  *
- * "SG2" layout (little endian): magic | u32 idCount | u32 size | u8 lshTables | ids | u32 offsets[size+1]
- * | u32 neighbours[] | f32 scores[] | u32 lsh[size·lshTables]. An id is tag 0 + 16 bytes (a UUID) or
+ * "SG2" layout (little endian): magic | u32 idCount | u32 size | u8 lshTables | u8 lshBytes | ids |
+ * u32 offsets[size+1] | u32 neighbours[] | f32 scores[] | lsh[size·lshTables] (u16 when every signature
+ * fits, as the default 12-bit ones do, else u32). An id is tag 0 + 16 bytes (a UUID) or
  * tag 1 + u16 length + UTF-8. The four arrays are copied as whole blocks (they are the bulk of the
  * bytes), so writing and reading 100k texts' lists takes tens of milliseconds, not seconds.
  * "SG1" (the first form: one record per text) is still read, so a graph kept by an older version is reused.
@@ -16,7 +17,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // The arrays are copied as the machine lays them out; every platform Node ships for is little endian.
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
-function block(a: Uint32Array | Float32Array): Buffer {
+function block(a: Uint32Array | Uint16Array | Float32Array): Buffer {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 }
 
@@ -28,23 +29,26 @@ export function encodeScanGraph(g: ScanGraph): Buffer {
     if (e && e.length > 0xffff) throw new RangeError('a scan graph id is longer than 65535 bytes');
     idBytes += e ? 3 + e.length : 17;
   }
-  const head = Buffer.alloc(3 + 4 + 4 + 1 + idBytes);
+  const narrow = g.lsh.every((x) => x <= 0xffff);
+  const head = Buffer.alloc(3 + 4 + 4 + 1 + 1 + idBytes);
   let o = head.write(MAGIC, 0, 'latin1');
   o = head.writeUInt32LE(g.ids.length, o);
   o = head.writeUInt32LE(g.size, o);
   o = head.writeUInt8(g.lshTables, o);
+  o = head.writeUInt8(narrow ? 2 : 4, o);
   g.ids.forEach((id, i) => {
     const e = encoded[i];
     if (e) { o = head.writeUInt8(1, o); o = head.writeUInt16LE(e.length, o); o += e.copy(head, o); } else { o = head.writeUInt8(0, o); o += head.write(id.replace(/-/g, ''), o, 'hex'); }
   });
-  return Buffer.concat([head, block(g.offsets), block(g.neighbours), block(g.scores), block(g.lsh)]);
+  return Buffer.concat([head, block(g.offsets), block(g.neighbours), block(g.scores), block(narrow ? Uint16Array.from(g.lsh) : g.lsh)]);
 }
 
-/** A block of `n` 4-byte values at `o`, copied into its own (aligned) array. */
-function take<T extends Uint32Array | Float32Array>(buf: Buffer, o: number, n: number, make: new (n: number) => T): T {
-  if (o + n * 4 > buf.length) throw new Error('scan graph is truncated');
+/** A block of `n` values at `o`, copied into its own (aligned) array. */
+function take<T extends Uint32Array | Uint16Array | Float32Array>(buf: Buffer, o: number, n: number, make: { new (n: number): T; BYTES_PER_ELEMENT: number }): T {
+  const bytes = n * make.BYTES_PER_ELEMENT;
+  if (o + bytes > buf.length) throw new Error('scan graph is truncated');
   const out = new make(n);
-  block(out).set(buf.subarray(o, o + n * 4));
+  block(out).set(buf.subarray(o, o + bytes));
   return out;
 }
 
@@ -71,12 +75,15 @@ export function decodeScanGraph(buf: Buffer): ScanGraph {
   const idCount = buf.readUInt32LE(3);
   const size = buf.readUInt32LE(7);
   const tables = buf.readUInt8(11);
-  const { ids, o } = readIds(buf, 12, idCount);
+  const lshBytes = buf.readUInt8(12);
+  if (lshBytes !== 2 && lshBytes !== 4) throw new Error('scan graph: bad signature width');
+  const { ids, o } = readIds(buf, 13, idCount);
   const offsets = take(buf, o, size + 1, Uint32Array);
   const edges = offsets[size]!;
   const neighbours = take(buf, o + (size + 1) * 4, edges, Uint32Array);
   const scores = take(buf, o + (size + 1 + edges) * 4, edges, Float32Array);
-  const lsh = take(buf, o + (size + 1 + 2 * edges) * 4, size * tables, Uint32Array);
+  const at = o + (size + 1 + 2 * edges) * 4;
+  const lsh = lshBytes === 4 ? take(buf, at, size * tables, Uint32Array) : Uint32Array.from(take(buf, at, size * tables, Uint16Array));
   return new ScanGraph(ids, size, offsets, neighbours, scores, tables, lsh);
 }
 
