@@ -22,7 +22,7 @@ export {
 
 /** Every repository over one Prisma client (Postgres); the intake's reads and writes batched (batching-repositories.ts). */
 export function createPrismaRepositories(db: PrismaClient): Repositories {
-  return withBatchedReads({
+  return withBatchedReads(db, {
     documents: new PrismaDocumentRepository(db),
     // Intake writes (events, audit entries, RECEIVED → QUEUED) as group commits: see batching-repositories.ts.
     feedback: new BatchingFeedbackEventRepository(db, new PrismaFeedbackEventRepository(db)),

@@ -2,7 +2,7 @@ import type { AnswerRepository, AnswerRow, NewAnswer } from '@forensics/core';
 import type { Answer, PrismaClient } from '../generated/client';
 import { isUuid } from './prisma-json';
 
-const toRow = (a: Answer): AnswerRow => ({ ...a, source: a.source === 'builtin' ? 'builtin' : 'external' });
+export const toRow = (a: Answer): AnswerRow => ({ ...a, source: a.source === 'builtin' ? 'builtin' : 'external' });
 
 export class PrismaAnswerRepository implements AnswerRepository {
   constructor(private readonly db: PrismaClient) {}

@@ -2,7 +2,7 @@ import type { CollectionRow, DocumentRepository, DocumentRow, JsonObject, NewDoc
 import type { Document, PrismaClient } from '../generated/client';
 import { fromJson, isUuid, toJson } from './prisma-json';
 
-const toRow = (d: Document): DocumentRow => ({
+export const toRow = (d: Document): DocumentRow => ({
   id: d.id, collection: d.collection, externalId: d.externalId, textHash: d.textHash, text: d.text, metadata: fromJson<JsonObject>(d.metadata), status: d.status,
 });
 
