@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEFAULT_CLUSTER_SCAN_PARAMS, groupCandidates, localCandidates, mulberry32, scanDoc } from '@forensics/algorithms';
+import { DEFAULT_CLUSTER_SCAN_PARAMS, DEFAULT_CONSENSUS_PARAMS, groupCandidates, localCandidates, mulberry32, scanDoc } from '@forensics/algorithms';
 import {
   activeRecords, DEFAULT_AUDIT_SETTINGS, IngestCorpusUseCase, QuarantineTextUseCase, readKnnGraph, RunAuditUseCase, RunTracebackUseCase, scanNeighbours, StartAuditUseCase, SubmitFeedbackUseCase, watchedEvents, type Embedder, type Judge,
 } from '@forensics/core';
@@ -197,6 +197,11 @@ function curveSvg(curve: { minMargin: number; recall: number | null; flaggedBeni
  * Siblings: per target, its clean texts + the first 50 gemini_100 variants in a collection of its own;
  * one report (a traceback, offline judge), then one sibling-sweep run. Null when the file has no such variants.
  */
+/** The reports' consensus check as the service configures it: on, or off with CONSENSUS_CHECK=off (as `npm run eval` reads it). */
+function consensusFromEnv() {
+  return { ...DEFAULT_CONSENSUS_PARAMS, enabled: process.env.CONSENSUS_CHECK !== 'off' };
+}
+
 export async function siblingsEval(records: readonly EvalRecord[], embedder: Embedder, judge: Judge, log: (m: string) => void) {
   const PER = 50;
   const targets = records.filter((r) => (r.poisoned_variants?.gemini_100?.length ?? 0) >= PER);
@@ -208,7 +213,7 @@ export async function siblingsEval(records: readonly EvalRecord[], embedder: Emb
     const repos = createInMemoryRepositories();
     const store = new InMemoryVectorStore();
     const auditRuns = new InMemoryAuditRunRepository();
-    const uc = composeUseCases({ repos, store, embedder, judge, auditRuns, settings: { defaultCollection: 'sib', workerActor: 'eval' } });
+    const uc = composeUseCases({ repos, store, embedder, judge, auditRuns, settings: { defaultCollection: 'sib', workerActor: 'eval', consensus: consensusFromEnv() } });
     const poisons = r.poisoned_variants!.gemini_100!.slice(0, PER);
     const ing = await uc.get(IngestCorpusUseCase).execute({ collection: 'sib', records: [...r.clean_texts, ...poisons].map((text) => ({ text })) });
     const poisonIds = new Set(ing.ids.slice(r.clean_texts.length));
@@ -260,7 +265,7 @@ export async function admissionEval(records: readonly EvalRecord[], embedder: Em
   const runs = new InMemoryAuditRunRepository();
   const uc = composeUseCases({
     repos, store, embedder, judge, auditRuns: runs,
-    settings: { defaultCollection: 'adm', workerActor: 'eval', audit: { ...DEFAULT_AUDIT_SETTINGS, admission: { ...DEFAULT_AUDIT_SETTINGS.admission, topN } } },
+    settings: { defaultCollection: 'adm', workerActor: 'eval', consensus: consensusFromEnv(), audit: { ...DEFAULT_AUDIT_SETTINGS, admission: { ...DEFAULT_AUDIT_SETTINGS.admission, topN } } },
   });
   const base = new Set<string>();
   const heldOut = new Set<string>();

@@ -170,16 +170,16 @@ function tableSchema(dim: number): Schema {
  * column laid out otherwise (several chunks, nulls). `view`: subarrays of the batch's buffer, no copy
  * (listPage: a bulk read whose rows are all kept; the buffer lives as long as any of them).
  */
-function flatVectors(col: ArrowVector, view = false): (row: number) => Float32Array {
+export function flatVectors(col: ArrowVector, view = false): (row: number) => Float32Array {
   const data = col.data.length === 1 ? col.data[0] : undefined;
   const child = data?.children[0];
   const size = (col.type as { listSize?: number }).listSize;
   if (!data || !child || !(child.values instanceof Float32Array) || !size || data.nullCount > 0) {
     return (row) => Float32Array.from((col.get(row) as { toArray(): Float32Array }).toArray());
   }
+  // Arrow slices a list column's child values with it: row r's values start at r × size of the child's buffer.
   const values = child.values as Float32Array;
-  const base = (data.offset * size) + child.offset;
-  return view ? (row) => values.subarray(base + row * size, base + (row + 1) * size) : (row) => values.slice(base + row * size, base + (row + 1) * size);
+  return view ? (row) => values.subarray(row * size, (row + 1) * size) : (row) => values.slice(row * size, (row + 1) * size);
 }
 
 function inverseNorm(v: ArrayLike<number>): number {
