@@ -17,10 +17,11 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEFAULT_CLUSTER_SCAN_PARAMS, DEFAULT_CONSENSUS_PARAMS, groupCandidates, localCandidates, mulberry32, scanDoc } from '@forensics/algorithms';
+import { DEFAULT_CLUSTER_SCAN_PARAMS, groupCandidates, localCandidates, mulberry32, scanDoc } from '@forensics/algorithms';
 import {
   activeRecords, DEFAULT_AUDIT_SETTINGS, IngestCorpusUseCase, QuarantineTextUseCase, readKnnGraph, RunAuditUseCase, RunTracebackUseCase, scanNeighbours, StartAuditUseCase, SubmitFeedbackUseCase, watchedEvents, type Embedder, type Judge,
 } from '@forensics/core';
+import { loadConfig } from '@forensics/infra/config/app-config';
 import { OfflineJudge } from '@forensics/infra/judges/offline-judge.adapter';
 import { composeUseCases, createInMemoryRepositories, InMemoryAuditRunRepository, InMemoryVectorStore, ScriptedJudge } from '@forensics/core/testing';
 import { CachedEmbedder } from '../cached-embedder.adapter';
@@ -197,9 +198,9 @@ function curveSvg(curve: { minMargin: number; recall: number | null; flaggedBeni
  * Siblings: per target, its clean texts + the first 50 gemini_100 variants in a collection of its own;
  * one report (a traceback, offline judge), then one sibling-sweep run. Null when the file has no such variants.
  */
-/** The reports' consensus check as the service configures it: on, or off with CONSENSUS_CHECK=off (as `npm run eval` reads it). */
+/** The reports' consensus check as the service configures it (CONSENSUS_CHECK=off etc., as `npm run eval` reads them). */
 function consensusFromEnv() {
-  return { ...DEFAULT_CONSENSUS_PARAMS, enabled: process.env.CONSENSUS_CHECK !== 'off' };
+  return loadConfig(process.env).consensus;
 }
 
 export async function siblingsEval(records: readonly EvalRecord[], embedder: Embedder, judge: Judge, log: (m: string) => void) {

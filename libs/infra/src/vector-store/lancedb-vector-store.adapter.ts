@@ -165,8 +165,8 @@ function tableSchema(dim: number): Schema {
 
 /**
  * Row → a copy of its vector, for a FixedSizeList<Float32> column of one record batch: one slice of
- * the batch's flat float buffer per row instead of an Arrow list object per row (`get(i).toArray()`
- * costs about as much again as the read itself at 100k rows). Falls back to Arrow's accessor for a
+ * the batch's flat float buffer per row instead of an Arrow list object per row (listPage, fetch and
+ * the snapshot load all read vectors through it). Falls back to Arrow's accessor for a
  * column laid out otherwise (several chunks, nulls). `view`: subarrays of the batch's buffer, no copy
  * (listPage: a bulk read whose rows are all kept; the buffer lives as long as any of them).
  */
@@ -353,14 +353,13 @@ export class LanceDbVectorStore implements VectorStore {
       const rows: { id: string; batch: number; row: number }[] = [];
       table.batches.forEach((b, bi) => { const col = b.getChild('id')!; for (let i = 0; i < b.numRows; i++) rows.push({ id: col.get(i) as string, batch: bi, row: i }); });
       rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      const page = rows; // every row up to `last` (one written between the two reads too: none is skipped)
-      // Columns looked up once per batch; a vector is copied out of its batch's flat float buffer
-      // (one slice) instead of materialising an Arrow list per row (twice as fast at 100k rows).
+      // Every row up to `last` is returned (one written between the two reads too: none is skipped).
+      // Columns are looked up once per batch, vectors read through flatVectors.
       const columns = table.batches.map((b) => ({
         quarantined: b.getChild('quarantined')!, payload: b.getChild('payload')!, text: opts.withText ? b.getChild('text')! : null,
         vector: opts.withVectors ? flatVectors(b.getChild('vector')!, true) : null,
       }));
-      const records = page.map(({ id, batch, row }) => {
+      const records = rows.map(({ id, batch, row }) => {
         const c = columns[batch]!;
         return {
           id, quarantined: c.quarantined.get(row) === true, payload: parsePayload(c.payload.get(row) as string),
@@ -925,14 +924,15 @@ export class LanceDbVectorStore implements VectorStore {
     let row = 0;
     for (const batch of table.batches) {
       const ids = batch.getChild('id');
-      const vectors = batch.getChild('vector');
+      const vectorCol = batch.getChild('vector');
       const texts = batch.getChild('text');
       const payloads = batch.getChild('payload');
       const flags = batch.getChild('quarantined');
-      if (!ids || !vectors || !texts || !payloads || !flags) throw new VectorStoreError(`Table "${state.name}" lost a column`);
+      if (!ids || !vectorCol || !texts || !payloads || !flags) throw new VectorStoreError(`Table "${state.name}" lost a column`);
+      const vectorOf = flatVectors(vectorCol, true); // setRow copies it into the matrix
       for (let i = 0; i < batch.numRows; i++, row++) {
         const id = ids.get(i) as string;
-        const vector = (vectors.get(i) as { toArray(): Float32Array }).toArray();
+        const vector = vectorOf(i);
         snap.ids[row] = id;
         snap.index.set(id, row);
         matrix.setRow(row, vector);

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { ConflictError, type AnswerRepository, type AnswerRow, type AuditEntry, type AuditLogRepository, type CollectionRow, type DocumentRepository, type DocumentRow, type FeedbackEventRepository, type FeedbackRow, type FeedbackStatus, type NewFeedback, type TraceRecord, type VerificationDetails } from '@forensics/core';
+import { ConflictError, type AnswerRepository, type AnswerRow, type AuditEntry, type AuditLogRepository, type CollectionRow, type DocumentRepository, type DocumentRow, type FeedbackEventRepository, type FeedbackRow, type FeedbackStatus, type NewFeedback } from '@forensics/core';
 import { ItemFailure, MicroBatcher, type MicroBatcherOptions } from '../../batching/micro-batcher';
 import type { Answer, Document, FeedbackEvent, PrismaClient } from '../generated/client';
 import { toRow as answerToRow } from './prisma-answer.repository';
 import { toRow as documentToRow } from './prisma-document.repository';
-import { fromJson, isUuid } from './prisma-json';
+import { toRow } from './prisma-feedback-event.repository';
+import { isUuid } from './prisma-json';
 
 /*
  * Intake writes as group commits (issue 15: POST /v1/feedback under load). Per request the intake
@@ -23,14 +24,6 @@ import { fromJson, isUuid } from './prisma-json';
  * contract tests run these statements against Postgres.
  */
 
-// The same mapping as PrismaFeedbackEventRepository's (kept beside the SQL that returns the rows).
-const toRow = (e: FeedbackEvent): FeedbackRow => ({
-  id: e.id, collection: e.collection, query: e.query, wrongAnswer: e.wrongAnswer, correctAnswer: e.correctAnswer, servedIds: e.servedIds,
-  reporter: e.reporter, idempotencyKey: e.idempotencyKey, status: e.status, step: e.step, k: e.k, trace: fromJson<TraceRecord>(e.trace),
-  failureReason: e.failureReason, attempts: e.attempts, createdAt: e.createdAt, updatedAt: e.updatedAt, tracedAt: e.tracedAt, answerId: e.answerId,
-  verification: e.verification, verificationDetails: fromJson<VerificationDetails>(e.verificationDetails),
-  trust: e.trust as NonNullable<FeedbackRow['trust']>, reporterSource: e.reporterSource, reportKey: e.reportKey,
-});
 
 // The columns a new event is inserted with (the rest take their defaults), and their casts.
 const INSERT_COLUMNS = ['id', 'collection', 'query', 'wrongAnswer', 'correctAnswer', 'servedIds', 'reporter', 'idempotencyKey', 'k', 'answerId', 'trust', 'reporterSource', 'reportKey'] as const;

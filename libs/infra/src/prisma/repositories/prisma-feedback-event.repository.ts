@@ -3,7 +3,7 @@ import type { FeedbackEventRepository, FeedbackPatch, FeedbackRow, FeedbackStatu
 import type { FeedbackEvent, Prisma, PrismaClient } from '../generated/client';
 import { fromJson, isUniqueViolation, isUuid, toJson } from './prisma-json';
 
-const toRow = (e: FeedbackEvent): FeedbackRow => ({
+export const toRow = (e: FeedbackEvent): FeedbackRow => ({
   id: e.id, collection: e.collection, query: e.query, wrongAnswer: e.wrongAnswer, correctAnswer: e.correctAnswer, servedIds: e.servedIds,
   reporter: e.reporter, idempotencyKey: e.idempotencyKey, status: e.status, step: e.step, k: e.k, trace: fromJson<TraceRecord>(e.trace),
   failureReason: e.failureReason, attempts: e.attempts, createdAt: e.createdAt, updatedAt: e.updatedAt, tracedAt: e.tracedAt, answerId: e.answerId,
