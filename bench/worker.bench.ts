@@ -1,7 +1,7 @@
 /**
  * Worker throughput benchmark (issue 15, item 3).
  *
- *   npm run -s bench:worker -- [--texts 100000] [--events 50] [--workers 1,2] [--data-dir DIR] [--env KEY=VALUE ...]
+ *   npm run -s bench:worker -- [--texts 100000] [--events 50] [--workers 1,2] [--data-dir DIR] [--cpu-prof DIR] [--env KEY=VALUE ...]
  *
  * 1. A collection of `--texts` texts on embedded Postgres + Redis + the embedded vector store.
  *    Embedding 100k texts with the default embedder (USE-lite, TF.js wasm) is out of reach on 2
@@ -25,6 +25,7 @@
  *    {"workers","events","eventsPerMin","p50Ms","p95Ms","judgeConcurrencyMax","timeShare":{…},"cores","load1",…}
  *    latency = received (createdAt) → terminal (updatedAt of TRACED/BOUNDED/FAILED); timeShare =
  *    each kind's wall time over the events' processing time, summed over events (bench/worker-timed.ts).
+ * `--cpu-prof DIR` runs each worker process under `node --cpu-prof` and leaves its .cpuprofile in DIR.
  * Needs ../shared/data (exits with a message when it is absent).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -43,9 +44,9 @@ const COLLECTION = 'bench100k';
 const log = (m: string) => process.stderr.write(`[bench:worker] ${m}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Args { texts: number; events: number; cleanPerQuestion: number; workers: number[]; dataDir: string | null; env: Record<string, string>; timeoutS: number }
+interface Args { texts: number; events: number; cleanPerQuestion: number; workers: number[]; dataDir: string | null; cpuProf: string | null; env: Record<string, string>; timeoutS: number }
 function parseArgs(argv: string[]): Args {
-  const a: Args = { texts: 100_000, events: 50, cleanPerQuestion: 10, workers: [1, 2], dataDir: null, env: {}, timeoutS: 3600 };
+  const a: Args = { texts: 100_000, events: 50, cleanPerQuestion: 10, workers: [1, 2], dataDir: null, cpuProf: null, env: {}, timeoutS: 3600 };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     const val = () => inline ?? argv[++i];
@@ -55,6 +56,7 @@ function parseArgs(argv: string[]): Args {
       case '--clean-per-question': a.cleanPerQuestion = Number(val()); break;
       case '--workers': a.workers = val().split(',').map(Number); break;
       case '--data-dir': a.dataDir = resolve(val()); break;
+      case '--cpu-prof': a.cpuProf = resolve(val()); break;
       case '--timeout-s': a.timeoutS = Number(val()); break;
       case '--env': { const [k, v] = val().split(/=(.*)/s, 2); a.env[k] = v ?? ''; break; }
       default: throw new Error(`unknown argument ${argv[i]} (see the header of bench/worker.bench.ts)`);
@@ -122,6 +124,7 @@ async function main(): Promise<void> {
   const cores = os.cpus().length;
   const dataDir = args.dataDir ?? mkdtempSync(join(os.tmpdir(), 'worker-bench-'));
   mkdirSync(dataDir, { recursive: true });
+  if (args.cpuProf) mkdirSync(args.cpuProf, { recursive: true });
   log(`data dir ${dataDir}; ${args.texts} texts, ${args.events} events, workers ${args.workers.join(',')}; load ${os.loadavg()[0].toFixed(2)} on ${cores} cores`);
   const pg = await startEmbeddedPostgres(dataDir, log);
   const redis = await startEmbeddedRedis(dataDir, log);
@@ -177,7 +180,7 @@ async function main(): Promise<void> {
       const timings = join(dataDir, `timings-${Date.now()}-w${workers}.jsonl`);
       const procs: ChildProcess[] = [];
       for (let w = 0; w < workers; w++) {
-        const c = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'worker-timed.ts')], { cwd: ROOT, env: { ...process.env, ...env, TIMINGS_FILE: timings }, stdio: ['ignore', 'pipe', 'inherit'] });
+        const c = spawn(process.execPath, ['--import', 'tsx', ...(args.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', args.cpuProf] : []), join(ROOT, 'bench', 'worker-timed.ts')], { cwd: ROOT, env: { ...process.env, ...env, TIMINGS_FILE: timings }, stdio: ['ignore', 'pipe', 'inherit'] });
         children.push(c); procs.push(c);
         await new Promise<void>((res, rej) => {
           c.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('ready')) res(); });

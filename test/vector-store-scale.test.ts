@@ -212,6 +212,30 @@ describe('LanceDB store above the index threshold (ANN path)', () => {
     expect(seen.length).toBe(await store.count(c));
   });
 
+  it('after the background build every row is in the index (rows written while it trained are merged)', async () => {
+    expect(await store.annIndexStats(c)).toEqual({ indexedRows: N, unindexedRows: 0 });
+  });
+
+  it("rows another process wrote and left outside the index are merged by a process that only searches", async () => {
+    // A writer that does no index upkeep (a CLI ingest that exits, a killed API) leaves a tail that
+    // every search would scan flat; the searching process folds it in on its next check.
+    const writer = new LanceDbVectorStore({ dir, indexMinRows: 10_000, autoIndex: false });
+    const reader = new LanceDbVectorStore({ dir, indexMinRows: 10_000, indexMergeRows: 1_000, indexCheckIntervalMs: 0 });
+    try {
+      const extra = clustered(12, 2_000, DIM);
+      await writer.upsert(c, extra.map((v, i) => ({ id: uuid(N + 1 + i), vector: v, text: `extra ${i}` })));
+      expect((await reader.annIndexStats(c))?.unindexedRows).toBe(2_000);
+      const [hit] = await reader.search(c, { vector: extra[7], k: 1 });
+      expect(hit.id).toBe(uuid(N + 8)); // found flat before the merge
+      await reader.waitForIndexing(c);
+      expect(await reader.annIndexStats(c)).toEqual({ indexedRows: N + 2_000, unindexedRows: 0 });
+      expect((await reader.search(c, { vector: extra[7], k: 1 }))[0].id).toBe(uuid(N + 8));
+    } finally {
+      await writer.close();
+      await reader.close();
+    }
+  }, 120_000);
+
   it('searchBatch answers request i with the same hits as search(i)', async () => {
     const reqs = queryRows.slice(0, 6).map((row) => ({ vector: vectors[row], k: 5, excludeIds: [uuid(row + 1)] }));
     const batch = await store.searchBatch(c, reqs);

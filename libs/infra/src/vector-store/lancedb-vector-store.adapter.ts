@@ -89,6 +89,10 @@ export interface LanceDbVectorStoreOptions {
   indexMinRows?: number;
   /** Build / rebuild the ANN index automatically in the background after writes. Default true. */
   autoIndex?: boolean;
+  /** Rows outside the ANN index from which they are merged into it (`optimize`). Default 5,000 (see INDEX_MERGE_ROWS). */
+  indexMergeRows?: number;
+  /** How often a process that only searches checks the index's upkeep, in ms. Default 30,000. */
+  indexCheckIntervalMs?: number;
   /** IVF partitions probed per ANN search (VECTOR_ANN_NPROBES). Default 128 (≈ half of the ~244 partitions at 1M rows; recall@10 0.996 on clustered 1M, 0.917 with 32 — bench:scale). */
   nprobes?: number;
   /** ANN candidates re-ranked by exact distance = refineFactor × limit (VECTOR_ANN_REFINE). Default 10. */
@@ -101,8 +105,17 @@ const VECTOR_INDEX = 'vector_idx';
 const ANN_TIE_SLACK = 4;
 /** Above this many excluded ids a search excludes them in the `where` filter instead of over-fetching. */
 const EXCLUDE_IN_WHERE = 64;
-/** Rows written since the last index merge after which `optimize` folds them into the ANN index. */
-const INDEX_MERGE_ROWS = 20_000;
+/**
+ * Rows outside the ANN index (written since it was trained or last merged, by any process) from which
+ * `optimize` folds them in. LanceDB scans those rows flat on every search, ~2 µs per row here
+ * (512-d, 2 cores): 5,000 rows add ~10 ms to a search. Measured with bench:worker at 100k, where the
+ * old per-process row counter had lost track (it was reset when a build finished, though rows kept
+ * arriving during training, and never saw other processes' writes): 49,649 unindexed rows made
+ * every search 113 ms; after the merge, 15 ms.
+ */
+const INDEX_MERGE_ROWS = 5_000;
+/** A process that only searches (a worker) checks the unindexed tail at most this often. */
+const INDEX_CHECK_INTERVAL_MS = 30_000;
 /** A collection this many times larger than when its index was trained gets a retrained index. */
 const RETRAIN_GROWTH = 4;
 
@@ -138,8 +151,8 @@ interface CollectionState {
   indexCheckedAt: number;
   /** Rows the current index was trained on (as known to this process), for retraining on growth. */
   indexTrainedRows: number;
-  /** Rows this process wrote since the index last absorbed new rows. */
-  rowsSinceIndexMerge: number;
+  /** When this process last checked the index's upkeep (ms since epoch). */
+  indexCheckedMs: number;
   /** The background index build/merge, if one runs. */
   indexing: Promise<void> | null;
 }
@@ -199,6 +212,8 @@ export class LanceDbVectorStore implements VectorStore {
   private readonly autoIndex: boolean;
   private readonly nprobes: number;
   private readonly refineFactor: number;
+  private readonly indexMergeRows: number;
+  private readonly indexCheckIntervalMs: number;
   private connection: Promise<lancedb.Connection> | null = null;
   private readonly states = new Map<string, Promise<CollectionState | null>>();
   private readonly writes = new KeyedSerializer();
@@ -210,6 +225,8 @@ export class LanceDbVectorStore implements VectorStore {
     }
     this.dir = options.dir;
     this.optimizeEvery = options.optimizeEvery ?? 200;
+    this.indexMergeRows = Math.max(1, Math.floor(options.indexMergeRows ?? INDEX_MERGE_ROWS));
+    this.indexCheckIntervalMs = Math.max(0, options.indexCheckIntervalMs ?? INDEX_CHECK_INTERVAL_MS);
     this.indexMinRows = Math.max(0, Math.floor(options.indexMinRows ?? 50_000));
     this.autoIndex = options.autoIndex ?? true;
     this.nprobes = Math.max(1, Math.floor(options.nprobes ?? 128));
@@ -263,7 +280,6 @@ export class LanceDbVectorStore implements VectorStore {
             .whenNotMatchedInsertAll()
             .execute(this.toArrow(part, state.dim, withFlag));
           this.patch(state, result.version, (snap) => this.applyUpsert(snap, part));
-          state.rowsSinceIndexMerge += part.length;
           await this.afterWrite(state);
         }
       }
@@ -508,6 +524,18 @@ export class LanceDbVectorStore implements VectorStore {
     while (state?.indexing) await state.indexing.catch(() => undefined);
   }
 
+  /**
+   * Rows inside / outside the ANN index (LanceDB's counts; null below the threshold, where there is
+   * no index). Rows outside it are scanned flat by every search until the next merge.
+   */
+  async annIndexStats(collection: string): Promise<{ indexedRows: number; unindexedRows: number } | null> {
+    assertCollectionName(collection);
+    const state = await this.requireState(collection);
+    if (!(await this.annMode(state))) return null;
+    const stats = await state.table.indexStats(VECTOR_INDEX);
+    return stats ? { indexedRows: stats.numIndexedRows, unindexedRows: stats.numUnindexedRows } : null;
+  }
+
   /** Which serving path answers this collection's searches now ('exact' snapshot or 'ann' index). */
   async servingPath(collection: string): Promise<'exact' | 'ann'> {
     const state = await this.requireState(collection);
@@ -574,7 +602,7 @@ export class LanceDbVectorStore implements VectorStore {
     }
     return {
       name, table, dim: vector.type.listSize, snapshot: null, loading: null, writesSinceOptimize: 0,
-      indexed: false, indexCheckedAt: -1, indexTrainedRows: 0, rowsSinceIndexMerge: 0, indexing: null,
+      indexed: false, indexCheckedAt: -1, indexTrainedRows: 0, indexCheckedMs: 0, indexing: null,
     };
   }
 
@@ -685,27 +713,36 @@ export class LanceDbVectorStore implements VectorStore {
    * - no index yet and the table reached `indexMinRows` → train one (IVF_PQ, see `buildIndexNow`);
    * - the table grew `RETRAIN_GROWTH`× since the index was trained → retrain (the IVF partitions were
    *   sized for the old row count);
-   * - `INDEX_MERGE_ROWS` rows written since the last merge → `optimize`, which folds the new rows into
-   *   the existing index (until then LanceDB searches them flat, so they are found anyway).
+   * - `INDEX_MERGE_ROWS` rows outside the index (LanceDB's own count, so rows written by any process
+   *   and during a training count) → `optimize`, which folds them into the existing index (until
+   *   then LanceDB searches them flat, so they are found anyway, only slower).
+   * Also run from searches at most every `INDEX_CHECK_INTERVAL_MS`, so a tail left by a process that
+   * wrote and exited (a CLI ingest, a killed API) is merged by whoever searches.
    * Failures (e.g. a commit conflict with another process) are dropped: the next write tries again.
    */
   private maintainIndex(state: CollectionState): void {
     if (!this.autoIndex || this.indexMinRows === 0 || state.indexing || this.closed) return;
+    state.indexCheckedMs = Date.now();
     void this.runIndexing(state, async () => {
-      const rows = await state.table.countRows();
-      if (!(await this.annMode(state))) {
-        if (rows >= this.indexMinRows) await this.buildIndexNow(state);
-        return;
-      }
-      if (state.indexTrainedRows === 0) {
-        const stats = await state.table.indexStats(VECTOR_INDEX);
-        state.indexTrainedRows = Math.max(1, stats?.numIndexedRows ?? rows);
-      }
-      if (rows >= RETRAIN_GROWTH * state.indexTrainedRows) {
-        await this.buildIndexNow(state);
-      } else if (state.rowsSinceIndexMerge >= INDEX_MERGE_ROWS) {
-        state.rowsSinceIndexMerge = 0;
-        await this.withWriteLock(state.name, () => this.optimizeNow(state, 15 * 60_000));
+      // Rows keep arriving while an index trains or merges: look again after each job (bounded).
+      for (let job = 0; job < 3 && !this.closed; job++) {
+        const rows = await state.table.countRows();
+        if (!(await this.annMode(state))) {
+          if (rows < this.indexMinRows) return;
+          await this.buildIndexNow(state);
+          continue;
+        }
+        if (state.indexTrainedRows === 0) {
+          const stats = await state.table.indexStats(VECTOR_INDEX);
+          state.indexTrainedRows = Math.max(1, stats?.numIndexedRows ?? rows);
+        }
+        if (rows >= RETRAIN_GROWTH * state.indexTrainedRows) {
+          await this.buildIndexNow(state);
+        } else if (((await state.table.indexStats(VECTOR_INDEX))?.numUnindexedRows ?? 0) >= this.indexMergeRows) {
+          await this.withWriteLock(state.name, () => this.optimizeNow(state, 15 * 60_000));
+        } else {
+          return;
+        }
       }
     }).catch(() => undefined);
   }
@@ -747,7 +784,6 @@ export class LanceDbVectorStore implements VectorStore {
       name: VECTOR_INDEX,
     });
     state.indexTrainedRows = rows;
-    state.rowsSinceIndexMerge = 0;
     state.indexed = true;
     state.snapshot = null;
     await state.table.createIndex('id', { config: lancedb.Index.btree(), replace: true }).catch(() => undefined);
@@ -784,6 +820,7 @@ export class LanceDbVectorStore implements VectorStore {
    */
   private async annSearch(state: CollectionState, req: SearchRequest): Promise<ScoredHit[]> {
     if (req.k === 0) return [];
+    if (Date.now() - state.indexCheckedMs >= this.indexCheckIntervalMs) this.maintainIndex(state);
     const exclude = uniqueIds(req.excludeIds ?? []);
     const inWhere = exclude.length > EXCLUDE_IN_WHERE;
     const filters: string[] = [];
