@@ -213,7 +213,7 @@ describe('LanceDB store above the index threshold (ANN path)', () => {
   });
 
   it('after the background build every row is in the index (rows written while it trained are merged)', async () => {
-    expect(await store.annIndexStats(c)).toEqual({ indexedRows: N, unindexedRows: 0 });
+    expect(await store.annIndexStats(c)).toMatchObject({ indexedRows: N, unindexedRows: 0 });
   });
 
   it("rows another process wrote and left outside the index are merged by a process that only searches", async () => {
@@ -228,8 +228,23 @@ describe('LanceDB store above the index threshold (ANN path)', () => {
       const [hit] = await reader.search(c, { vector: extra[7], k: 1 });
       expect(hit.id).toBe(uuid(N + 8)); // found flat before the merge
       await reader.waitForIndexing(c);
-      expect(await reader.annIndexStats(c)).toEqual({ indexedRows: N + 2_000, unindexedRows: 0 });
+      expect(await reader.annIndexStats(c)).toMatchObject({ indexedRows: N + 2_000, unindexedRows: 0 });
       expect((await reader.search(c, { vector: extra[7], k: 1 }))[0].id).toBe(uuid(N + 8));
+      // Quarantines are updates: each writes a fragment; past `compactFragments` the searcher compacts.
+      const compacting = new LanceDbVectorStore({ dir, indexMinRows: 10_000, compactFragments: 4, indexCheckIntervalMs: 0 });
+      try {
+        for (let i = 0; i < 6; i++) await writer.setQuarantined(c, [uuid(N + 1 + i)], true);
+        const before = (await compacting.annIndexStats(c))!.smallFragments;
+        expect(before).toBeGreaterThanOrEqual(6);
+        await compacting.search(c, { vector: extra[7], k: 1 });
+        await compacting.waitForIndexing(c);
+        expect((await compacting.annIndexStats(c))!.smallFragments).toBeLessThanOrEqual(before - 5); // six one-row fragments became one
+        const hits = await compacting.search(c, { vector: extra[3], k: 3 });
+        expect(hits.map((h) => h.id)).not.toContain(uuid(N + 4)); // still quarantined after the rewrite
+        for (let i = 0; i < 6; i++) await writer.setQuarantined(c, [uuid(N + 1 + i)], false);
+      } finally {
+        await compacting.close();
+      }
     } finally {
       await writer.close();
       await reader.close();
