@@ -23,7 +23,7 @@ import { createWorkerApp } from '../apps/worker/src/create-worker-app';
 type Kind = 'judge' | 'retrieval' | 'evidence' | 'postgres';
 interface EventTimes {
   start: number; end: number; intervals: Record<Kind, [number, number][]>;
-  lastLoopEnd: number; verdictLists: number; judgeCalls: number; judgeInFlightMax: number; judgeInFlight: number;
+  lastLoopEnd: number; calls: Record<string, [number, number]>; verdictLists: number; judgeCalls: number; judgeInFlightMax: number; judgeInFlight: number;
 }
 
 const file = process.env.TIMINGS_FILE;
@@ -37,7 +37,7 @@ function times(): EventTimes | null {
   if (typeof id !== 'string') return null;
   let t = events.get(id);
   if (!t) {
-    t = { start: performance.now(), end: 0, intervals: { judge: [], retrieval: [], evidence: [], postgres: [] }, lastLoopEnd: performance.now(), verdictLists: 0, judgeCalls: 0, judgeInFlightMax: 0, judgeInFlight: 0 };
+    t = { start: performance.now(), end: 0, intervals: { judge: [], retrieval: [], evidence: [], postgres: [] }, lastLoopEnd: performance.now(), calls: {}, verdictLists: 0, judgeCalls: 0, judgeInFlightMax: 0, judgeInFlight: 0 };
     events.set(id, t);
   }
   return t;
@@ -47,6 +47,7 @@ function times(): EventTimes | null {
 function wrap(obj: Record<string, unknown>, name: string, kind: Kind | null, hooks: { before?: (t: EventTimes) => void; after?: (t: EventTimes, t0: number, t1: number) => void } = {}): void {
   const fn = obj[name];
   if (typeof fn !== 'function') return;
+  const label = (obj.constructor as { name?: string } | undefined)?.name ?? 'port';
   obj[name] = async function timed(this: unknown, ...args: unknown[]) {
     const t = times();
     if (t) hooks.before?.(t);
@@ -57,6 +58,8 @@ function wrap(obj: Record<string, unknown>, name: string, kind: Kind | null, hoo
       const t1 = performance.now();
       if (t) {
         t.end = t1;
+        const c = (t.calls[`${label}.${name}`] ??= [0, 0]);
+        c[0]++; c[1] += t1 - t0;
         if (kind) t.intervals[kind].push([t0, t1]);
         hooks.after?.(t, t0, t1);
       }
@@ -125,6 +128,7 @@ async function main(): Promise<void> {
       appendFileSync(file!, `${JSON.stringify({
         feedbackId: id, pid: process.pid, status: change.to, totalMs: +(end - t.start).toFixed(1),
         ms: { judge: +outside(t, 'judge').toFixed(1), retrieval: +outside(t, 'retrieval').toFixed(1), evidence: +union(t.intervals.evidence).toFixed(1), postgres: +outside(t, 'postgres').toFixed(1) },
+        calls: Object.fromEntries(Object.entries(t.calls).map(([k, [n, ms]]) => [k, [n, +ms.toFixed(1)]])),
         judgeCalls: t.judgeCalls, judgeInFlightMaxEvent: t.judgeInFlightMax, judgeInFlightMaxProcess: judgeInFlightMax,
       })}\n`);
       events.delete(id);

@@ -210,15 +210,19 @@ async function main(): Promise<void> {
       const utc = (d: Date) => d.getTime() - d.getTimezoneOffset() * 60_000;
       const latencies = rows.map((r) => utc(r.updatedAt) - utc(r.createdAt));
       const spanMs = Math.max(...rows.map((r) => utc(r.updatedAt))) - start;
-      const recs = readFileSync(timings, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { totalMs: number; ms: Record<string, number>; judgeCalls: number; judgeInFlightMaxProcess: number });
+      const recs = readFileSync(timings, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { totalMs: number; ms: Record<string, number>; calls?: Record<string, [number, number]>; judgeCalls: number; judgeInFlightMaxProcess: number });
       const total = recs.reduce((a, r) => a + r.totalMs, 0);
       const share = (k: string) => +(recs.reduce((a, r) => a + r.ms[k], 0) / total).toFixed(3);
+      // Mean per event of each timed port method: [calls, ms] (wall time; calls of one event may overlap).
+      const byCall: Record<string, [number, number]> = {};
+      for (const r of recs) for (const [k, [n, ms]] of Object.entries(r.calls ?? {})) { const c = (byCall[k] ??= [0, 0]); c[0] += n; c[1] += ms; }
+      const callsPerEvent = Object.fromEntries(Object.entries(byCall).sort((a, b) => b[1][1] - a[1][1]).map(([k, [n, ms]]) => [k, [+(n / recs.length).toFixed(1), Math.round(ms / recs.length)]]));
       const timeShare = { retrieval: share('retrieval'), judge: share('judge'), evidence: share('evidence'), postgres: share('postgres') };
       console.log(JSON.stringify({
         workers, events: ids.length, eventsPerMin: +((ids.length / spanMs) * 60_000).toFixed(1), p50Ms: Math.round(pct(latencies, 0.5)), p95Ms: Math.round(pct(latencies, 0.95)),
         judgeConcurrencyMax: Math.max(0, ...recs.map((r) => r.judgeInFlightMaxProcess)), // other = verify/enhance/loop code outside the timed calls (≥ 0; a Postgres call straddling the evidence stretch's edge counts twice).
         timeShare: { ...timeShare, other: Math.max(0, +(1 - Object.values(timeShare).reduce((a, b) => a + b, 0)).toFixed(3)) },
-        perEventMs: { mean: Math.round(total / Math.max(1, recs.length)), judgeCalls: +(recs.reduce((a, r) => a + r.judgeCalls, 0) / Math.max(1, recs.length)).toFixed(1) },
+        perEventMs: { mean: Math.round(total / Math.max(1, recs.length)), judgeCalls: +(recs.reduce((a, r) => a + r.judgeCalls, 0) / Math.max(1, recs.length)).toFixed(1), calls: callsPerEvent },
         statuses: rows.reduce<Record<string, number>>((a, r) => ({ ...a, [r.status]: (a[r.status] ?? 0) + 1 }), {}),
         timed: recs.length, texts: ingest.count, realTexts: real.length, workerConcurrency: config.queue.workerConcurrency, judge: config.judge.kind, embedder: embedder.id, store: store.kind, cores, load1: +load1.toFixed(2), load1Max: +loadMax.toFixed(2),
       }));
