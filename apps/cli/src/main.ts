@@ -48,13 +48,13 @@ async function ingest(argv: string[]): Promise<void> {
 }
 
 /**
- * The worker of `npm start`, in a child process at a lower CPU priority (nice 10). In the API's
+ * The workers of `npm start` (WORKER_PROCESSES, default 1), each a child process at a lower CPU priority (nice 10). In the API's
  * process it shared one event loop with intake: a traceback's CPU-bound stretches (embedding,
  * evidence) held every waiting request, and under a burst the API answered in seconds (issue 15).
  * As its own process the OS schedules it beside the API and gives the API the CPU first. It finds
  * the embedded Postgres and Redis this process started (DATA_DIR/run) and is restarted if it dies.
  */
-function superviseWorker(): { stop(): Promise<void> } {
+function superviseWorker(n: number): { stop(): Promise<void> } {
   const entry = join(__dirname, '..', '..', 'worker', 'src', 'main.ts');
   let child: ChildProcess | null = null;
   let stopping = false;
@@ -65,7 +65,7 @@ function superviseWorker(): { stop(): Promise<void> } {
     c.on('exit', (code, signal) => {
       if (child === c) child = null;
       if (stopping) return;
-      console.error(`worker exited (${signal ?? code}); restarting in 2 s`);
+      console.error(`worker ${n} exited (${signal ?? code}); restarting in 2 s`);
       setTimeout(() => { if (!stopping) start(); }, 2000).unref();
     });
   };
@@ -91,11 +91,11 @@ async function serve(): Promise<void> {
   const config = loadConfig(process.env);
   const app = await createApiApp(config);
   await app.listen(config.port, config.host);
-  const worker = superviseWorker();
+  const workers = Array.from({ length: config.queue.workerProcesses }, (_, i) => superviseWorker(i + 1));
   const url = await app.getUrl();
   console.log(`serving on ${url} — review console ${url}/console (log in with an API key), docs at ${url}/docs${config.devApiKey ? `; development API key '${config.apiKeys[0]}'` : ''}`);
   // The worker first: it uses the embedded Postgres and Redis that closing the API stops.
-  const stop = async () => { await worker.stop(); await app.close().catch(() => {}); process.exit(0); };
+  const stop = async () => { await Promise.all(workers.map((w) => w.stop())); await app.close().catch(() => {}); process.exit(0); };
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());
 }

@@ -64,7 +64,7 @@ export interface AppConfig {
   readonly judge: Readonly<{ kind: 'offline' | 'openai'; model: string; timeoutMs: number; maxReasks: number }>;
   readonly openai: Readonly<{ baseURL?: string; apiKey?: string }>;
   readonly trace: Readonly<{ k: number; maxRounds: number; maxJudgeCalls: number; judgeConcurrency: number }>;
-  readonly queue: Readonly<{ attempts: number; backoffMs: number; workerConcurrency: number; prefix: string; lockMs: number; sweepEveryMs: number; enqueueTimeoutMs: number }>;
+  readonly queue: Readonly<{ attempts: number; backoffMs: number; workerConcurrency: number; workerProcesses: number; prefix: string; lockMs: number; sweepEveryMs: number; enqueueTimeoutMs: number }>;
   readonly defaultCollection: string;
   /** Retriever-side evidence and the quarantine decision policy (BiRD arXiv 2605.20123 §4; GRADA arXiv 2505.07546 §3; ProGRank arXiv 2603.22934 §3). */
   readonly evidence: Readonly<{ enabled: boolean; birdK: number; progrankRuns: number; progrankTokenDropout: number }>;
@@ -248,6 +248,7 @@ export const ENV_SCHEMA = z.object({
   QUEUE_ATTEMPTS: intVar(1, 100, 5, 'attempts of a traceback job (exponential backoff between them)'),
   QUEUE_BACKOFF_MS: intVar(0, 3_600_000, 2000, 'first retry delay of a failed job (ms)'),
   WORKER_CONCURRENCY: intVar(1, 64, 2, 'jobs per worker process'),
+  WORKER_PROCESSES: intVar(1, 16, 1, '`npm start`: worker processes it runs beside the API (each WORKER_CONCURRENCY jobs; see Performance for when a second one pays)'),
   WORKER_LOCK_MS: intVar(1000, 600_000, 30_000, 'job lock of a worker; a job whose worker died is taken over after about this long'),
   REVIEW_CLAIM_TTL_SEC: intVar(10, 3600, 300, 'review console: how long opening an item claims it for its reviewer (renewed while open; expires by itself)'),
   SWEEP_EVERY_MS: intVar(100, 3_600_000, 30_000, 'how often the worker reconciles: re-enqueues pending feedback that has no live job (persisted while the queue was unreachable, or failed during an outage)'),
@@ -499,7 +500,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     judge: { kind: judgeKind, model: e.JUDGE_MODEL, timeoutMs: e.JUDGE_TIMEOUT_MS, maxReasks: e.JUDGE_MAX_REASKS },
     openai: { baseURL: openaiBase, apiKey: e.OPENAI_API_KEY ?? (openaiBase ? 'not-needed' : undefined) },
     trace: { k: e.TRACE_K, maxRounds: e.TRACE_MAX_ROUNDS, maxJudgeCalls: e.TRACE_MAX_JUDGE_CALLS, judgeConcurrency: e.JUDGE_CONCURRENCY },
-    queue: { attempts: e.QUEUE_ATTEMPTS, backoffMs: e.QUEUE_BACKOFF_MS, workerConcurrency: e.WORKER_CONCURRENCY, prefix: e.QUEUE_PREFIX, lockMs: e.WORKER_LOCK_MS, sweepEveryMs: e.SWEEP_EVERY_MS, enqueueTimeoutMs: e.QUEUE_ENQUEUE_TIMEOUT_MS },
+    queue: { attempts: e.QUEUE_ATTEMPTS, backoffMs: e.QUEUE_BACKOFF_MS, workerConcurrency: e.WORKER_CONCURRENCY, workerProcesses: e.WORKER_PROCESSES, prefix: e.QUEUE_PREFIX, lockMs: e.WORKER_LOCK_MS, sweepEveryMs: e.SWEEP_EVERY_MS, enqueueTimeoutMs: e.QUEUE_ENQUEUE_TIMEOUT_MS },
     defaultCollection: e.DEFAULT_COLLECTION,
     evidence: { enabled: e.EVIDENCE === 'on', birdK: e.BIRD_K, progrankRuns: e.PROGRANK_RUNS, progrankTokenDropout: e.PROGRANK_TOKEN_DROPOUT },
     probe: { kind: e.PROBE, modelDir: e.PROBE_MODEL_DIR },

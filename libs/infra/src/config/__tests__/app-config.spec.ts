@@ -55,7 +55,7 @@ describe('loadConfig defaults', () => {
       judge: { kind: 'offline', model: 'gpt-4o-mini', timeoutMs: 60_000, maxReasks: 2 },
       openai: {},
       trace: { judgeConcurrency: 4 },
-      queue: { attempts: 5, backoffMs: 2000, workerConcurrency: 2, prefix: 'forensics' },
+      queue: { attempts: 5, backoffMs: 2000, workerConcurrency: 2, workerProcesses: 1, prefix: 'forensics' },
       defaultCollection: 'default',
       evidence: { enabled: true },
       probe: { kind: 'auto' },
@@ -109,6 +109,8 @@ describe('loadConfig overrides', () => {
     expect(c.dataDir).toBe('/var/data');
     expect(c.feedbackTokenSecret).toBe('a-long-enough-secret');
     expect(c.generator.model).toBe('m1');
+    expect(loadConfig({ WORKER_PROCESSES: '2' }, ROOT).queue.workerProcesses).toBe(2);
+    expect(problemsOf({ WORKER_PROCESSES: '0' })).toEqual(["WORKER_PROCESSES must be an integer in [1, 16], got '0'"]);
   });
 
   it('picks the OpenAI judge and generator when an endpoint is configured', () => {
