@@ -181,6 +181,15 @@ describe('LanceDB store above the index threshold (ANN path)', () => {
     const hits = await store.search(c, { vector: vectors[500], k: 3, includeQuarantined: true });
     expect(hits.filter((h) => h.id === id)).toHaveLength(1);
     expect((await store.search(c, { vector: vectors[500], k: 3 })).map((h) => h.id)).not.toContain(id);
+    // A quarantine kept in the side table is kept by an upsert without a flag, lifted by quarantined: false.
+    const q = uuid(1_001);
+    await store.setQuarantined(c, [q], true);
+    await other.upsert(c, [{ id: q, vector: vectors[1_000], text: 'kept quarantined' }]);
+    expect(await store.fetch(c, [q])).toMatchObject([{ id: q, quarantined: true }]);
+    await other.upsert(c, [{ id: q, vector: vectors[1_000], text: 'released', quarantined: false }]);
+    expect(await store.fetch(c, [q])).toMatchObject([{ id: q, text: 'released', quarantined: false }]);
+    expect((await store.search(c, { vector: vectors[1_000], k: 1 }))[0].id).toBe(q);
+    await store.upsert(c, [{ id: q, vector: vectors[1_000], text: 'text 1000', payload: { externalId: 'doc-1000' } }]); // as ingested
   });
 
   it('fetch returns stored vectors exactly and flags (ANN path reads the table)', async () => {
@@ -213,7 +222,10 @@ describe('LanceDB store above the index threshold (ANN path)', () => {
   });
 
   it('after the background build every row is in the index (rows written while it trained are merged)', async () => {
-    expect(await store.annIndexStats(c)).toMatchObject({ indexedRows: N, unindexedRows: 0 });
+    // (earlier tests rewrote a few rows since, which are outside the index until the next merge)
+    const stats = (await store.annIndexStats(c))!;
+    expect(stats.indexedRows + stats.unindexedRows).toBe(N);
+    expect(stats.unindexedRows).toBeLessThan(10);
   });
 
   it("rows another process wrote and left outside the index are merged by a process that only searches", async () => {
@@ -223,25 +235,34 @@ describe('LanceDB store above the index threshold (ANN path)', () => {
     const reader = new LanceDbVectorStore({ dir, indexMinRows: 10_000, indexMergeRows: 1_000, indexCheckIntervalMs: 0 });
     try {
       const extra = clustered(12, 2_000, DIM);
+      const tail = (await reader.annIndexStats(c))!.unindexedRows;
       await writer.upsert(c, extra.map((v, i) => ({ id: uuid(N + 1 + i), vector: v, text: `extra ${i}` })));
-      expect((await reader.annIndexStats(c))?.unindexedRows).toBe(2_000);
+      expect((await reader.annIndexStats(c))?.unindexedRows).toBe(tail + 2_000);
       const [hit] = await reader.search(c, { vector: extra[7], k: 1 });
       expect(hit.id).toBe(uuid(N + 8)); // found flat before the merge
       await reader.waitForIndexing(c);
       expect(await reader.annIndexStats(c)).toMatchObject({ indexedRows: N + 2_000, unindexedRows: 0 });
       expect((await reader.search(c, { vector: extra[7], k: 1 }))[0].id).toBe(uuid(N + 8));
-      // Quarantines are updates: each writes a fragment; past `compactFragments` the searcher compacts.
+      // Quarantines go to the side table and leave the indexed rows alone (a LanceDB update would leave
+      // a deletion file that every later ANN search pays for); small upserts add fragments, and past
+      // `compactFragments` a searching process compacts them.
       const compacting = new LanceDbVectorStore({ dir, indexMinRows: 10_000, compactFragments: 4, indexCheckIntervalMs: 0 });
       try {
+        const before = (await compacting.annIndexStats(c))!;
         for (let i = 0; i < 6; i++) await writer.setQuarantined(c, [uuid(N + 1 + i)], true);
-        const before = (await compacting.annIndexStats(c))!.smallFragments;
-        expect(before).toBeGreaterThanOrEqual(6);
+        expect(await compacting.annIndexStats(c)).toEqual(before);
+        expect((await compacting.search(c, { vector: extra[3], k: 3 })).map((h) => h.id)).not.toContain(uuid(N + 4));
+        expect((await compacting.fetch(c, [uuid(N + 4)]))[0].quarantined).toBe(true);
+        for (let i = 0; i < 6; i++) await writer.upsert(c, [{ id: uuid(N + 5_000 + i), vector: extra[100 + i], text: `small ${i}` }]);
+        const small = (await compacting.annIndexStats(c))!.smallFragments;
+        expect(small).toBeGreaterThanOrEqual(before.smallFragments + 6);
         await compacting.search(c, { vector: extra[7], k: 1 });
         await compacting.waitForIndexing(c);
-        expect((await compacting.annIndexStats(c))!.smallFragments).toBeLessThanOrEqual(before - 5); // six one-row fragments became one
-        const hits = await compacting.search(c, { vector: extra[3], k: 3 });
-        expect(hits.map((h) => h.id)).not.toContain(uuid(N + 4)); // still quarantined after the rewrite
+        expect((await compacting.annIndexStats(c))!.smallFragments).toBeLessThanOrEqual(small - 5); // six one-row fragments became one
+        expect((await compacting.search(c, { vector: extra[3], k: 3 })).map((h) => h.id)).not.toContain(uuid(N + 4)); // still quarantined
         for (let i = 0; i < 6; i++) await writer.setQuarantined(c, [uuid(N + 1 + i)], false);
+        expect((await compacting.search(c, { vector: extra[3], k: 1 }))[0].id).toBe(uuid(N + 4));
+        await writer.delete(c, Array.from({ length: 6 }, (_, i) => uuid(N + 5_000 + i)));
       } finally {
         await compacting.close();
       }
