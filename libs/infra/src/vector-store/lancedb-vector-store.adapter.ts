@@ -35,8 +35,9 @@
  *   than k), refine re-scores exactly, rows not yet in the index are
  *   scanned flat by LanceDB itself, so another process's write costs the next search only the flat
  *   scan of its new rows — no reload, no per-process copy of the table (RSS stays flat at 1M rows).
- *   Fetch/setQuarantined/delete read the table by id (BTREE index on `id`). Index upkeep:
- *   `maintainIndex` (merge new rows via `optimize`, retrain after 4× growth).
+ *   Fetch/setQuarantined/delete read the table by id (BTREE index on `id`); quarantines are kept in a
+ *   side table of ids, not by updating indexed rows (QUARANTINE_TABLE_SUFFIX). Index upkeep:
+ *   `maintainIndex` (merge new rows via `optimize`, compact small fragments, retrain after 4× growth).
  * Evidence's candidate pools use `fetch` by id on either path.
  */
 import * as fs from 'node:fs';
