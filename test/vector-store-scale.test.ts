@@ -118,12 +118,22 @@ describe('LanceDB store above the index threshold (ANN path)', () => {
     expect(withQ[0].id).toBe(uuid(qRow + 1));
     const without = await store.search(c, { vector: vectors[qRow], k: 1 });
     expect(without[0].id).not.toBe(uuid(qRow + 1));
-    const first = await store.search(c, { vector: vectors[5], k: 100 });
-    const excludeIds = first.slice(0, 90).map((h) => h.id);
-    const rest = await store.search(c, { vector: vectors[5], k: 10, excludeIds });
-    expect(rest.map((h) => h.id).filter((id) => excludeIds.includes(id))).toEqual([]);
-    const expected = new Set(first.slice(90, 100).map((h) => h.id));
-    expect(rest.filter((h) => expected.has(h.id)).length).toBeGreaterThanOrEqual(8);
+    // Both searches are approximate (and the index's k-means is randomly initialised), so the overlap
+    // is summed over several queries and the bar is what the ANN path gives at depth 90–100, not
+    // recall@10: measured 38–45 of 50 in three runs (one query alone dipped to 7 of 10 in a CI run).
+    // Ignoring the exclusions, or returning unrelated rows, gives ~0.
+    let overlap = 0;
+    const rows = [5, 738, 1471, 2204, 2937];
+    for (const row of rows) {
+      const first = await store.search(c, { vector: vectors[row], k: 100 });
+      const excludeIds = first.slice(0, 90).map((h) => h.id);
+      const rest = await store.search(c, { vector: vectors[row], k: 10, excludeIds });
+      expect(rest).toHaveLength(10);
+      expect(rest.map((h) => h.id).filter((id) => excludeIds.includes(id))).toEqual([]);
+      const expected = new Set(first.slice(90, 100).map((h) => h.id));
+      overlap += rest.filter((h) => expected.has(h.id)).length;
+    }
+    expect(overlap).toBeGreaterThanOrEqual(0.6 * 10 * rows.length);
   });
 
   it('a query whose nearest texts are mostly quarantined still gets k hits (postfilter re-run wider / as a prefilter)', async () => {
