@@ -287,7 +287,8 @@ async function main(): Promise<void> {
       await store.delete(COLLECTION, foreignIds(round));
       await store.setQuarantined(COLLECTION, foreignFlagged(round).filter((r) => !flagged(r)).map((r) => uuid(r + 1)), false);
     }
-    // The same searches again, now that quarantines (LanceDB updates) have touched the indexed rows.
+    // The same searches again, now that the foreign writes' quarantines and restores are in (when they
+    // were LanceDB updates of the indexed rows, every later search paid for them).
     const latAfter: number[] = [];
     for (const q of qs.slice(0, 100)) {
       const t = performance.now();

@@ -118,9 +118,9 @@ const EXCLUDE_IN_WHERE = 64;
  */
 const INDEX_MERGE_ROWS = 5_000;
 /**
- * Small fragments (LanceDB's count) from which the table is compacted. Every quarantine / restore is
- * an update that writes its rows as a new fragment, and each search pays for every fragment: in
- * bench:worker at 100k, 233 fragments (mostly one row each, from quarantines) made a search 46 ms;
+ * Small fragments (LanceDB's count) from which the table is compacted. Every small write (an upsert;
+ * before the side table, every quarantine) adds a fragment, and each search pays for every fragment:
+ * in bench:worker at 100k, 233 fragments (mostly one row each, from quarantines) made a search 46 ms;
  * compacted (1.2 s), 12 ms.
  */
 const COMPACT_SMALL_FRAGMENTS = 32;
@@ -167,9 +167,9 @@ interface CollectionState {
   smallFragmentsAfterCompaction: number;
   /** The background index build/merge, if one runs. */
   indexing: Promise<void> | null;
-  /** ANN path: the ids quarantined through the side table (see QUARANTINE_TABLE_SUFFIX), as of `flagsVersion`. */
+  /** ANN path: the ids quarantined through the side table (see QUARANTINE_TABLE_SUFFIX), as of `sideVersion`. */
   sideFlags: Set<string>;
-  /** Version of the side table `sideFlags` was read at (-1 = not read; 0 = no side table). */
+  /** Version of the side table `sideFlags` was read at (-1 = read it again). */
   sideVersion: number;
   sideTable: lancedb.Table | null;
 }
@@ -452,7 +452,7 @@ export class LanceDbVectorStore implements VectorStore {
         // but a rare one.
         const side = await this.sideFlags(state);
         if (quarantined) {
-          const unflagged = await this.existingIds(state, wanted, '(quarantined IS NULL OR quarantined = false)');
+          const unflagged = await this.existingIds(state, wanted, guard);
           await this.writeSide(state, unflagged.filter((id) => !side.has(id)), true);
           return;
         }
@@ -487,7 +487,8 @@ export class LanceDbVectorStore implements VectorStore {
     const state = await this.state(collection);
     if (!state || wanted.length === 0) return;
     await this.withWriteLock(collection, async () => {
-      const todo = (await this.annMode(state))
+      const ann = await this.annMode(state);
+      const todo = ann
         ? await this.existingIds(state, wanted)
         : await this.fresh(state).then((snap) => wanted.filter((id) => snap.index.has(id)));
       for (const part of chunks(todo, ID_CHUNK)) {
@@ -495,7 +496,7 @@ export class LanceDbVectorStore implements VectorStore {
         this.patch(state, result.version, (s) => this.applyDelete(s, part));
         await this.afterWrite(state);
       }
-      if (await this.annMode(state)) {
+      if (ann) {
         const side = await this.sideFlags(state);
         await this.writeSide(state, wanted.filter((id) => side.has(id)), false);
       }
@@ -547,6 +548,7 @@ export class LanceDbVectorStore implements VectorStore {
       if (!state) return;
       this.states.delete(collection);
       if (state.table.isOpen()) state.table.close();
+      if (state.sideTable?.isOpen()) state.sideTable.close();
       const conn = await this.conn();
       await conn.dropTable(collection);
       if ((await conn.tableNames()).includes(collection + QUARANTINE_TABLE_SUFFIX)) await conn.dropTable(collection + QUARANTINE_TABLE_SUFFIX);
@@ -776,7 +778,7 @@ export class LanceDbVectorStore implements VectorStore {
    *   and during a training count) → `optimize`, which folds them into the existing index (until
    *   then LanceDB searches them flat, so they are found anyway, only slower).
    * - `COMPACT_SMALL_FRAGMENTS` small fragments more than this process's last compaction left
-   *   (quarantines and restores add one each) → `optimize`, which compacts them.
+   *   (every small write adds one) → `optimize`, which compacts them.
    * Also run from searches at most every `INDEX_CHECK_INTERVAL_MS`, so a tail left by a process that
    * wrote and exited (a CLI ingest, a killed API) is merged by whoever searches.
    * Failures (e.g. a commit conflict with another process) are dropped: the next write tries again.
@@ -916,7 +918,8 @@ export class LanceDbVectorStore implements VectorStore {
   }
 
   /**
-   * One search through LanceDB. The quarantine flag (`quarantined IS NOT TRUE`) and a long exclusion
+   * One search through LanceDB. The side table's quarantined ids are excluded like the request's own.
+   * The quarantine flag (`quarantined IS NOT TRUE`) and a long exclusion
    * list (`id NOT IN …`) are applied as a POSTfilter on the ANN candidates: quarantined rows are rare,
    * and a prefilter costs a scan of the flag column of the whole table on every query (measured at 1M
    * rows: ~40 % of the search time). When the filter removed so many candidates that fewer than k
