@@ -152,6 +152,36 @@ describe('LanceDB store above the index threshold (ANN path)', () => {
     }
   });
 
+  it('hundreds of side-table quarantines (dropped after the search, never in its SQL) are never returned, also to another process', async () => {
+    // 30 nearest texts of a probe plus 370 elsewhere: more than the over-fetch (8) near the query and
+    // more than the in-SQL exclusion bound (64) in all.
+    const probe = vectors[4321];
+    const all = await store.search(c, { vector: probe, k: 60, includeQuarantined: true });
+    const near = all.slice(0, 30).map((h) => h.id);
+    const far = Array.from({ length: 370 }, (_, i) => uuid(((i * 211 + 17) % N) + 1)).filter((id) => !near.includes(id));
+    const hide = [...new Set([...near, ...far])].filter((id) => !quarantinedRows.has(Number(BigInt(`0x${id.slice(24)}`)) - 1));
+    await store.setQuarantined(c, hide, true);
+    try {
+      for (const s of [store, other]) {
+        const hits = await s.search(c, { vector: probe, k: 10 });
+        expect(hits).toHaveLength(10);
+        expect(hits.filter((h) => hide.includes(h.id))).toEqual([]);
+        const expected = new Set(all.slice(30, 45).filter((h) => !hide.includes(h.id)).map((h) => h.id));
+        expect(hits.filter((h) => expected.has(h.id)).length).toBeGreaterThanOrEqual(8);
+        // a far query is unaffected: the same hits as with the quarantined rows included, minus those
+        const q2 = vectors[777];
+        const withQ = (await s.search(c, { vector: q2, k: 20, includeQuarantined: true })).filter((h) => !hide.includes(h.id) && !quarantinedRows.has(Number(BigInt(`0x${h.id.slice(24)}`)) - 1));
+        const got = await s.search(c, { vector: q2, k: 5 });
+        expect(got.filter((h) => hide.includes(h.id))).toEqual([]);
+        expect(got.filter((h) => withQ.slice(0, 8).some((w) => w.id === h.id)).length).toBeGreaterThanOrEqual(4);
+      }
+    } finally {
+      await store.setQuarantined(c, hide, false);
+    }
+    const back = await store.search(c, { vector: probe, k: 5 });
+    expect(back.some((h) => near.includes(h.id))).toBe(true);
+  });
+
   it("another process's upsert / quarantine / delete is seen by the next search; revision changes on each", async () => {
     const probe = vectors[1234];
     const newId = uuid(N + 10);

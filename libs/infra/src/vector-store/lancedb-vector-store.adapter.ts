@@ -109,6 +109,13 @@ const ANN_TIE_SLACK = 4;
 /** Above this many excluded ids a search excludes them in the `where` filter instead of over-fetching. */
 const EXCLUDE_IN_WHERE = 64;
 /**
+ * Extra ANN candidates per search for the side table's quarantined ids (dropped after the search).
+ * Few: the refine step reads refineFactor × limit full vectors, so the limit costs (100k × 512-d,
+ * refine 10, k = 5: limit 9 → 12.9 ms, 17 → 13.7, 41 → 18.0, 73 → 22.6 ms); a query with more
+ * quarantined texts among its candidates (an attacked question) takes the 4× retry.
+ */
+const SIDE_OVERFETCH = 8;
+/**
  * Rows outside the ANN index (written since it was trained or last merged, by any process) from which
  * `optimize` folds them in. LanceDB scans those rows flat on every search, ~2 µs per row here
  * (512-d, 2 cores): 5,000 rows add ~10 ms to a search. Measured with bench:worker at 100k, where the
@@ -918,29 +925,40 @@ export class LanceDbVectorStore implements VectorStore {
   }
 
   /**
-   * One search through LanceDB. The side table's quarantined ids are excluded like the request's own.
-   * The quarantine flag (`quarantined IS NOT TRUE`) and a long exclusion
-   * list (`id NOT IN …`) are applied as a POSTfilter on the ANN candidates: quarantined rows are rare,
-   * and a prefilter costs a scan of the flag column of the whole table on every query (measured at 1M
-   * rows: ~40 % of the search time). When the filter removed so many candidates that fewer than k
-   * remain, the search is repeated with 4× the limit, and finally with the filter as a prefilter, so
-   * the result is never short because of filtering. A few excluded ids are over-fetched (k +
-   * |excluded|) and dropped here. Each query checks the latest committed version
-   * (readConsistencyInterval 0): another process's write costs only the flat scan of its new rows.
+   * One search through LanceDB. The quarantine flag (`quarantined IS NOT TRUE`) and a long exclusion
+   * list of the request's own (`id NOT IN …`) are applied as a POSTfilter on the ANN candidates:
+   * quarantined rows are rare, and a prefilter costs a scan of the flag column of the whole table on
+   * every query (measured at 1M rows: ~40 % of the search time). A few excluded ids are over-fetched
+   * (k + |excluded|) and dropped here.
+   * The side table's quarantined ids are dropped here too, never put in the SQL of a first attempt:
+   * a quarantine list only grows, and an `id NOT IN` list costs every search in proportion to its
+   * length (measured on the 100k bench:worker table, k = 5: 12.5 ms with none, 14.2 ms with 500 ids,
+   * 28.2 ms with 5,000, 83 ms with 20,000), while only the few quarantined texts near the query can be
+   * among its candidates. So the search over-fetches by min(|side|, SIDE_OVERFETCH) and drops them by
+   * set lookup (a Set of 20,000 ids: 12.7 → 20.5 ms measured on that table before, ~13 ms after).
+   * When fewer than k remain, it is repeated with 4× the limit, and finally with every exclusion in a
+   * prefilter, so the result is never short because of filtering. Each query checks the latest
+   * committed version (readConsistencyInterval 0): another process's write costs only the flat scan
+   * of its new rows.
    */
   private async annSearch(state: CollectionState, req: SearchRequest): Promise<ScoredHit[]> {
     if (req.k === 0) return [];
     if (Date.now() - state.indexCheckedMs >= this.indexCheckIntervalMs) this.maintainIndex(state);
-    const side = req.includeQuarantined === true ? [] : [...(await this.sideFlags(state))];
-    const exclude = uniqueIds([...(req.excludeIds ?? []), ...side]);
-    const inWhere = exclude.length > EXCLUDE_IN_WHERE;
-    const filters: string[] = [];
-    if (req.includeQuarantined !== true) filters.push('quarantined IS NOT TRUE');
-    if (inWhere) filters.push(`id NOT IN (${idList(exclude)})`);
-    const excluded = new Set(exclude);
-    const base = req.k + ANN_TIE_SLACK + (inWhere ? 0 : exclude.length);
+    const own = uniqueIds(req.excludeIds ?? []);
+    const ownSet = new Set(own);
+    // Read as it is (no copy per search: the set can hold thousands of ids).
+    const side: ReadonlySet<string> = req.includeQuarantined === true ? new Set() : await this.sideFlags(state);
+    const ownInWhere = own.length > EXCLUDE_IN_WHERE;
+    const excluded = { has: (id: string) => ownSet.has(id) || side.has(id) };
+    const base = req.k + ANN_TIE_SLACK + (ownInWhere ? 0 : own.length) + Math.min(side.size, SIDE_OVERFETCH);
     let hits: ScoredHit[] = [];
-    for (const [limit, prefilter] of [[base, false], [base * 4, false], [base, true]] as const) {
+    const attempts = [[base, false], [base * 4, false], [base, true]] as const;
+    for (const [limit, prefilter] of attempts) {
+      const filters: string[] = [];
+      if (req.includeQuarantined !== true) filters.push('quarantined IS NOT TRUE');
+      // The last attempt names every exclusion in SQL: nothing is dropped after the search.
+      const inSql = prefilter ? uniqueIds([...own, ...side]) : ownInWhere ? own : [];
+      if (inSql.length > 0) filters.push(`id NOT IN (${idList(inSql)})`);
       let query = state.table
         .vectorSearch(Float32Array.from(req.vector))
         .column('vector')
@@ -953,13 +971,13 @@ export class LanceDbVectorStore implements VectorStore {
       if (filters.length > 0 && !prefilter) query = query.postfilter();
       const result = await query.toArrow();
       hits = this.annHits(state, result, excluded);
-      // Enough hits, or nothing was filtered out (the table has no more rows to give): done.
-      if (hits.length >= req.k || filters.length === 0 || result.numRows >= limit) break;
+      // Enough hits, or the table has no more rows to give (nothing was filtered and fewer came back): done.
+      if (hits.length >= req.k || (filters.length === 0 && result.numRows < limit)) break;
     }
     return hits.sort(compareHits).slice(0, req.k);
   }
 
-  private annHits(state: CollectionState, result: ArrowTable, excluded: ReadonlySet<string>): ScoredHit[] {
+  private annHits(state: CollectionState, result: ArrowTable, excluded: { has(id: string): boolean }): ScoredHit[] {
     const hits: ScoredHit[] = [];
     for (const batch of result.batches) {
       const ids = batch.getChild('id');
