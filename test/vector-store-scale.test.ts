@@ -284,27 +284,55 @@ describe('LanceDB store above the index threshold (ANN path)', () => {
       expect(await reader.annIndexStats(c)).toMatchObject({ indexedRows: N + 2_000, unindexedRows: 0 });
       expect((await reader.search(c, { vector: extra[7], k: 1 }))[0].id).toBe(uuid(N + 8));
       // Quarantines go to the side table and leave the indexed rows alone (a LanceDB update would leave
-      // a deletion file that every later ANN search pays for); small upserts add fragments, and past
-      // `compactFragments` a searching process compacts them.
-      const compacting = new LanceDbVectorStore({ dir, indexMinRows: 10_000, compactFragments: 4, indexCheckIntervalMs: 0 });
+      // a deletion file that every later ANN search pays for). Small upserts go to the delta table: the
+      // indexed table and its index are untouched (one row outside the index doubles every search's
+      // cost), and every process finds them at once.
+      const other2 = new LanceDbVectorStore({ dir, indexMinRows: 10_000, indexCheckIntervalMs: 0 });
       try {
-        const before = (await compacting.annIndexStats(c))!;
+        const before = (await other2.annIndexStats(c))!;
         for (let i = 0; i < 6; i++) await writer.setQuarantined(c, [uuid(N + 1 + i)], true);
-        expect(await compacting.annIndexStats(c)).toEqual(before);
-        expect((await compacting.search(c, { vector: extra[3], k: 3 })).map((h) => h.id)).not.toContain(uuid(N + 4));
-        expect((await compacting.fetch(c, [uuid(N + 4)]))[0].quarantined).toBe(true);
-        for (let i = 0; i < 6; i++) await writer.upsert(c, [{ id: uuid(N + 5_000 + i), vector: extra[100 + i], text: `small ${i}` }]);
-        const small = (await compacting.annIndexStats(c))!.smallFragments;
-        expect(small).toBeGreaterThanOrEqual(before.smallFragments + 6);
-        await compacting.search(c, { vector: extra[7], k: 1 });
-        await compacting.waitForIndexing(c);
-        expect((await compacting.annIndexStats(c))!.smallFragments).toBeLessThanOrEqual(small - 5); // six one-row fragments became one
-        expect((await compacting.search(c, { vector: extra[3], k: 3 })).map((h) => h.id)).not.toContain(uuid(N + 4)); // still quarantined
+        expect(await other2.annIndexStats(c)).toEqual(before);
+        expect((await other2.search(c, { vector: extra[3], k: 3 })).map((h) => h.id)).not.toContain(uuid(N + 4));
+        expect((await other2.fetch(c, [uuid(N + 4)]))[0].quarantined).toBe(true);
+        const fresh = clustered(13, 6, DIM);
+        for (let i = 0; i < 6; i++) await writer.upsert(c, [{ id: uuid(N + 5_000 + i), vector: fresh[i], text: `small ${i}` }]);
+        // one of them replaces an indexed row, whose in-row flag it keeps
+        await writer.upsert(c, [{ id: uuid(N + 10), vector: extra[9], text: 'rewritten' }]);
+        await writer.setQuarantined(c, [uuid(N + 5_002)], true); // a delta row's own flag
+        expect(await other2.annIndexStats(c)).toEqual({ ...before, deltaRows: before.deltaRows + 7 });
+        expect(await other2.count(c)).toBe(N + 2_000 + 6);
+        const found = await other2.search(c, { vector: fresh[1], k: 1 });
+        expect(found[0]).toMatchObject({ id: uuid(N + 5_001), text: 'small 1' });
+        expect((await other2.search(c, { vector: extra[9], k: 1 }))[0]).toMatchObject({ id: uuid(N + 10), text: 'rewritten' });
+        expect((await other2.search(c, { vector: extra[9], k: 10 })).filter((h) => h.id === uuid(N + 10))).toHaveLength(1); // the indexed copy is shadowed
+        expect((await other2.search(c, { vector: fresh[2], k: 3 })).map((h) => h.id)).not.toContain(uuid(N + 5_002));
+        expect((await other2.fetch(c, [uuid(N + 5_002), uuid(N + 10)])).map((r) => [r.text, r.quarantined])).toEqual([['small 2', true], ['rewritten', false]]);
+        const page = await other2.listPage(c, { after: uuid(N + 4_999), limit: 3, withText: true });
+        expect(page.records.map((r) => r.text)).toEqual(['small 0', 'small 1', 'small 2']);
+        // Past `deltaMoveRows` a process moves them into the indexed table in one write and merges the index.
+        const mover = new LanceDbVectorStore({ dir, indexMinRows: 10_000, deltaMoveRows: 4, indexCheckIntervalMs: 0 });
+        try {
+          await mover.search(c, { vector: extra[7], k: 1 });
+          await mover.waitForIndexing(c);
+          expect(await mover.annIndexStats(c)).toMatchObject({ deltaRows: 0, unindexedRows: 0, indexedRows: N + 2_000 + 6 });
+          expect(await mover.count(c)).toBe(N + 2_000 + 6);
+        } finally {
+          await mover.close();
+        }
+        for (const s of [other2, writer]) {
+          expect((await s.search(c, { vector: fresh[1], k: 1 }))[0]).toMatchObject({ id: uuid(N + 5_001), text: 'small 1' });
+          expect((await s.search(c, { vector: extra[9], k: 1 }))[0]).toMatchObject({ id: uuid(N + 10), text: 'rewritten' });
+          expect((await s.search(c, { vector: fresh[2], k: 3 })).map((h) => h.id)).not.toContain(uuid(N + 5_002)); // moved with its flag
+          expect((await s.search(c, { vector: extra[3], k: 3 })).map((h) => h.id)).not.toContain(uuid(N + 4)); // still quarantined
+        }
+        await writer.setQuarantined(c, [uuid(N + 5_002)], false);
+        expect((await other2.search(c, { vector: fresh[2], k: 1 }))[0].id).toBe(uuid(N + 5_002));
         for (let i = 0; i < 6; i++) await writer.setQuarantined(c, [uuid(N + 1 + i)], false);
-        expect((await compacting.search(c, { vector: extra[3], k: 1 }))[0].id).toBe(uuid(N + 4));
+        expect((await other2.search(c, { vector: extra[3], k: 1 }))[0].id).toBe(uuid(N + 4));
         await writer.delete(c, Array.from({ length: 6 }, (_, i) => uuid(N + 5_000 + i)));
+        expect(await other2.count(c)).toBe(N + 2_000);
       } finally {
-        await compacting.close();
+        await other2.close();
       }
     } finally {
       await writer.close();

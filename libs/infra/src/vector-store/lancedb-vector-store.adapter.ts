@@ -96,6 +96,10 @@ export interface LanceDbVectorStoreOptions {
   indexCheckIntervalMs?: number;
   /** ANN path: small fragments from which the table is compacted (`optimize`). Default 32 (see COMPACT_SMALL_FRAGMENTS). */
   compactFragments?: number;
+  /** ANN path: rows in the delta table from which they are moved into the indexed table. Default 2,000 (see DELTA_TABLE_SUFFIX). */
+  deltaMoveRows?: number;
+  /** ANN path: delta indices (one per merge) beyond which the index is retrained in the background. Default 8 (see MAX_INDEX_DELTAS). */
+  maxIndexDeltas?: number;
   /** IVF partitions probed per ANN search (VECTOR_ANN_NPROBES). Default 128 (≈ half of the ~244 partitions at 1M rows; recall@10 0.996 on clustered 1M, 0.917 with 32 — bench:scale). */
   nprobes?: number;
   /** ANN candidates re-ranked by exact distance = refineFactor × limit (VECTOR_ANN_REFINE). Default 10. */
@@ -179,6 +183,10 @@ interface CollectionState {
   /** Version of the side table `sideFlags` was read at (-1 = read it again). */
   sideVersion: number;
   sideTable: lancedb.Table | null;
+  /** This state is a delta table ("<collection>.delta"): always served exactly, never indexed. */
+  isDelta: boolean;
+  /** ANN path: the collection's delta table (see DELTA_TABLE_SUFFIX), opened on first use. */
+  delta: Promise<CollectionState> | null;
 }
 
 /**
@@ -193,6 +201,29 @@ interface CollectionState {
  * check); searches exclude its ids like any excluded id.
  */
 const QUARANTINE_TABLE_SUFFIX = '.quarantined';
+
+/**
+ * ANN path: small writes (upserts of fewer than `deltaMoveRows` records: an API ingest, the worker's
+ * enhancements) go to a delta table "<collection>.delta", not to the indexed table. Each process
+ * serves the delta from an exact in-memory snapshot (the small-collection path) and merges its hits
+ * with the index's; a delta row shadows the indexed row of the same id. Once the delta holds
+ * `deltaMoveRows` rows, the upkeep job moves them into the indexed table in one write and merges the
+ * index (`moveDelta`).
+ * Why: the indexed table must stay fully covered by its index. As soon as it holds one row outside
+ * the index, every search costs about twice as much — measured with LanceDB 0.37, IVF_PQ, k = 10,
+ * refine 10: 100k × 512-d 12.1 → 23.9 ms with 1 unindexed row (24.8 with 100), 1M × 384-d 32.5 → 68 ms
+ * with 100 — whatever the flat scan itself costs (`fastSearch`, which skips it, cost the same), until
+ * `optimize` merges them. And merging after every small write is no way out: each merge adds a delta
+ * index, and each costs every search ~1.2 ms (100k: 30 merges of 10 rows took it 11.9 → 48 ms).
+ * Before, every write of another process (the API's ingests, the worker's enhancements) doubled the
+ * searches' cost until 5,000 rows had piled up (bench:scale `foreignWriteNextSearchMs` 74–83 ms at
+ * 1M against 33 ms without the write).
+ */
+const DELTA_TABLE_SUFFIX = '.delta';
+/** Rows in the delta table from which the upkeep moves them into the indexed table. */
+const DELTA_MOVE_ROWS = 2_000;
+/** Delta indices (one per index merge) beyond which the index is retrained (~1.2 ms per search each). */
+const MAX_INDEX_DELTAS = 8;
 
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 const idList = (ids: readonly string[]): string => ids.map(sqlString).join(', ');
@@ -252,6 +283,8 @@ export class LanceDbVectorStore implements VectorStore {
   private readonly indexMergeRows: number;
   private readonly indexCheckIntervalMs: number;
   private readonly compactFragments: number;
+  private readonly deltaMoveRows: number;
+  private readonly maxIndexDeltas: number;
   private connection: Promise<lancedb.Connection> | null = null;
   private readonly states = new Map<string, Promise<CollectionState | null>>();
   private readonly writes = new KeyedSerializer();
@@ -266,6 +299,8 @@ export class LanceDbVectorStore implements VectorStore {
     this.indexMergeRows = Math.max(1, Math.floor(options.indexMergeRows ?? INDEX_MERGE_ROWS));
     this.indexCheckIntervalMs = Math.max(0, options.indexCheckIntervalMs ?? INDEX_CHECK_INTERVAL_MS);
     this.compactFragments = Math.max(2, Math.floor(options.compactFragments ?? COMPACT_SMALL_FRAGMENTS));
+    this.deltaMoveRows = Math.max(1, Math.floor(options.deltaMoveRows ?? DELTA_MOVE_ROWS));
+    this.maxIndexDeltas = Math.max(1, Math.floor(options.maxIndexDeltas ?? MAX_INDEX_DELTAS));
     this.indexMinRows = Math.max(0, Math.floor(options.indexMinRows ?? 50_000));
     this.autoIndex = options.autoIndex ?? true;
     this.nprobes = Math.max(1, Math.floor(options.nprobes ?? 128));
@@ -305,30 +340,60 @@ export class LanceDbVectorStore implements VectorStore {
     const state = await this.requireState(collection);
     const clean = normaliseRecords(collection, records, state.dim);
     if (clean.length === 0) return;
-    const keepFlag = clean.filter((r) => r.quarantined === undefined);
-    const setFlag = clean.filter((r) => r.quarantined !== undefined);
+    let toDelta = false;
     await this.withWriteLock(collection, async () => {
-      for (const [group, withFlag] of [
-        [keepFlag, false],
-        [setFlag, true],
-      ] as const) {
-        for (const part of chunks(group, UPSERT_CHUNK)) {
-          const result = await state.table
-            .mergeInsert('id')
-            .whenMatchedUpdateAll()
-            .whenNotMatchedInsertAll()
-            .execute(this.toArrow(part, state.dim, withFlag));
-          this.patch(state, result.version, (snap) => this.applyUpsert(snap, part));
-          await this.afterWrite(state);
+      const ann = await this.annMode(state);
+      if (ann && clean.length < this.deltaMoveRows) {
+        // A small write on the ANN path goes to the delta table (see DELTA_TABLE_SUFFIX). A record
+        // without a flag keeps the flag of the row it replaces: the delta's own row keeps it by the
+        // merge-insert itself; an indexed row's in-row flag is carried over here.
+        const delta = await this.deltaOf(state);
+        const dsnap = await this.fresh(delta);
+        const fromMain = clean.filter((r) => r.quarantined === undefined && !dsnap.index.has(r.id)).map((r) => r.id);
+        const flagged = new Set(fromMain.length > 0 ? await this.existingIds(state, fromMain, 'quarantined = true') : []);
+        await this.writeRecords(delta, clean.map((r) => (flagged.has(r.id) ? { ...r, quarantined: true } : r)));
+        toDelta = true;
+      } else {
+        await this.writeRecords(state, clean);
+        if (ann) {
+          // A bulk write goes to the indexed table: a delta copy of one of its ids is now stale.
+          const delta = await this.deltaOf(state);
+          const dsnap = await this.fresh(delta);
+          const stale = clean.map((r) => r.id).filter((id) => dsnap.index.has(id));
+          if (stale.length > 0) await this.exactDelete(delta, stale);
         }
       }
       // An explicit `quarantined: false` also lifts a quarantine kept in the side table.
-      const cleared = setFlag.filter((r) => r.quarantined === false).map((r) => r.id);
-      if (cleared.length > 0 && (await this.annMode(state))) {
+      const cleared = clean.filter((r) => r.quarantined === false).map((r) => r.id);
+      if (cleared.length > 0 && ann) {
         const side = await this.sideFlags(state);
         await this.writeSide(state, cleared.filter((id) => side.has(id)), false);
       }
     });
+    if (toDelta) this.maintainIndex(state); // the delta may have reached `deltaMoveRows`
+  }
+
+  /**
+   * Merge-insert of records into one table (the collection's or its delta), patching this
+   * process's snapshot. Records without an explicit flag are written without the column (see `upsert`).
+   */
+  private async writeRecords(state: CollectionState, clean: readonly VectorRecordInput[]): Promise<void> {
+    const keepFlag = clean.filter((r) => r.quarantined === undefined);
+    const setFlag = clean.filter((r) => r.quarantined !== undefined);
+    for (const [group, withFlag] of [
+      [keepFlag, false],
+      [setFlag, true],
+    ] as const) {
+      for (const part of chunks(group, UPSERT_CHUNK)) {
+        const result = await state.table
+          .mergeInsert('id')
+          .whenMatchedUpdateAll()
+          .whenNotMatchedInsertAll()
+          .execute(this.toArrow(part, state.dim, withFlag));
+        this.patch(state, result.version, (snap) => this.applyUpsert(snap, part));
+        await this.afterWrite(state);
+      }
+    }
   }
 
   async search(collection: string, request: SearchRequest): Promise<ScoredHit[]> {
@@ -341,8 +406,27 @@ export class LanceDbVectorStore implements VectorStore {
     const state = await this.requireState(collection);
     validateSearchRequests(collection, requests, state.dim);
     if (requests.length === 0) return [];
-    if (await this.annMode(state)) return Promise.all(requests.map((r) => this.annSearch(state, r)));
-    const snap = await this.fresh(state);
+    if (await this.annMode(state)) {
+      // The index's hits (delta ids shadowed) merged with the delta's exact hits (see DELTA_TABLE_SUFFIX).
+      const delta = await this.deltaOf(state);
+      // Both re-read only when another process wrote them; in parallel, as that is the next search's cost.
+      const [dsnap, side] = await Promise.all([this.fresh(delta), this.sideFlags(state)]);
+      if (dsnap.ids.length === 0) return Promise.all(requests.map((r) => this.annSearch(state, r)));
+      const sideInDelta = [...side].filter((id) => dsnap.index.has(id));
+      const fromDelta = this.exactSearchBatch(delta, dsnap, requests, sideInDelta);
+      return Promise.all(requests.map(async (r, j) => {
+        const fromIndex = await this.annSearch(state, r, dsnap.index);
+        return [...fromIndex, ...fromDelta[j]!].sort(compareHits).slice(0, r.k);
+      }));
+    }
+    return this.exactSearchBatch(state, await this.fresh(state), requests);
+  }
+
+  /**
+   * Exact top-k of each request over a snapshot (one pass of the kernel for the batch). `alsoExcluded`:
+   * ids excluded from every request unless it includes quarantined texts (the side table's, for a delta).
+   */
+  private exactSearchBatch(state: CollectionState, snap: Snapshot, requests: readonly SearchRequest[], alsoExcluded: readonly string[] = []): ScoredHit[][] {
     // From here on everything is synchronous: the snapshot cannot change under us.
     const queries = requests.map((r) => {
       const q = new Float32Array(state.dim);
@@ -353,7 +437,7 @@ export class LanceDbVectorStore implements VectorStore {
     const scores = snap.matrix.scores(queries);
     return requests.map((req, j) => {
       const excluded = new Set<number>();
-      for (const id of req.excludeIds ?? []) {
+      for (const id of [...(req.excludeIds ?? []), ...(req.includeQuarantined === true ? [] : alsoExcluded)]) {
         const row = snap.index.get(id);
         if (row !== undefined) excluded.add(row);
       }
@@ -366,10 +450,20 @@ export class LanceDbVectorStore implements VectorStore {
     const wanted = uniqueIds(ids);
     const state = await this.state(collection);
     if (!state || wanted.length === 0) return [];
-    if (await this.annMode(state)) return this.fetchRows(state, wanted);
-    const snap = await this.fresh(state);
+    if (await this.annMode(state)) {
+      // A delta row is the current one; the rest are read from the indexed table.
+      const dsnap = await this.fresh(await this.deltaOf(state));
+      const side = await this.sideFlags(state);
+      const fromDelta = new Map(this.snapshotRecords(dsnap, wanted.filter((id) => dsnap.index.has(id))).map((r) => [r.id, { ...r, quarantined: r.quarantined || side.has(r.id) }]));
+      const fromIndex = new Map((await this.fetchRows(state, wanted.filter((id) => !fromDelta.has(id)))).map((r) => [r.id, r]));
+      return wanted.map((id) => fromDelta.get(id) ?? fromIndex.get(id)).filter((r): r is StoredRecord => r !== undefined);
+    }
+    return this.snapshotRecords(await this.fresh(state), wanted);
+  }
+
+  private snapshotRecords(snap: Snapshot, ids: readonly string[]): StoredRecord[] {
     const out: StoredRecord[] = [];
-    for (const id of wanted) {
+    for (const id of ids) {
       const row = snap.index.get(id);
       if (row === undefined) continue;
       out.push({
@@ -397,39 +491,24 @@ export class LanceDbVectorStore implements VectorStore {
     const after = opts.after ?? null;
     let ids: string[];
     if (await this.annMode(state)) {
-      // LanceDB has no ORDER BY … LIMIT: the ids above `after` are read first (one narrow column), sorted
-      // here, and the page's last id bounds the second read, which materialises the wide columns (text,
-      // vector) of the page's rows only — not of every row above `after` (at 100k rows in pages of 20k
-      // that read 3× the table; fetching the page by id lists costs one scan per 1,000 ids).
-      const above = after === null ? null : `id > ${sqlString(after)}`;
-      const idTable = await (above === null ? state.table.query() : state.table.query().where(above)).select(['id']).toArrow();
-      const allIds: string[] = [];
-      for (const b of idTable.batches) { const col = b.getChild('id')!; for (let i = 0; i < b.numRows; i++) allIds.push(col.get(i) as string); }
-      if (allIds.length === 0) return { records: [], next: null };
-      allIds.sort();
-      const last = allIds[Math.min(limit, allIds.length) - 1]!;
-      const within = [above, `id <= ${sqlString(last)}`].filter((w) => w !== null).join(' AND ');
-      const cols = ['id', 'payload', 'quarantined', ...(opts.withText ? ['text'] : []), ...(opts.withVectors ? ['vector'] : [])];
-      const table = await state.table.query().where(within).select(cols).toArrow();
-      const rows: { id: string; batch: number; row: number }[] = [];
-      table.batches.forEach((b, bi) => { const col = b.getChild('id')!; for (let i = 0; i < b.numRows; i++) rows.push({ id: col.get(i) as string, batch: bi, row: i }); });
-      rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      // Every row up to `last` is returned (one written between the two reads too: none is skipped).
-      // Columns are looked up once per batch, vectors read through flatVectors.
-      const columns = table.batches.map((b) => ({
-        quarantined: b.getChild('quarantined')!, payload: b.getChild('payload')!, text: opts.withText ? b.getChild('text')! : null,
-        vector: opts.withVectors ? flatVectors(b.getChild('vector')!, true) : null,
-      }));
+      // The indexed table's page, its rows shadowed by the delta's dropped, merged with the delta's
+      // rows in the same id range (see DELTA_TABLE_SUFFIX).
+      const dsnap = await this.fresh(await this.deltaOf(state));
       const side = await this.sideFlags(state);
-      const records = rows.map(({ id, batch, row }) => {
-        const c = columns[batch]!;
-        return {
-          id, quarantined: c.quarantined.get(row) === true || side.has(id), payload: parsePayload(c.payload.get(row) as string),
-          ...(c.text ? { text: c.text.get(row) as string } : {}),
-          ...(c.vector ? { vector: c.vector(row) } : {}),
-        };
-      });
-      return { records, next: allIds.length > limit ? last : null };
+      const main = await this.indexedPage(state, after, limit, opts);
+      // Past the indexed page's last id the indexed table has rows not read yet: the delta's rows
+      // there belong to a later page.
+      const bound = main.next;
+      const deltaIds = [...dsnap.index.keys()].filter((id) => (after === null || id > after) && (bound === null || id <= bound));
+      const fromDelta = this.snapshotRecords(dsnap, deltaIds).map((r) => ({
+        id: r.id, quarantined: r.quarantined || side.has(r.id), payload: r.payload,
+        ...(opts.withText ? { text: r.text } : {}), ...(opts.withVectors ? { vector: r.vector } : {}),
+      }));
+      const merged = [...main.records.filter((r) => !dsnap.index.has(r.id)), ...fromDelta].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      const records = merged.slice(0, limit);
+      const last = records[records.length - 1]?.id ?? null;
+      const more = merged.length > limit || main.next !== null || [...dsnap.index.keys()].some((id) => last !== null && id > last);
+      return { records, next: more && last !== null ? last : null };
     } else {
       ids = [...(await this.fresh(state)).index.keys()].filter((id) => after === null || id > after);
     }
@@ -442,6 +521,43 @@ export class LanceDbVectorStore implements VectorStore {
     return { records, next: ids.length > page.length ? page[page.length - 1]! : null };
   }
 
+  /** listPage on the indexed table alone (ANN path). */
+  private async indexedPage(state: CollectionState, after: string | null, limit: number, opts: { withVectors?: boolean; withText?: boolean }): Promise<PointPage> {
+    // LanceDB has no ORDER BY … LIMIT: the ids above `after` are read first (one narrow column), sorted
+    // here, and the page's last id bounds the second read, which materialises the wide columns (text,
+    // vector) of the page's rows only — not of every row above `after` (at 100k rows in pages of 20k
+    // that read 3× the table; fetching the page by id lists costs one scan per 1,000 ids).
+    const above = after === null ? null : `id > ${sqlString(after)}`;
+    const idTable = await (above === null ? state.table.query() : state.table.query().where(above)).select(['id']).toArrow();
+    const allIds: string[] = [];
+    for (const b of idTable.batches) { const col = b.getChild('id')!; for (let i = 0; i < b.numRows; i++) allIds.push(col.get(i) as string); }
+    if (allIds.length === 0) return { records: [], next: null };
+    allIds.sort();
+    const last = allIds[Math.min(limit, allIds.length) - 1]!;
+    const within = [above, `id <= ${sqlString(last)}`].filter((w) => w !== null).join(' AND ');
+    const cols = ['id', 'payload', 'quarantined', ...(opts.withText ? ['text'] : []), ...(opts.withVectors ? ['vector'] : [])];
+    const table = await state.table.query().where(within).select(cols).toArrow();
+    const rows: { id: string; batch: number; row: number }[] = [];
+    table.batches.forEach((b, bi) => { const col = b.getChild('id')!; for (let i = 0; i < b.numRows; i++) rows.push({ id: col.get(i) as string, batch: bi, row: i }); });
+    rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    // Every row up to `last` is returned (one written between the two reads too: none is skipped).
+    // Columns are looked up once per batch, vectors read through flatVectors.
+    const columns = table.batches.map((b) => ({
+      quarantined: b.getChild('quarantined')!, payload: b.getChild('payload')!, text: opts.withText ? b.getChild('text')! : null,
+      vector: opts.withVectors ? flatVectors(b.getChild('vector')!, true) : null,
+    }));
+    const side = await this.sideFlags(state);
+    const records = rows.map(({ id, batch, row }) => {
+      const c = columns[batch]!;
+      return {
+        id, quarantined: c.quarantined.get(row) === true || side.has(id), payload: parsePayload(c.payload.get(row) as string),
+        ...(c.text ? { text: c.text.get(row) as string } : {}),
+        ...(c.vector ? { vector: c.vector(row) } : {}),
+      };
+    });
+    return { records, next: allIds.length > limit ? last : null };
+  }
+
   async setQuarantined(collection: string, ids: readonly string[], quarantined: boolean): Promise<void> {
     assertCollectionName(collection);
     if (typeof quarantined !== 'boolean') throw new VectorStoreError('setQuarantined: `quarantined` must be a boolean');
@@ -449,43 +565,56 @@ export class LanceDbVectorStore implements VectorStore {
     const state = await this.state(collection);
     if (!state || wanted.length === 0) return;
     await this.withWriteLock(collection, async () => {
+      if (!(await this.annMode(state))) return this.exactSetQuarantined(state, wanted, quarantined);
+      // Rows in the delta table: their own flag (a small exact table, see DELTA_TABLE_SUFFIX). A
+      // restore also lifts a side-table quarantine the id kept from before it was rewritten.
+      const delta = await this.deltaOf(state);
+      const dsnap = await this.fresh(delta);
+      const inDelta = wanted.filter((id) => dsnap.index.has(id));
+      const indexed = wanted.filter((id) => !dsnap.index.has(id));
+      await this.exactSetQuarantined(delta, inDelta, quarantined);
+      const side = await this.sideFlags(state);
+      if (!quarantined) await this.writeSide(state, inDelta.filter((id) => side.has(id)), false);
+      // Indexed rows: the side table, not an update of the indexed rows (see QUARANTINE_TABLE_SUFFIX).
+      // A restore also clears the row's own flag when it was set (at ingest / before indexing): an
+      // update, but a rare one. Only rows that exist: a no-op commits nothing.
       const guard = quarantined ? '(quarantined IS NULL OR quarantined = false)' : 'quarantined = true';
-      // Only rows that exist and whose flag differs: a no-op commits nothing (idempotent, and the
-      // other processes' snapshots are not invalidated for nothing).
-      let todo: string[];
-      if (await this.annMode(state)) {
-        // The side table, not an update of the indexed rows (see QUARANTINE_TABLE_SUFFIX). A restore
-        // also clears the row's own flag when it was set (at ingest / before indexing): an update,
-        // but a rare one.
-        const side = await this.sideFlags(state);
-        if (quarantined) {
-          const unflagged = await this.existingIds(state, wanted, guard);
-          await this.writeSide(state, unflagged.filter((id) => !side.has(id)), true);
-          return;
-        }
-        await this.writeSide(state, wanted.filter((id) => side.has(id)), false);
-        todo = await this.existingIds(state, wanted, guard);
-      } else {
-        const snap = await this.fresh(state);
-        todo = wanted.filter((id) => {
-          const row = snap.index.get(id);
-          return row !== undefined && snap.quarantined[row] !== quarantined;
-        });
+      if (quarantined) {
+        const unflagged = await this.existingIds(state, indexed, guard);
+        await this.writeSide(state, unflagged.filter((id) => !side.has(id)), true);
+        return;
       }
-      for (const part of chunks(todo, ID_CHUNK)) {
-        const result = await state.table.update({
-          valuesSql: { quarantined: quarantined ? 'true' : 'false' },
-          where: `id IN (${idList(part)}) AND ${guard}`,
-        });
-        this.patch(state, result.version, (s) => {
-          for (const id of part) {
-            const row = s.index.get(id);
-            if (row !== undefined) s.quarantined[row] = quarantined;
-          }
-        });
-        await this.afterWrite(state);
-      }
+      await this.writeSide(state, indexed.filter((id) => side.has(id)), false);
+      await this.updateFlags(state, await this.existingIds(state, indexed, guard), quarantined);
     });
+  }
+
+  /** Exact path (or a delta table): the rows whose flag differs get an update (a no-op commits nothing, so other processes' snapshots stay valid). */
+  private async exactSetQuarantined(state: CollectionState, wanted: readonly string[], quarantined: boolean): Promise<void> {
+    if (wanted.length === 0) return;
+    const snap = await this.fresh(state);
+    const todo = wanted.filter((id) => {
+      const row = snap.index.get(id);
+      return row !== undefined && snap.quarantined[row] !== quarantined;
+    });
+    await this.updateFlags(state, todo, quarantined);
+  }
+
+  private async updateFlags(state: CollectionState, todo: readonly string[], quarantined: boolean): Promise<void> {
+    const guard = quarantined ? '(quarantined IS NULL OR quarantined = false)' : 'quarantined = true';
+    for (const part of chunks(todo, ID_CHUNK)) {
+      const result = await state.table.update({
+        valuesSql: { quarantined: quarantined ? 'true' : 'false' },
+        where: `id IN (${idList(part)}) AND ${guard}`,
+      });
+      this.patch(state, result.version, (s) => {
+        for (const id of part) {
+          const row = s.index.get(id);
+          if (row !== undefined) s.quarantined[row] = quarantined;
+        }
+      });
+      await this.afterWrite(state);
+    }
   }
 
   async delete(collection: string, ids: readonly string[]): Promise<void> {
@@ -494,26 +623,38 @@ export class LanceDbVectorStore implements VectorStore {
     const state = await this.state(collection);
     if (!state || wanted.length === 0) return;
     await this.withWriteLock(collection, async () => {
-      const ann = await this.annMode(state);
-      const todo = ann
-        ? await this.existingIds(state, wanted)
-        : await this.fresh(state).then((snap) => wanted.filter((id) => snap.index.has(id)));
-      for (const part of chunks(todo, ID_CHUNK)) {
-        const result = await state.table.delete(`id IN (${idList(part)})`);
-        this.patch(state, result.version, (s) => this.applyDelete(s, part));
+      if (!(await this.annMode(state))) return this.exactDelete(state, wanted);
+      await this.exactDelete(await this.deltaOf(state), wanted);
+      for (const part of chunks(await this.existingIds(state, wanted), ID_CHUNK)) {
+        await state.table.delete(`id IN (${idList(part)})`);
         await this.afterWrite(state);
       }
-      if (ann) {
-        const side = await this.sideFlags(state);
-        await this.writeSide(state, wanted.filter((id) => side.has(id)), false);
-      }
+      const side = await this.sideFlags(state);
+      await this.writeSide(state, wanted.filter((id) => side.has(id)), false);
     });
+  }
+
+  /** Exact path (or a delta table): deletes the rows that exist, patching this process's snapshot. */
+  private async exactDelete(state: CollectionState, wanted: readonly string[]): Promise<void> {
+    if (wanted.length === 0) return;
+    const snap = await this.fresh(state);
+    const todo = wanted.filter((id) => snap.index.has(id));
+    for (const part of chunks(todo, ID_CHUNK)) {
+      const result = await state.table.delete(`id IN (${idList(part)})`);
+      this.patch(state, result.version, (s) => this.applyDelete(s, part));
+      await this.afterWrite(state);
+    }
   }
 
   async count(collection: string): Promise<number> {
     assertCollectionName(collection);
     const state = await this.state(collection);
-    return state ? state.table.countRows() : 0;
+    if (!state) return 0;
+    const rows = await state.table.countRows();
+    if (!(await this.annMode(state))) return rows;
+    // Delta rows count once: those replacing an indexed row are in both tables.
+    const deltaIds = [...(await this.fresh(await this.deltaOf(state))).index.keys()];
+    return rows + deltaIds.length - (deltaIds.length > 0 ? (await this.existingIds(state, deltaIds)).length : 0);
   }
 
   /** The LanceDB table version: it changes with every committed write, from any process. */
@@ -522,7 +663,10 @@ export class LanceDbVectorStore implements VectorStore {
     const state = await this.state(collection);
     if (!state) return null;
     const main = String(await state.table.version());
-    return state.sideTable ? `${main}.${await state.sideTable.version()}` : main;
+    if (!(await this.annMode(state))) return state.sideTable ? `${main}.${await state.sideTable.version()}` : main;
+    // ANN path: a write may land in the delta or the side table instead.
+    const [delta, side] = await Promise.all([this.deltaOf(state), this.sideTable(state)]);
+    return `${main}.${await delta.table.version()}.${await side.version()}`;
   }
 
   async health(): Promise<void> {
@@ -539,6 +683,8 @@ export class LanceDbVectorStore implements VectorStore {
       if (state?.indexing) await state.indexing.catch(() => undefined);
       if (state && state.table.isOpen()) state.table.close();
       if (state?.sideTable?.isOpen()) state.sideTable.close();
+      const delta = state?.delta ? await state.delta.catch(() => null) : null;
+      if (delta?.table.isOpen()) delta.table.close();
       if (state) state.snapshot = null;
     }
     this.states.clear();
@@ -556,9 +702,12 @@ export class LanceDbVectorStore implements VectorStore {
       this.states.delete(collection);
       if (state.table.isOpen()) state.table.close();
       if (state.sideTable?.isOpen()) state.sideTable.close();
+      const delta = state.delta ? await state.delta.catch(() => null) : null;
+      if (delta?.table.isOpen()) delta.table.close();
       const conn = await this.conn();
       await conn.dropTable(collection);
-      if ((await conn.tableNames()).includes(collection + QUARANTINE_TABLE_SUFFIX)) await conn.dropTable(collection + QUARANTINE_TABLE_SUFFIX);
+      const names = await conn.tableNames();
+      for (const extra of [QUARANTINE_TABLE_SUFFIX, DELTA_TABLE_SUFFIX]) if (names.includes(collection + extra)) await conn.dropTable(collection + extra);
     });
   }
 
@@ -596,12 +745,14 @@ export class LanceDbVectorStore implements VectorStore {
    * the threshold, where there is no index). Rows outside the index are scanned flat by every search,
    * and every fragment costs each search, until the next `optimize`.
    */
-  async annIndexStats(collection: string): Promise<{ indexedRows: number; unindexedRows: number; smallFragments: number } | null> {
+  async annIndexStats(collection: string): Promise<{ indexedRows: number; unindexedRows: number; smallFragments: number; indices: number; deltaRows: number } | null> {
     assertCollectionName(collection);
     const state = await this.requireState(collection);
     if (!(await this.annMode(state))) return null;
-    const [stats, table] = await Promise.all([state.table.indexStats(VECTOR_INDEX), state.table.stats()]);
-    return stats ? { indexedRows: stats.numIndexedRows, unindexedRows: stats.numUnindexedRows, smallFragments: table.fragmentStats.numSmallFragments } : null;
+    const [stats, table, delta] = await Promise.all([state.table.indexStats(VECTOR_INDEX), state.table.stats(), this.deltaOf(state)]);
+    return stats
+      ? { indexedRows: stats.numIndexedRows, unindexedRows: stats.numUnindexedRows, smallFragments: table.fragmentStats.numSmallFragments, indices: stats.numIndices ?? 1, deltaRows: await delta.table.countRows() }
+      : null;
   }
 
   /** Which serving path answers this collection's searches now ('exact' snapshot or 'ann' index). */
@@ -659,7 +810,7 @@ export class LanceDbVectorStore implements VectorStore {
     return state;
   }
 
-  private async describe(name: string, table: lancedb.Table): Promise<CollectionState> {
+  private async describe(name: string, table: lancedb.Table, isDelta = false): Promise<CollectionState> {
     const schema = await table.schema();
     const vector = schema.fields.find((f) => f.name === 'vector');
     const missing = COLUMNS.filter((c) => !schema.fields.some((f) => f.name === c));
@@ -671,6 +822,7 @@ export class LanceDbVectorStore implements VectorStore {
     return {
       name, table, dim: vector.type.listSize, snapshot: null, loading: null, writesSinceOptimize: 0,
       indexed: false, indexCheckedAt: -1, indexTrainedRows: 0, indexCheckedMs: 0, smallFragmentsAfterCompaction: 0, sideFlags: new Set(), sideVersion: -1, sideTable: null, indexing: null,
+      isDelta, delta: null,
     };
   }
 
@@ -791,7 +943,7 @@ export class LanceDbVectorStore implements VectorStore {
    * Failures (e.g. a commit conflict with another process) are dropped: the next write tries again.
    */
   private maintainIndex(state: CollectionState): void {
-    if (!this.autoIndex || this.indexMinRows === 0 || state.indexing || this.closed) return;
+    if (!this.autoIndex || this.indexMinRows === 0 || state.indexing || this.closed || state.isDelta) return;
     state.indexCheckedMs = Date.now();
     void this.runIndexing(state, async () => {
       // Rows keep arriving while an index trains or merges: look again after each job (bounded).
@@ -810,7 +962,16 @@ export class LanceDbVectorStore implements VectorStore {
           await this.buildIndexNow(state);
           continue;
         }
+        const delta = await this.deltaOf(state);
+        if ((await delta.table.countRows()) >= this.deltaMoveRows) {
+          await this.withWriteLock(state.name, () => this.moveDelta(state, delta));
+          continue;
+        }
         const [index, table] = await Promise.all([state.table.indexStats(VECTOR_INDEX), state.table.stats()]);
+        if ((index?.numIndices ?? 1) > this.maxIndexDeltas) {
+          await this.buildIndexNow(state);
+          continue;
+        }
         // Compaction does not merge every small fragment (those of earlier index builds stay apart): count
         // the ones added since this process last compacted, or it would compact after every write.
         const added = table.fragmentStats.numSmallFragments - state.smallFragmentsAfterCompaction;
@@ -822,6 +983,37 @@ export class LanceDbVectorStore implements VectorStore {
         }
       }
     }).catch(() => undefined);
+  }
+
+  /**
+   * Moves the delta table's rows into the indexed table (one merge-insert) and merges the index, then
+   * deletes them from the delta — except rows another process rewrote meanwhile (compared with what
+   * was moved), which stay and shadow the moved copy. Readers see every row at each step: first a
+   * flagged row's id goes to the side table (the moved row is written unflagged, so a restore is the
+   * side table's), then the rows are in both tables (the delta copy wins), then in the indexed one.
+   */
+  private async moveDelta(state: CollectionState, delta: CollectionState): Promise<void> {
+    const snap = await this.fresh(delta);
+    const n = snap.ids.length;
+    if (n === 0) return;
+    const moved = snap.ids.map((id, row) => ({
+      id, vector: snap.matrix.row(row), text: snap.texts[row]!, payload: parsePayload(snap.payloads[row]!), quarantined: false, flagged: snap.quarantined[row]!, rawPayload: snap.payloads[row]!,
+    }));
+    const side = await this.sideFlags(state);
+    await this.writeSide(state, moved.filter((r) => r.flagged && !side.has(r.id)).map((r) => r.id), true);
+    for (const part of chunks(moved, UPSERT_CHUNK)) {
+      await state.table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(this.toArrow(part, state.dim, true));
+    }
+    await this.optimizeNow(state, 15 * 60_000);
+    state.smallFragmentsAfterCompaction = (await state.table.stats()).fragmentStats.numSmallFragments;
+    const now = await this.fresh(delta);
+    const unchanged = moved.filter((r) => {
+      const row = now.index.get(r.id);
+      if (row === undefined || now.texts[row] !== r.text || now.payloads[row] !== r.rawPayload || now.quarantined[row] !== r.flagged) return false;
+      const v = now.matrix.row(row);
+      return v.every((x, d) => x === r.vector[d]);
+    });
+    await this.exactDelete(delta, unchanged.map((r) => r.id));
   }
 
   /** One index job at a time per collection in this process; `state.indexing` while it runs. */
@@ -872,6 +1064,7 @@ export class LanceDbVectorStore implements VectorStore {
    */
   private async annMode(state: CollectionState): Promise<boolean> {
     if (state.indexed) return true;
+    if (state.isDelta) return false;
     const version = await state.table.version();
     if (state.indexCheckedAt === version) return false;
     const indices = await state.table.listIndices();
@@ -883,6 +1076,23 @@ export class LanceDbVectorStore implements VectorStore {
       return true;
     }
     return false;
+  }
+
+  /** ANN path: the collection's delta table (created on first use; any process may have, see DELTA_TABLE_SUFFIX). */
+  private deltaOf(state: CollectionState): Promise<CollectionState> {
+    if (!state.delta) {
+      const opening = (async () => {
+        const conn = await this.conn();
+        const name = state.name + DELTA_TABLE_SUFFIX;
+        const table = await conn.createEmptyTable(name, tableSchema(state.dim), { mode: 'create', existOk: true });
+        return this.describe(name, table, true);
+      })();
+      state.delta = opening;
+      opening.catch(() => {
+        if (state.delta === opening) state.delta = null;
+      });
+    }
+    return state.delta;
   }
 
   /** ANN path: the side table of quarantined ids (created on first use; any process may have). */
@@ -941,7 +1151,7 @@ export class LanceDbVectorStore implements VectorStore {
    * committed version (readConsistencyInterval 0): another process's write costs only the flat scan
    * of its new rows.
    */
-  private async annSearch(state: CollectionState, req: SearchRequest): Promise<ScoredHit[]> {
+  private async annSearch(state: CollectionState, req: SearchRequest, shadowed: ReadonlyMap<string, number> = new Map()): Promise<ScoredHit[]> {
     if (req.k === 0) return [];
     if (Date.now() - state.indexCheckedMs >= this.indexCheckIntervalMs) this.maintainIndex(state);
     const own = uniqueIds(req.excludeIds ?? []);
@@ -949,7 +1159,9 @@ export class LanceDbVectorStore implements VectorStore {
     // Read as it is (no copy per search: the set can hold thousands of ids).
     const side: ReadonlySet<string> = req.includeQuarantined === true ? new Set() : await this.sideFlags(state);
     const ownInWhere = own.length > EXCLUDE_IN_WHERE;
-    const excluded = { has: (id: string) => ownSet.has(id) || side.has(id) };
+    // Ids whose current row is in the delta table are dropped here too: the indexed row is stale. Not
+    // over-fetched for: most delta rows are new texts, not rewrites of indexed ones (the retry covers those).
+    const excluded = { has: (id: string) => ownSet.has(id) || side.has(id) || shadowed.has(id) };
     const base = req.k + ANN_TIE_SLACK + (ownInWhere ? 0 : own.length) + Math.min(side.size, SIDE_OVERFETCH);
     let hits: ScoredHit[] = [];
     const attempts = [[base, false], [base * 4, false], [base, true]] as const;
@@ -957,7 +1169,7 @@ export class LanceDbVectorStore implements VectorStore {
       const filters: string[] = [];
       if (req.includeQuarantined !== true) filters.push('quarantined IS NOT TRUE');
       // The last attempt names every exclusion in SQL: nothing is dropped after the search.
-      const inSql = prefilter ? uniqueIds([...own, ...side]) : ownInWhere ? own : [];
+      const inSql = prefilter ? uniqueIds([...own, ...side, ...shadowed.keys()]) : ownInWhere ? own : [];
       if (inSql.length > 0) filters.push(`id NOT IN (${idList(inSql)})`);
       let query = state.table
         .vectorSearch(Float32Array.from(req.vector))
