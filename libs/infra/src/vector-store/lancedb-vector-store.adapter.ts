@@ -32,12 +32,15 @@
  *   index in the background (`buildIndexNow`). From the commit on, every process (checked once per
  *   new table version) drops its snapshot and searches through LanceDB: quarantine and long
  *   exclusion lists as `where` postfilters (re-run wider, then as a prefilter, when they leave fewer
- *   than k), refine re-scores exactly, rows not yet in the index are
- *   scanned flat by LanceDB itself, so another process's write costs the next search only the flat
- *   scan of its new rows — no reload, no per-process copy of the table (RSS stays flat at 1M rows).
+ *   than k), refine re-scores exactly. Small writes go to a delta table served exactly from memory
+ *   and merged with the index's hits (DELTA_TABLE_SUFFIX), so the indexed table stays covered by its
+ *   index and another process's write costs the next search a re-read of the delta — no reload, no
+ *   per-process copy of the table (RSS stays flat at 1M rows). Rows a bulk write leaves outside the
+ *   index are scanned flat by LanceDB until merged.
  *   Fetch/setQuarantined/delete read the table by id (BTREE index on `id`); quarantines are kept in a
  *   side table of ids, not by updating indexed rows (QUARANTINE_TABLE_SUFFIX). Index upkeep:
- *   `maintainIndex` (merge new rows via `optimize`, compact small fragments, retrain after 4× growth).
+ *   `maintainIndex` (merge new rows via `optimize`, move the delta in, compact small fragments,
+ *   retrain after 4× growth or past MAX_INDEX_DELTAS).
  * Evidence's candidate pools use `fetch` by id on either path.
  */
 import * as fs from 'node:fs';
