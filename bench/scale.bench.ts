@@ -6,6 +6,8 @@
  *
  *   npm run bench:scale -- --texts 1000000 [--vectors random|clustered] [--queries 200] [--dir /tmp/x [--reuse]]
  *                          [--nprobes P --refine R]   (ANN knobs; default VECTOR_ANN_NPROBES / VECTOR_ANN_REFINE's)
+ *                          [--index ivf_pq|hnsw_sq]   (the ANN index, VECTOR_ANN_INDEX; with --reuse of a
+ *                          directory indexed otherwise, the index is rebuilt first and indexBuildSec is that)
  * `--dir` keeps the data; `--reuse` then skips ingestion/indexing/truth (saved in the dir) and re-runs the
  * searches and foreign writes only (each foreign write is undone after its timed search, so the data
  * stay as ingested) — e.g. to measure again when the shared machine is quieter.
@@ -51,6 +53,8 @@ const log = (msg: string): void => {
 const N = Number(arg('texts', '100000'));
 const KIND = arg('vectors', 'random') as 'random' | 'clustered';
 const QUERIES = Number(arg('queries', '200'));
+const INDEX = arg('index', 'ivf_pq') as 'ivf_pq' | 'hnsw_sq';
+if (INDEX !== 'ivf_pq' && INDEX !== 'hnsw_sq') throw new Error(`--index must be ivf_pq or hnsw_sq, got ${String(INDEX)}`);
 if (!Number.isInteger(N) || N < 1000) throw new Error('--texts must be an integer ≥ 1000');
 if (KIND !== 'random' && KIND !== 'clustered') throw new Error('--vectors must be random or clustered');
 
@@ -136,7 +140,7 @@ const rssMb = (): number => Math.round(process.memoryUsage().rss / 1e6);
 
 function runChild(role: string, dir: string, extra: string[] = []): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, process.argv[1], '--role', role, '--dir', dir, '--texts', String(N), '--vectors', KIND, '--queries', String(QUERIES), ...extra], {
+    const child = spawn(process.execPath, [...process.execArgv, process.argv[1], '--role', role, '--dir', dir, '--texts', String(N), '--vectors', KIND, '--queries', String(QUERIES), '--index', INDEX, ...extra], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -150,7 +154,7 @@ function runChild(role: string, dir: string, extra: string[] = []): Promise<stri
 
 async function writer(dir: string): Promise<void> {
   const texts = loadTexts();
-  const store = new LanceDbVectorStore({ dir, autoIndex: false });
+  const store = new LanceDbVectorStore({ dir, autoIndex: false, annIndex: INDEX });
   await store.ensureCollection(COLLECTION, DIM);
   const t0 = performance.now();
   for (let start = 0; start < N; start += CHUNK) {
@@ -171,7 +175,7 @@ async function writer(dir: string): Promise<void> {
   }
   const ingestSec = (performance.now() - t0) / 1000;
   await store.optimize(COLLECTION); // compaction of the 10k-row fragments, as the service does periodically
-  log('training the ANN index (IVF_PQ)…');
+  log(`training the ANN index (${INDEX})…`);
   const t1 = performance.now();
   await store.buildIndex(COLLECTION);
   const indexBuildSec = (performance.now() - t1) / 1000;
@@ -204,7 +208,7 @@ async function writer(dir: string): Promise<void> {
     }
     if ((start / CHUNK) % 20 === 19) log(`exact truth ${start + n}/${N}`);
   }
-  process.stdout.write(JSON.stringify({ ingestPerSec: Math.round(N / ingestSec), indexBuildSec: +indexBuildSec.toFixed(1), truth: best.map((l) => l.map(([, r]) => r)) }));
+  process.stdout.write(JSON.stringify({ ingestPerSec: Math.round(N / ingestSec), indexBuildSec: +indexBuildSec.toFixed(1), index: INDEX, truth: best.map((l) => l.map(([, r]) => r)) }));
 }
 
 // ---- foreign writer: another process's upsert + quarantine --------------------------------------
@@ -239,11 +243,19 @@ async function main(): Promise<void> {
     const saved = path.join(dir, 'writer.json');
     const reuse = process.argv.includes('--reuse') && fs.existsSync(saved);
     if (reuse) log(`reusing the ingested data and exact truth in ${dir}`);
-    const w = JSON.parse(reuse ? fs.readFileSync(saved, 'utf8') : await runChild('writer', dir)) as { ingestPerSec: number; indexBuildSec: number; truth: number[][] };
-    if (!reuse && arg('dir', '')) fs.writeFileSync(saved, JSON.stringify(w));
+    const w = JSON.parse(reuse ? fs.readFileSync(saved, 'utf8') : await runChild('writer', dir)) as { ingestPerSec: number; indexBuildSec: number; index?: string; truth: number[][] };
     const nprobes = arg('nprobes', '') ? Number(arg('nprobes', '')) : undefined; // default: the store's (VECTOR_ANN_NPROBES)
     const refineFactor = arg('refine', '') ? Number(arg('refine', '')) : undefined;
-    const store = new LanceDbVectorStore({ dir, nprobes, refineFactor });
+    const store = new LanceDbVectorStore({ dir, nprobes, refineFactor, annIndex: INDEX });
+    if (reuse && (w.index ?? 'ivf_pq') !== INDEX) {
+      log(`rebuilding the index as ${INDEX} (the directory has ${w.index ?? 'ivf_pq'})…`);
+      const t = performance.now();
+      await store.buildIndex(COLLECTION);
+      w.indexBuildSec = +((performance.now() - t) / 1000).toFixed(1);
+      w.index = INDEX;
+      log(`index built in ${w.indexBuildSec} s`);
+    }
+    if (arg('dir', '')) fs.writeFileSync(saved, JSON.stringify(w));
     const qs = queries();
     const path0 = await store.servingPath(COLLECTION);
     log(`serving path: ${path0}`);
@@ -300,6 +312,7 @@ async function main(): Promise<void> {
       texts: N,
       vectors: KIND,
       ingestPerSec: w.ingestPerSec,
+      index: INDEX,
       indexBuildSec: w.indexBuildSec,
       reused: reuse,
       servingPath: path0,

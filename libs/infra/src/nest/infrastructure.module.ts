@@ -125,7 +125,7 @@ export class InfrastructureModule {
       fromRepositories(USERS, 'users'), fromRepositories(API_KEYS, 'apiKeys'), fromRepositories(SESSIONS, 'sessions'),
       { provide: VECTOR_STORE, useFactory: () => createVectorStore({
         qdrantUrl: config.qdrantUrl, qdrantApiKey: config.qdrantApiKey, dir: join(config.dataDir, 'vectors'),
-        indexMinRows: config.vectorStore.indexMinRows, annNprobes: config.vectorStore.annNprobes, annRefine: config.vectorStore.annRefine, attach: config.vectorStore.attach,
+        indexMinRows: config.vectorStore.indexMinRows, annNprobes: config.vectorStore.annNprobes, annRefine: config.vectorStore.annRefine, annIndex: config.vectorStore.annIndex, annEf: config.vectorStore.annEf, attach: config.vectorStore.attach,
       }) },
       { provide: EMBEDDER, useFactory: () => embedderFor(config) },
       { provide: METRICS, useFactory: () => new ForensicsMetrics() },

@@ -28,7 +28,10 @@ export interface VectorStoreConfig {
   /** Embedded store: ANN index threshold and search knobs (VECTOR_INDEX_MIN_ROWS, VECTOR_ANN_*). */
   indexMinRows?: number;
   annNprobes?: number;
+  /** 0 or unset = the index kind's default. */
   annRefine?: number;
+  annIndex?: 'ivf_pq' | 'hnsw_sq';
+  annEf?: number;
   /** Qdrant attach mode: the RAG app's existing collection (needs qdrantUrl). */
   attach?: {
     collection: string;
@@ -49,5 +52,7 @@ export function createVectorStore(config: VectorStoreConfig): VectorStore {
   if (url && config.attach) return new QdrantAttachedVectorStore({ url, apiKey: config.qdrantApiKey || undefined, attach: config.attach });
   if (config.attach) throw new VectorStoreError('Qdrant attach mode needs a Qdrant URL (QDRANT_URL)');
   if (url) return new QdrantVectorStore({ url, apiKey: config.qdrantApiKey || undefined });
-  return new LanceDbVectorStore({ dir: config.dir, indexMinRows: config.indexMinRows, nprobes: config.annNprobes, refineFactor: config.annRefine });
+  return new LanceDbVectorStore({
+    dir: config.dir, indexMinRows: config.indexMinRows, nprobes: config.annNprobes, refineFactor: config.annRefine || undefined, annIndex: config.annIndex, ef: config.annEf,
+  });
 }
