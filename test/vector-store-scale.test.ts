@@ -44,6 +44,12 @@ function exactTopK(vectors: Float32Array[], q: Float32Array, k: number, skip: (r
   return scored.slice(0, k).map(([, row]) => row);
 }
 
+/** Closes the stores ("processes") of a describe block and removes their directory. */
+async function closeAndRemove(dir: string, ...stores: (LanceDbVectorStore | undefined)[]): Promise<void> {
+  for (const s of stores) await s?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
 describe('LanceDB store above the index threshold (ANN path)', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vector-store-scale-'));
   const c = 'scale';
@@ -69,11 +75,7 @@ describe('LanceDB store above the index threshold (ANN path)', () => {
     await store.waitForIndexing(c);
   }, 600_000);
 
-  afterAll(async () => {
-    await store?.close();
-    await other?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => closeAndRemove(dir, store, other));
 
   it('switched to the ANN path by itself (background build after the threshold), in both processes', async () => {
     expect(await store.servingPath(c)).toBe('ann');
@@ -369,11 +371,7 @@ describe('LanceDB store with the IVF_HNSW_SQ index (VECTOR_ANN_INDEX=hnsw_sq)', 
     await store.waitForIndexing(c);
   }, 600_000);
 
-  afterAll(async () => {
-    await store?.close();
-    await other?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => closeAndRemove(dir, store, other));
 
   it('builds the HNSW index and answers with recall@10 ≥ 0.98 against exact search, filters honoured, in both processes', async () => {
     expect(await store.servingPath(c)).toBe('ann');
