@@ -34,7 +34,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { VectorRecord } from '../libs/core/src/ports/vector-store.port';
 import { ExactMatrix } from '../libs/infra/src/vector-store/exact-kernel';
-import { LanceDbVectorStore } from '../libs/infra/src/vector-store/lancedb-vector-store.adapter';
+import { LanceDbVectorStore, type AnnIndexKind } from '../libs/infra/src/vector-store/lancedb-vector-store.adapter';
 
 const DIM = 384;
 const COLLECTION = 'scale';
@@ -53,7 +53,7 @@ const log = (msg: string): void => {
 const N = Number(arg('texts', '100000'));
 const KIND = arg('vectors', 'random') as 'random' | 'clustered';
 const QUERIES = Number(arg('queries', '200'));
-const INDEX = arg('index', 'ivf_pq') as 'ivf_pq' | 'hnsw_sq';
+const INDEX = arg('index', 'ivf_pq') as AnnIndexKind;
 if (INDEX !== 'ivf_pq' && INDEX !== 'hnsw_sq') throw new Error(`--index must be ivf_pq or hnsw_sq, got ${String(INDEX)}`);
 if (!Number.isInteger(N) || N < 1000) throw new Error('--texts must be an integer ≥ 1000');
 if (KIND !== 'random' && KIND !== 'clustered') throw new Error('--vectors must be random or clustered');

@@ -1,11 +1,11 @@
 import type { VectorStore } from '@forensics/core';
-import { LanceDbVectorStore } from './lancedb-vector-store.adapter';
+import { LanceDbVectorStore, type AnnIndexKind } from './lancedb-vector-store.adapter';
 import { VectorStoreError } from './vector-store.common';
 import { QdrantAttachedVectorStore } from './qdrant-attached-vector-store.adapter';
 import type { AttachIdType } from './qdrant-attach.mapping';
 import { QdrantVectorStore } from './qdrant-vector-store.adapter';
 
-export { LanceDbVectorStore, type LanceDbVectorStoreOptions } from './lancedb-vector-store.adapter';
+export { LanceDbVectorStore, type AnnIndexKind, type LanceDbVectorStoreOptions } from './lancedb-vector-store.adapter';
 export { QdrantVectorStore, type QdrantVectorStoreOptions } from './qdrant-vector-store.adapter';
 export { QdrantAttachedVectorStore, type QdrantAttachedVectorStoreOptions } from './qdrant-attached-vector-store.adapter';
 export { documentIdOf, pointIdOf, type AttachIdType, type QdrantAttachConfig } from './qdrant-attach.mapping';
@@ -30,7 +30,7 @@ export interface VectorStoreConfig {
   annNprobes?: number;
   /** 0 or unset = the index kind's default. */
   annRefine?: number;
-  annIndex?: 'ivf_pq' | 'hnsw_sq';
+  annIndex?: AnnIndexKind;
   annEf?: number;
   /** Qdrant attach mode: the RAG app's existing collection (needs qdrantUrl). */
   attach?: {

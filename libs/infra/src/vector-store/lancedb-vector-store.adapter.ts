@@ -111,7 +111,7 @@ export interface LanceDbVectorStoreOptions {
    * The ANN index built when a collection crosses `indexMinRows` (VECTOR_ANN_INDEX): 'ivf_pq' (default)
    * or 'hnsw_sq' (IVF_HNSW_SQ: ~4× faster searches at 1M, but LanceDB rebuilds it whole on every
    * merge of new rows — 10.6 min at 1M on 2 cores — so only for collections that are mostly read;
-   * see ANN_INDEX_KINDS). A collection keeps the index it has until it is retrained.
+   * see DELTA_MOVE_ROWS_HNSW). A collection keeps the index it has until it is retrained.
    */
   annIndex?: AnnIndexKind;
   /** IVF_HNSW_SQ: candidates explored per graph search (VECTOR_ANN_EF; at least limit × refine). Default 100. */
@@ -251,6 +251,8 @@ const MAX_INDEX_DELTAS = 8;
  */
 const DELTA_MOVE_ROWS_HNSW = 20_000;
 
+/** SQL condition on the rows whose flag a quarantine (true) or a restore (false) would change. */
+const flagGuard = (quarantined: boolean): string => (quarantined ? '(quarantined IS NULL OR quarantined = false)' : 'quarantined = true');
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 const idList = (ids: readonly string[]): string => ids.map(sqlString).join(', ');
 function chunks<T>(items: readonly T[], size: number): T[][] {
@@ -443,7 +445,8 @@ export class LanceDbVectorStore implements VectorStore {
       // Both re-read only when another process wrote them; in parallel, as that is the next search's cost.
       const [dsnap, side] = await Promise.all([this.fresh(delta), this.sideFlags(state)]);
       if (dsnap.ids.length === 0) return Promise.all(requests.map((r) => this.annSearch(state, r)));
-      const sideInDelta = [...side].filter((id) => dsnap.index.has(id));
+      // Side-table ids among the delta's rows, from the smaller of the two (the side table only grows).
+      const sideInDelta = side.size < dsnap.index.size ? [...side].filter((id) => dsnap.index.has(id)) : [...dsnap.index.keys()].filter((id) => side.has(id));
       const fromDelta = this.exactSearchBatch(delta, dsnap, requests, sideInDelta);
       return Promise.all(requests.map(async (r, j) => {
         const fromIndex = await this.annSearch(state, r, dsnap.index);
@@ -483,13 +486,17 @@ export class LanceDbVectorStore implements VectorStore {
     if (!state || wanted.length === 0) return [];
     if (await this.annMode(state)) {
       // A delta row is the current one; the rest are read from the indexed table.
-      const dsnap = await this.fresh(await this.deltaOf(state));
-      const side = await this.sideFlags(state);
-      const fromDelta = new Map(this.snapshotRecords(dsnap, wanted.filter((id) => dsnap.index.has(id))).map((r) => [r.id, { ...r, quarantined: r.quarantined || side.has(r.id) }]));
+      const [dsnap, side] = await Promise.all([this.fresh(await this.deltaOf(state)), this.sideFlags(state)]);
+      const fromDelta = new Map(this.deltaRecords(dsnap, side, wanted.filter((id) => dsnap.index.has(id))).map((r) => [r.id, r]));
       const fromIndex = new Map((await this.fetchRows(state, wanted.filter((id) => !fromDelta.has(id)))).map((r) => [r.id, r]));
       return wanted.map((id) => fromDelta.get(id) ?? fromIndex.get(id)).filter((r): r is StoredRecord => r !== undefined);
     }
     return this.snapshotRecords(await this.fresh(state), wanted);
+  }
+
+  /** Delta rows as stored records, quarantined by their own flag or by the side table. */
+  private deltaRecords(dsnap: Snapshot, side: ReadonlySet<string>, ids: readonly string[]): StoredRecord[] {
+    return this.snapshotRecords(dsnap, ids).map((r) => (side.has(r.id) ? { ...r, quarantined: true } : r));
   }
 
   private snapshotRecords(snap: Snapshot, ids: readonly string[]): StoredRecord[] {
@@ -524,21 +531,21 @@ export class LanceDbVectorStore implements VectorStore {
     if (await this.annMode(state)) {
       // The indexed table's page, its rows shadowed by the delta's dropped, merged with the delta's
       // rows in the same id range (see DELTA_TABLE_SUFFIX).
-      const dsnap = await this.fresh(await this.deltaOf(state));
-      const side = await this.sideFlags(state);
+      const [dsnap, side] = await Promise.all([this.fresh(await this.deltaOf(state)), this.sideFlags(state)]);
       const main = await this.indexedPage(state, after, limit, opts);
       // Past the indexed page's last id the indexed table has rows not read yet: the delta's rows
       // there belong to a later page.
       const bound = main.next;
       const deltaIds = [...dsnap.index.keys()].filter((id) => (after === null || id > after) && (bound === null || id <= bound));
-      const fromDelta = this.snapshotRecords(dsnap, deltaIds).map((r) => ({
-        id: r.id, quarantined: r.quarantined || side.has(r.id), payload: r.payload,
+      const fromDelta = this.deltaRecords(dsnap, side, deltaIds).map((r) => ({
+        id: r.id, quarantined: r.quarantined, payload: r.payload,
         ...(opts.withText ? { text: r.text } : {}), ...(opts.withVectors ? { vector: r.vector } : {}),
       }));
       const merged = [...main.records.filter((r) => !dsnap.index.has(r.id)), ...fromDelta].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       const records = merged.slice(0, limit);
       const last = records[records.length - 1]?.id ?? null;
-      const more = merged.length > limit || main.next !== null || [...dsnap.index.keys()].some((id) => last !== null && id > last);
+      // Every delta row above `after` is in `merged` unless it lies past `bound`, i.e. main.next is set.
+      const more = merged.length > limit || main.next !== null;
       return { records, next: more && last !== null ? last : null };
     } else {
       ids = [...(await this.fresh(state)).index.keys()].filter((id) => after === null || id > after);
@@ -609,7 +616,7 @@ export class LanceDbVectorStore implements VectorStore {
       // Indexed rows: the side table, not an update of the indexed rows (see QUARANTINE_TABLE_SUFFIX).
       // A restore also clears the row's own flag when it was set (at ingest / before indexing): an
       // update, but a rare one. Only rows that exist: a no-op commits nothing.
-      const guard = quarantined ? '(quarantined IS NULL OR quarantined = false)' : 'quarantined = true';
+      const guard = flagGuard(quarantined);
       if (quarantined) {
         const unflagged = await this.existingIds(state, indexed, guard);
         await this.writeSide(state, unflagged.filter((id) => !side.has(id)), true);
@@ -632,7 +639,7 @@ export class LanceDbVectorStore implements VectorStore {
   }
 
   private async updateFlags(state: CollectionState, todo: readonly string[], quarantined: boolean): Promise<void> {
-    const guard = quarantined ? '(quarantined IS NULL OR quarantined = false)' : 'quarantined = true';
+    const guard = flagGuard(quarantined);
     for (const part of chunks(todo, ID_CHUNK)) {
       const result = await state.table.update({
         valuesSql: { quarantined: quarantined ? 'true' : 'false' },
@@ -1025,8 +1032,7 @@ export class LanceDbVectorStore implements VectorStore {
    */
   private async moveDelta(state: CollectionState, delta: CollectionState): Promise<void> {
     const snap = await this.fresh(delta);
-    const n = snap.ids.length;
-    if (n === 0) return;
+    if (snap.ids.length === 0) return;
     const moved = snap.ids.map((id, row) => ({
       id, vector: snap.matrix.row(row), text: snap.texts[row]!, payload: parsePayload(snap.payloads[row]!), quarantined: false, flagged: snap.quarantined[row]!, rawPayload: snap.payloads[row]!,
     }));
@@ -1191,11 +1197,10 @@ export class LanceDbVectorStore implements VectorStore {
    * length (measured on the 100k bench:worker table, k = 5: 12.5 ms with none, 14.2 ms with 500 ids,
    * 28.2 ms with 5,000, 83 ms with 20,000), while only the few quarantined texts near the query can be
    * among its candidates. So the search over-fetches by min(|side|, SIDE_OVERFETCH) and drops them by
-   * set lookup (a Set of 20,000 ids: 12.7 → 20.5 ms measured on that table before, ~13 ms after).
-   * When fewer than k remain, it is repeated with 4× the limit, and finally with every exclusion in a
-   * prefilter, so the result is never short because of filtering. Each query checks the latest
-   * committed version (readConsistencyInterval 0): another process's write costs only the flat scan
-   * of its new rows.
+   * set lookup (12–13.6 ms on that table at every size). Rows whose id is in the delta table
+   * (`shadowed`) are dropped the same way. When fewer than k remain, it is repeated with 4× the limit,
+   * and finally with every exclusion in a prefilter, so the result is never short because of
+   * filtering. Each query checks the latest committed version (readConsistencyInterval 0).
    */
   private async annSearch(state: CollectionState, req: SearchRequest, shadowed: ReadonlyMap<string, number> = new Map()): Promise<ScoredHit[]> {
     if (req.k === 0) return [];
