@@ -278,8 +278,11 @@ const WRONG = 'Charles Dickens';
     await admin.page.getByLabel('Kind').selectOption('reconcile');
     await admin.page.getByLabel('Collection').fill(collection);
     await admin.page.getByRole('button', { name: 'Start audit' }).click();
-    // The run page follows the run until it finishes, then lists the finding.
+    // The run page follows the run (re-rendered every 2 s while it is active) until it finishes. Its
+    // findings are listed as soon as they are saved, which can be before the run is marked finished:
+    // wait for the status, not only for the table.
     await admin.page.waitForSelector('main[data-page="audit-run"] #audit-findings', { timeout: 60_000 });
+    await admin.page.waitForFunction(() => ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(document.querySelector('main .badge')?.textContent ?? ''), undefined, { timeout: 60_000 });
     const rows = await admin.page.locator('#audit-findings tbody tr td:first-child').allTextContents();
     expect(rows).toContain('flag-extra');
     expect(await admin.page.locator('main .badge').first().textContent()).toBe('SUCCEEDED');
