@@ -10,7 +10,6 @@ import type { DestinationStream } from 'pino';
 import { ApiModule } from './api.module';
 import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { securityHeaders } from './http/security-headers';
-import cookieParser from 'cookie-parser';
 import { consoleStatic } from './console/serve-console';
 import { QueueRegistry } from '@forensics/infra';
 import { Authenticator } from './http/authenticator';
@@ -54,8 +53,7 @@ export async function createApiApp(config: AppConfig, opts: ApiAppOptions = {}):
   // (an infrastructure composed without the queue has no registry, and then no dashboard).
   const queueRegistry = (() => { try { return app.get(QueueRegistry, { strict: false }); } catch { return null; } })();
   if (queueRegistry) app.use(QUEUE_DASHBOARD_PATH, queueDashboard({ authenticator: app.get(Authenticator), queues: queueRegistry.all() }));
-  // The console's session cookie (read by the Authenticator) and its login form.
-  app.use(cookieParser());
+  // The console's login form (its session cookie is read by the Authenticator, from the header, only when no key is sent).
   const loginForm = express.urlencoded({ extended: false, limit: '4kb' });
   app.use((req: Request, res: Response, next: NextFunction) => (req.method === 'POST' && req.path === '/v1/session' ? loginForm(req, res, next) : next()));
   const ingestJson = express.json({ limit: INGEST_BODY_LIMIT });

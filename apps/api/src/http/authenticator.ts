@@ -1,3 +1,4 @@
+import { parse as parseCookie } from 'cookie';
 import { BadRequestException, ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
@@ -32,17 +33,17 @@ export function principalOfIdentity(identity: Identity, via: Principal['via']): 
   };
 }
 
-/** Reads one cookie: from cookie-parser's `req.cookies`, else from the header (the Authenticator may run before cookie-parser). */
+/**
+ * Reads one cookie from the request's Cookie header (the `cookie` library's parser). Parsed only
+ * where a cookie is looked for (a request without an API key, logout): the API's key-carrying
+ * requests, most of the traffic, never pay for it (cookie-parser on every request cost ~4% of the
+ * intake's CPU, bench:intake --cpu-prof).
+ */
 export function cookieOf(req: Request, name: string): string | undefined {
-  const parsed = (req as Request & { cookies?: Record<string, unknown> }).cookies;
-  if (parsed && typeof parsed[name] === 'string') return parsed[name] as string;
-  for (const part of (req.header('cookie') ?? '').split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) {
-      try { return decodeURIComponent(part.slice(i + 1).trim()); } catch { return undefined; }
-    }
-  }
-  return undefined;
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  const value = parseCookie(header)[name];
+  return typeof value === 'string' ? value : undefined;
 }
 
 /**
