@@ -240,6 +240,23 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
       expect((await repos.verdicts.list(e.id))[0].signals).toStrictEqual({ inf: null, nan: null, ok: 1 });
     });
 
+    it('listRecent: one collection, the trust levels asked, newest first, paged with `before`', async () => {
+      const made: FeedbackRow[] = [];
+      for (const trust of ['identified', 'anonymous', 'reviewer', 'identified', 'identified']) { made.push(await event({ trust })); await sleep(5); }
+      await repos.feedback.create({ collection: `${collection}-other`, query: 'q?', wrongAnswer: 'w', k: 3, trust: 'identified' });
+      const trusted = made.filter((e) => e.trust !== 'anonymous').reverse().map((e) => e.id);
+      expect((await repos.feedback.listRecent(collection, { trust: ['identified', 'reviewer'], limit: 100 })).map((r) => r.id)).toEqual(trusted);
+      expect((await repos.feedback.listRecent(collection, { trust: ['anonymous'], limit: 100 })).map((r) => r.id)).toEqual([made[1].id]);
+      expect(await repos.feedback.listRecent(collection, { trust: [], limit: 100 })).toEqual([]);
+      const paged: string[] = [];
+      let before: { createdAt: Date; id: string } | undefined;
+      for (let page = await repos.feedback.listRecent(collection, { trust: ['identified', 'reviewer'], limit: 3 }); page.length; page = await repos.feedback.listRecent(collection, { trust: ['identified', 'reviewer'], limit: 3, before })) {
+        paged.push(...page.map((r) => r.id));
+        before = { createdAt: page[page.length - 1].createdAt, id: page[page.length - 1].id };
+      }
+      expect(paged).toEqual(trusted);
+    });
+
     it('listStale: in the statuses, last updated before the time, oldest update first, limited', async () => {
       const a = await event();
       await sleep(5);

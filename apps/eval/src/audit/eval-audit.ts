@@ -19,7 +19,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DEFAULT_CLUSTER_SCAN_PARAMS, groupCandidates, localCandidates, mulberry32, scanDoc } from '@forensics/algorithms';
 import {
-  activeRecords, DEFAULT_AUDIT_SETTINGS, IngestCorpusUseCase, QuarantineTextUseCase, readKnnGraph, RunAuditUseCase, RunTracebackUseCase, scanNeighbours, StartAuditUseCase, SubmitFeedbackUseCase, watchedEvents, type Embedder, type Judge,
+  activeRecords, DEFAULT_AUDIT_SETTINGS, IngestCorpusUseCase, QuarantineTextUseCase, readKnnGraph, RunAuditUseCase, RunTracebackUseCase, scanNeighbours, StartAuditUseCase, SubmitFeedbackUseCase, watchedEvents, watchOptions, type Embedder, type Judge,
 } from '@forensics/core';
 import { loadConfig } from '@forensics/infra/config/app-config';
 import { OfflineJudge } from '@forensics/infra/judges/offline-judge.adapter';
@@ -203,6 +203,11 @@ function consensusFromEnv() {
   return loadConfig(process.env).consensus;
 }
 
+/** AUDIT_WATCH from the environment (default 'reported'), as the service reads it. */
+function watchFromEnv() {
+  return loadConfig(process.env).audits.watch;
+}
+
 export async function siblingsEval(records: readonly EvalRecord[], embedder: Embedder, judge: Judge, log: (m: string) => void) {
   const PER = 50;
   const targets = records.filter((r) => (r.poisoned_variants?.gemini_100?.length ?? 0) >= PER);
@@ -214,7 +219,7 @@ export async function siblingsEval(records: readonly EvalRecord[], embedder: Emb
     const repos = createInMemoryRepositories();
     const store = new InMemoryVectorStore();
     const auditRuns = new InMemoryAuditRunRepository();
-    const uc = composeUseCases({ repos, store, embedder, judge, auditRuns, settings: { defaultCollection: 'sib', workerActor: 'eval', consensus: consensusFromEnv() } });
+    const uc = composeUseCases({ repos, store, embedder, judge, auditRuns, settings: { defaultCollection: 'sib', workerActor: 'eval', consensus: consensusFromEnv(), audit: { ...DEFAULT_AUDIT_SETTINGS, watch: watchFromEnv() } } });
     const poisons = r.poisoned_variants!.gemini_100!.slice(0, PER);
     const ing = await uc.get(IngestCorpusUseCase).execute({ collection: 'sib', records: [...r.clean_texts, ...poisons].map((text) => ({ text })) });
     const poisonIds = new Set(ing.ids.slice(r.clean_texts.length));
@@ -266,7 +271,7 @@ export async function admissionEval(records: readonly EvalRecord[], embedder: Em
   const runs = new InMemoryAuditRunRepository();
   const uc = composeUseCases({
     repos, store, embedder, judge, auditRuns: runs,
-    settings: { defaultCollection: 'adm', workerActor: 'eval', consensus: consensusFromEnv(), audit: { ...DEFAULT_AUDIT_SETTINGS, admission: { ...DEFAULT_AUDIT_SETTINGS.admission, topN } } },
+    settings: { defaultCollection: 'adm', workerActor: 'eval', consensus: consensusFromEnv(), audit: { ...DEFAULT_AUDIT_SETTINGS, admission: { ...DEFAULT_AUDIT_SETTINGS.admission, topN }, watch: watchFromEnv() } },
   });
   const base = new Set<string>();
   const heldOut = new Set<string>();
@@ -298,8 +303,8 @@ export async function admissionEval(records: readonly EvalRecord[], embedder: Em
   const held = new Set(res.admission.heldIds);
   const caught = [...variantIds].filter((id) => held.has(id)).length;
   const benignHeld = [...benignIds].filter((id) => held.has(id)).length;
-  // The check can act only for watched questions: an event whose traceback took texts out (see watchedEvents).
-  const watchedEventIds = new Set((await watchedEvents(repos, 'adm', 100_000)).map((w) => w.event.id));
+  // The check can act only for watched questions (see watchedEvents and AUDIT_WATCH).
+  const watchedEventIds = new Set((await watchedEvents(repos, 'adm', 100_000, undefined, watchOptions({ audit: { ...DEFAULT_AUDIT_SETTINGS, watch: watchFromEnv() } }))).map((w) => w.event.id));
   const watchedVariantIds = [...variants].filter(([, i]) => watchedEventIds.has(eventOf[i]!)).map(([t]) => idOf.get(t)!);
   const route = new Map((await activeRecords(repos.quarantines, 'adm')).inReview
     .filter((q) => q.policy === 'admission').map((q) => [q.documentId, String(((q.evidence as { policy?: { inputs?: { route?: string } } }).policy?.inputs?.route) ?? 'rank')]));

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { TrustLevel } from '@forensics/algorithms';
 import type { FeedbackEventRepository, FeedbackPatch, FeedbackRow, FeedbackStatus, NewFeedback } from '../ports/repositories';
 import { byTimeThenId, ConstraintViolation, copy, definedOnly, InMemoryRepository, jsonColumn } from './in-memory-state';
 
@@ -65,5 +66,13 @@ export class InMemoryFeedbackEventRepository extends InMemoryRepository implemen
     const isAfter = (f: FeedbackRow) => !after || f.updatedAt.getTime() > after.updatedAt.getTime() || (f.updatedAt.getTime() === after.updatedAt.getTime() && f.id > after.id);
     return [...this.s.feedback.values()].filter((f) => statuses.includes(f.status) && f.updatedAt < updatedBefore && isAfter(f))
       .sort(byTimeThenId((f) => f.updatedAt)).slice(0, limit).map(copy);
+  }
+
+  async listRecent(collection: string, opts: { trust: readonly TrustLevel[]; limit: number; before?: { createdAt: Date; id: string } }): Promise<FeedbackRow[]> {
+    if (opts.limit <= 0) return [];
+    const b = opts.before;
+    const isBefore = (f: FeedbackRow) => !b || f.createdAt.getTime() < b.createdAt.getTime() || (f.createdAt.getTime() === b.createdAt.getTime() && f.id < b.id);
+    return [...this.s.feedback.values()].filter((f) => f.collection === collection && opts.trust.includes(f.trust ?? 'anonymous') && isBefore(f))
+      .sort(byTimeThenId((f) => f.createdAt)).reverse().slice(0, opts.limit).map(copy);
   }
 }

@@ -1,3 +1,4 @@
+import type { TrustLevel } from '@forensics/algorithms';
 import type {
   ApiKeyFilter, ApiKeyRow, NewApiKey, NewSession, NewUser, SessionRow, UserRow,
 } from './records';
@@ -48,6 +49,11 @@ export interface FeedbackEventRepository {
    * id); `after` (the last row of the previous page) pages through them.
    */
   listStale(statuses: readonly FeedbackStatus[], updatedBefore: Date, limit: number, after?: { updatedAt: Date; id: string }): Promise<FeedbackRow[]>;
+  /**
+   * A collection's events whose reporter trust is one of `trust`, newest first (createdAt, then id,
+   * both descending), at most `limit`; `before` (the last row of the previous page) pages on (the audits' watchlist).
+   */
+  listRecent(collection: string, opts: { trust: readonly TrustLevel[]; limit: number; before?: { createdAt: Date; id: string } }): Promise<FeedbackRow[]>;
 }
 
 /** Judge verdicts of one event, and the cross-event verdict cache. */

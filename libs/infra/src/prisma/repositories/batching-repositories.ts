@@ -113,6 +113,7 @@ export class BatchingFeedbackEventRepository implements FeedbackEventRepository 
   findByAnswer(...a: Parameters<FeedbackEventRepository['findByAnswer']>) { return this.inner.findByAnswer(...a); }
   update(...a: Parameters<FeedbackEventRepository['update']>) { return this.inner.update(...a); }
   listStale(...a: Parameters<FeedbackEventRepository['listStale']>) { return this.inner.listStale(...a); }
+  listRecent(...a: Parameters<FeedbackEventRepository['listRecent']>) { return this.inner.listRecent(...a); }
 }
 
 /** AuditLogRepository whose appends are batched (one multi-row INSERT); reads go to the wrapped repository. */

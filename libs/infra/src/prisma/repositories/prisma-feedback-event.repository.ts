@@ -80,4 +80,12 @@ export class PrismaFeedbackEventRepository implements FeedbackEventRepository {
     const page = after ? { OR: [{ updatedAt: { gt: after.updatedAt } }, { updatedAt: after.updatedAt, id: { gt: after.id } }] } : {};
     return (await this.db.feedbackEvent.findMany({ where: { status: { in: [...statuses] }, updatedAt: { lt: updatedBefore }, ...page }, orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }], take: limit })).map(toRow);
   }
+
+  async listRecent(collection: string, opts: { trust: readonly TrustLevel[]; limit: number; before?: { createdAt: Date; id: string } }): Promise<FeedbackRow[]> {
+    if (!opts.trust.length || opts.limit <= 0) return [];
+    const b = opts.before;
+    const page = b ? { OR: [{ createdAt: { lt: b.createdAt } }, { createdAt: b.createdAt, id: { lt: b.id } }] } : {};
+    // The (collection, createdAt) index serves it.
+    return (await this.db.feedbackEvent.findMany({ where: { collection, trust: { in: [...opts.trust] }, ...page }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: opts.limit })).map(toRow);
+  }
 }

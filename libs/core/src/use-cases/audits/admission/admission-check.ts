@@ -7,7 +7,7 @@ import type { CoreSettings } from '../../../settings';
 import type { InjectMap } from '../../../use-case';
 import { DEFAULT_AUDIT_SETTINGS } from '../audit-queue.port';
 import { SeedSet } from '../seed-paraphrase';
-import { watchedEvents } from '../watchlist';
+import { watchedEvents, watchOptions } from '../watchlist';
 
 export interface AdmissionCheckDeps {
   quarantines: QuarantineRepository;
@@ -18,7 +18,7 @@ export interface AdmissionCheckDeps {
   settings: CoreSettings;
 }
 
-/** A watched attack: an event whose traceback quarantined texts, its unit query vector and the score a new text must reach to enter its top-N. */
+/** A watched attack (see `watchedEvents`): the event, its unit query vector and the score a new text must reach to enter its top-N. */
 export interface WatchedAttack {
   eventId: string; query: string; wrongAnswer: string; vector: Float32Array; threshold: number;
   /** The event's texts taken out of serving (the seeds): a new text that paraphrases them is judged whatever its rank. */
@@ -41,8 +41,9 @@ export interface AdmissionHold {
  * At ingestion rather than by the next scheduled run because a re-injected poison would otherwise be
  * served until that run; the cost is one dot product per (new text, watched query) plus one judge
  * call per new text that ranks that high (`ingest` reports how many were judged and held).
- * The watchlist is read once per ingest call (`watchedEvents`: QUARANTINED records, or review items
- * withheld under a trusted report).
+ * The watchlist is read once per ingest call (`watchedEvents`: events whose texts were taken out of
+ * serving, and with AUDIT_WATCH=reported, the default, every traced report from a trusted reporter
+ * that no reviewer cleared — a held text of such a report waits for review; nothing served is touched).
  *
  * A second way in, as in the sibling sweep: a new text that is a paraphrase of the event's seeds (at
  * least as close to one of them as they are to each other — their smallest pair cosine, not below
@@ -71,7 +72,7 @@ export class AdmissionCheck {
     const p = this.params;
     if (!p.enabled) return [];
     const out: WatchedAttack[] = [];
-    for (const { event: ev, seedIds } of await watchedEvents(this.deps, collection, p.maxWatched)) {
+    for (const { event: ev, seedIds } of await watchedEvents(this.deps, collection, p.maxWatched, undefined, watchOptions(this.deps.settings))) {
       const id = ev.id;
       const seeds = SeedSet.of((await this.deps.store.fetch(collection, seedIds)).map((r) => r.vector));
       let v = this.queryVectors.get(id);

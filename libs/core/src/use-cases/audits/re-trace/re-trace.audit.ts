@@ -9,7 +9,7 @@ import type { CoreSettings } from '../../../settings';
 import type { InjectMap } from '../../../use-case';
 import { mapPool } from '../../../util/pool';
 import { cachedVerdict } from '../../run-traceback/verdict-cache';
-import { activeRecords, watchedEvents } from '../watchlist';
+import { activeRecords, watchedEvents, watchOptions } from '../watchlist';
 
 export interface ReTraceAuditDeps {
   runs: AuditRunRepository;
@@ -37,7 +37,8 @@ const DEFAULT_DEPTH = 10;
 
 /**
  * The `re-trace` audit (issue 12): replays every watched attack — an event whose traceback
- * quarantined texts (see `watchedEvents`) — against the collection as it is served NOW.
+ * quarantined texts, or a trusted report not cleared by a reviewer (see `watchedEvents`) — against the
+ * collection as it is served NOW.
  *
  * Why on a schedule as well as the admission check at ingestion: the admission check sees only texts
  * that come in through our ingest API, one batch at a time, and ranks them against the watched
@@ -92,7 +93,7 @@ export class ReTraceAudit implements AuditKindHandler {
     const bump = (key: string, n = 1) => { counts[key] = (counts[key] ?? 0) + n; };
 
     const active = await activeRecords(this.deps.quarantines, collection);
-    let watched = await watchedEvents(this.deps, collection, maxEvents, active);
+    let watched = await watchedEvents(this.deps, collection, maxEvents, active, watchOptions(this.deps.settings));
     if (only) watched = watched.filter((w) => w.event.id === only);
     await this.deps.embedder.init();
     const proxyIds = (await this.deps.enhancements.list({ collection, state: 'ACTIVE' })).map((e) => e.proxyId);

@@ -3,12 +3,13 @@ import type { AuditContext, AuditKindHandler } from '../../../ports/audits.port'
 import type { Embedder } from '../../../ports/embedder.port';
 import type { Judge } from '../../../ports/judge.port';
 import type { FeedbackEventRepository, QuarantineRepository } from '../../../ports/repositories';
-import { EMBEDDER, FEEDBACK_EVENTS, JUDGE, QUARANTINES, VECTOR_STORE } from '../../../ports/tokens';
+import { CORE_SETTINGS, EMBEDDER, FEEDBACK_EVENTS, JUDGE, QUARANTINES, VECTOR_STORE } from '../../../ports/tokens';
+import type { CoreSettings } from '../../../settings';
 import type { VectorStore } from '../../../ports/vector-store.port';
 import type { InjectMap } from '../../../use-case';
 import { BTE_PROXY_KIND } from '../../serving/serving-view';
 import { PARAPHRASE_FLOOR, SeedSet } from '../seed-paraphrase';
-import { activeRecords, watchedEvents } from '../watchlist';
+import { activeRecords, watchedEvents, watchOptions } from '../watchlist';
 
 export interface SiblingSweepAuditDeps {
   quarantines: QuarantineRepository;
@@ -16,6 +17,7 @@ export interface SiblingSweepAuditDeps {
   store: VectorStore;
   embedder: Embedder;
   judge: Judge;
+  settings: CoreSettings;
 }
 
 /** Events already swept (the counts so far are the run's own). */
@@ -25,8 +27,8 @@ interface SweepCursor { done: string[] }
  * The `sibling-sweep` audit (issue 12). Attackers plant many texts per target (the RAGForensics
  * paper tests up to 40 per query); a traceback stops once K benign texts are left, so the planted
  * texts ranked below its last round stay served. For every watched event (see `watchedEvents`: texts
- * QUARANTINED, or withheld while in review under a trusted report) this sweeps the neighbourhood of
- * those texts (the seeds):
+ * QUARANTINED or withheld while in review, or a trusted report's texts in review) this sweeps the
+ * neighbourhood of those texts (the seeds):
  *  - dense: each seed's `k` nearest texts (its own vector) and the event query's top `poolSize`;
  *  - lexical: BM25 over that pool with each seed's words (catches rewrites the encoder ranks lower);
  * and asks the configured judge whether each candidate tries to induce the event's wrong answer —
@@ -41,7 +43,7 @@ interface SweepCursor { done: string[] }
  * lexical (default 10), maxJudged (default 500), paraphraseFloor (default 0.5).
  */
 export class SiblingSweepAudit implements AuditKindHandler {
-  static readonly inject: InjectMap<SiblingSweepAuditDeps> = { quarantines: QUARANTINES, feedback: FEEDBACK_EVENTS, store: VECTOR_STORE, embedder: EMBEDDER, judge: JUDGE };
+  static readonly inject: InjectMap<SiblingSweepAuditDeps> = { quarantines: QUARANTINES, feedback: FEEDBACK_EVENTS, store: VECTOR_STORE, embedder: EMBEDDER, judge: JUDGE, settings: CORE_SETTINGS };
   readonly kind = 'sibling-sweep' as const;
   constructor(private readonly deps: SiblingSweepAuditDeps) {}
 
@@ -60,8 +62,8 @@ export class SiblingSweepAudit implements AuditKindHandler {
 
     const active = await activeRecords(quarantines, collection);
     const withheldOrHeld = new Set([...active.quarantined, ...active.inReview].map((q) => q.documentId));
-    // Seeds: per watched event (see watchedEvents: QUARANTINED, or withheld while in review under a trusted report), its records.
-    const watched = await watchedEvents({ quarantines, feedback }, collection, 100_000, active);
+    // Seeds: per watched event (see watchedEvents), its active records (a trusted report whose traceback found none has no seeds: nothing to sweep from).
+    const watched = await watchedEvents({ quarantines, feedback }, collection, 100_000, active, watchOptions(this.deps.settings));
     const seedsByEvent = new Map<string, string[]>(watched.map((w) => [w.event.id, w.seedIds]));
     const events = [...seedsByEvent.keys()].sort();
     let n = done.size;
