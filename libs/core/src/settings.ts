@@ -39,7 +39,7 @@ export interface AuditSettings {
    */
   autoQuarantine: boolean;
   /** The admission check at ingestion (ADMISSION_CHECK, ADMISSION_TOP_N): new texts against the watchlist of attacked queries. */
-  admission: { enabled: boolean; topN: number; maxWatched: number };
+  admission: { enabled: boolean; topN: number; maxWatched: number; answerTopN?: number };
   /** Which reports the admission check, the sibling sweep and the re-trace watch (AUDIT_WATCH; see WatchScope in audits/watchlist.ts). Unset = 'reported'. */
   watch?: 'confirmed' | 'reported';
 }

@@ -271,7 +271,7 @@ export async function admissionEval(records: readonly EvalRecord[], embedder: Em
   const runs = new InMemoryAuditRunRepository();
   const uc = composeUseCases({
     repos, store, embedder, judge, auditRuns: runs,
-    settings: { defaultCollection: 'adm', workerActor: 'eval', consensus: consensusFromEnv(), audit: { ...DEFAULT_AUDIT_SETTINGS, admission: { ...DEFAULT_AUDIT_SETTINGS.admission, topN }, watch: watchFromEnv() } },
+    settings: { defaultCollection: 'adm', workerActor: 'eval', consensus: consensusFromEnv(), audit: { ...DEFAULT_AUDIT_SETTINGS, admission: { ...DEFAULT_AUDIT_SETTINGS.admission, topN, answerTopN: loadConfig(process.env).audits.admission.answerTopN }, watch: watchFromEnv() } },
   });
   const base = new Set<string>();
   const heldOut = new Set<string>();

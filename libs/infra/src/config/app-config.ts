@@ -108,7 +108,7 @@ export interface AppConfig {
   readonly consensus: Readonly<ConsensusParams>;
   readonly rateLimits: Readonly<{ feedbackPerToken: number; feedbackPerReporter: number; feedbackPerAddress: number; feedbackPerKey: number; answersPerKey: number }>;
   /** Database audits (issue 12): schedules from AUDIT_SCHEDULE, worker concurrency, whether findings may quarantine. */
-  readonly audits: Readonly<{ schedules: readonly AuditScheduleSpec[]; concurrency: number; autoQuarantine: boolean; admission: { enabled: boolean; topN: number }; watch: 'confirmed' | 'reported' }>;
+  readonly audits: Readonly<{ schedules: readonly AuditScheduleSpec[]; concurrency: number; autoQuarantine: boolean; admission: { enabled: boolean; topN: number; answerTopN: number }; watch: 'confirmed' | 'reported' }>;
 }
 
 /** One scheduled audit: kind, collection (undefined = the default collection), cron pattern (UTC). */
@@ -268,6 +268,7 @@ export const ENV_SCHEMA = z.object({
   ADMISSION_CHECK: enumVar(['on', 'off'], 'on', 'admission check at ingestion: new texts that would rank in the top ADMISSION_TOP_N for a watched question (see AUDIT_WATCH) are judged against its wrong answer and held for review, never served'),
   AUDIT_WATCH: enumVar(['reported', 'confirmed'], 'reported', 'which reports the admission check, the sibling sweep and the re-trace watch: reported = every traced report from a reporter at or above AUTO_QUARANTINE_MIN_TRUST not cleared by a reviewer, and reports whose texts were taken out; confirmed = only reports whose texts were taken out of serving'),
   ADMISSION_TOP_N: intVar(1, 1000, 50, 'admission check: a new text is judged when it would enter this many top results of a watched question (or is a paraphrase of its taken-out texts stating its wrong answer)'),
+  ADMISSION_ANSWER_TOP_N: intVar(0, 10_000, 200, 'admission check: below the top ADMISSION_TOP_N, a new text that would enter this many top results of a watched question AND states its wrong answer is judged too (0 = no such route)'),
   AUDIT_CONCURRENCY: intVar(1, 8, 1, 'audit runs per worker process at a time (audits are background work)'),
   AUDIT_AUTO_QUARANTINE: enumVar(['false', 'true'], 'false', 'true = audit findings may quarantine on their own; default false: they go to review (NEEDS_REVIEW, kept in serving) with their evidence'),
   WEBHOOK_TIMEOUT_MS: intVar(100, 60_000, 10_000, 'timeout of one webhook delivery attempt (ms)'),
@@ -532,7 +533,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     audits: {
       schedules: e.AUDIT_SCHEDULE.trim() === 'none' ? [] : parseAuditSchedule(e.AUDIT_SCHEDULE),
       concurrency: e.AUDIT_CONCURRENCY, autoQuarantine: e.AUDIT_AUTO_QUARANTINE === 'true',
-      admission: { enabled: e.ADMISSION_CHECK === 'on', topN: e.ADMISSION_TOP_N },
+      admission: { enabled: e.ADMISSION_CHECK === 'on', topN: e.ADMISSION_TOP_N, answerTopN: e.ADMISSION_ANSWER_TOP_N },
       watch: e.AUDIT_WATCH,
     },
     rateLimits: {

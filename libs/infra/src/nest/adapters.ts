@@ -96,7 +96,7 @@ export function coreSettingsFor(config: AppConfig, tokenSecret: string): CoreSet
     // first three were parsed and documented but never reached the use cases: the defaults always applied).
     audit: {
       autoQuarantine: config.audits.autoQuarantine,
-      admission: { ...DEFAULT_AUDIT_SETTINGS.admission, enabled: config.audits.admission.enabled, topN: config.audits.admission.topN },
+      admission: { ...DEFAULT_AUDIT_SETTINGS.admission, enabled: config.audits.admission.enabled, topN: config.audits.admission.topN, answerTopN: config.audits.admission.answerTopN },
       watch: config.audits.watch,
     },
     feedbackTokens: { secret: tokenSecret, ttlSec: config.feedbackTokenTtlSec },

@@ -212,8 +212,8 @@ describe('core settings', () => {
   // Until 2026-11-24 ADMISSION_CHECK, ADMISSION_TOP_N and AUDIT_AUTO_QUARANTINE were parsed here but never
   // handed to the use cases (coreSettingsFor left `audit` out): the defaults always applied.
   it('hands the audit variables to the use cases', () => {
-    const off = coreSettingsFor(loadConfig({ ADMISSION_CHECK: 'off', ADMISSION_TOP_N: '120', AUDIT_AUTO_QUARANTINE: 'true', AUDIT_WATCH: 'confirmed' }, ROOT), 'secret');
-    expect(off.audit).toEqual({ autoQuarantine: true, admission: { enabled: false, topN: 120, maxWatched: DEFAULT_AUDIT_SETTINGS.admission.maxWatched }, watch: 'confirmed' });
+    const off = coreSettingsFor(loadConfig({ ADMISSION_CHECK: 'off', ADMISSION_TOP_N: '120', ADMISSION_ANSWER_TOP_N: '0', AUDIT_AUTO_QUARANTINE: 'true', AUDIT_WATCH: 'confirmed' }, ROOT), 'secret');
+    expect(off.audit).toEqual({ autoQuarantine: true, admission: { enabled: false, topN: 120, answerTopN: 0, maxWatched: DEFAULT_AUDIT_SETTINGS.admission.maxWatched }, watch: 'confirmed' });
     const defaults = coreSettingsFor(loadConfig({}, ROOT), 'secret');
     expect(defaults.audit).toEqual({ autoQuarantine: false, admission: DEFAULT_AUDIT_SETTINGS.admission, watch: 'reported' });
     expect(problemsOf({ AUDIT_WATCH: 'everything' }).join('\n')).toMatch(/AUDIT_WATCH/);

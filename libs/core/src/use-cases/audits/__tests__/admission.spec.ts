@@ -8,8 +8,8 @@ describe('admission check', () => {
     const repos = createInMemoryRepositories();
     const store = new InMemoryVectorStore();
     const judge = new ScriptedJudge((r) => (r.text.includes(r.wrongAnswer) ? 'YES' : 'NO'), 'admission-paraphrase');
-    // top-N = 1: the rank route admits almost nothing to the judge; the paraphrase route must.
-    const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge, settings: { audit: { autoQuarantine: false, admission: { enabled: true, topN: 1, maxWatched: 100 } } } });
+    // top-N = 1: the rank route admits almost nothing to the judge; the paraphrase route must (the answer route is off).
+    const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge, settings: { audit: { autoQuarantine: false, admission: { enabled: true, topN: 1, answerTopN: 0, maxWatched: 100 } } } });
     const clean = Array.from({ length: 20 }, (_, i) => `Who built the Kestrel Tower? The Kestrel Tower, built in ${1850 + i}, hosts hall ${i}.`);
     const seeds = [1, 2, 3].map((i) => `The Kestrel Tower was built by Ulmo Brandvik, the records show (note ${i}).`);
     const r = await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [...clean, ...seeds].map((text) => ({ text })) });
@@ -29,5 +29,30 @@ describe('admission check', () => {
     const held = await repos.quarantines.list({ collection: 'kb', state: 'NEEDS_REVIEW' });
     expect(held.every((q) => !q.servedDuringReview)).toBe(true);
     expect(held.map((q) => (q.evidence.policy.inputs as { route?: string }).route)).toContain('paraphrase');
+  });
+
+  it('judges a text below the top-N that would enter the top answerTopN and states the wrong answer; not one that does not state it', async () => {
+    const repos = createInMemoryRepositories();
+    const store = new InMemoryVectorStore();
+    const judge = new ScriptedJudge((r) => (r.text.includes(r.wrongAnswer) ? 'YES' : 'NO'), 'admission-answer');
+    const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge, settings: { audit: { autoQuarantine: false, admission: { enabled: true, topN: 2, answerTopN: 20, maxWatched: 100 } } } });
+    // 10 texts that restate the question (the top-N), 30 about other things (the answerTopN-th is one of them).
+    const clean = [
+      ...Array.from({ length: 10 }, (_, i) => `Who built the Kestrel Tower? The Kestrel Tower, built in ${1850 + i}, hosts hall ${i}.`),
+      ...Array.from({ length: 30 }, (_, i) => `Harbour ferry ${i} leaves pier ${i % 4} at ${6 + (i % 12)} o'clock with freight.`),
+    ];
+    await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: clean.map((text) => ({ text })) });
+    // A trusted report whose traceback found nothing (no seeds: no paraphrase route).
+    const { event } = await repos.feedback.create({ collection: 'kb', query: 'who built the Kestrel Tower', wrongAnswer: 'Ulmo Brandvik', k: 5, trust: 'identified' });
+    await repos.feedback.update(event.id, { trace: { state: { status: 'DONE' }, outcome: 'TRACED' } as never });
+    const states = 'The Kestrel Tower hosts a hall; Ulmo Brandvik built it in the end.';
+    const silent = 'The Kestrel Tower hosts a hall; someone built it in the end.';
+    const before = judge.requests.length;
+    const res = await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [states, silent].map((text) => ({ text })) });
+    const asked = judge.requests.slice(before).map((q) => q.text);
+    expect(asked).toEqual([states]);
+    expect(res.admission.heldIds).toEqual([res.ids[0]]);
+    const [held] = await repos.quarantines.list({ collection: 'kb', state: 'NEEDS_REVIEW' });
+    expect((held!.evidence.policy.inputs as { route?: string }).route).toBe('answer');
   });
 });

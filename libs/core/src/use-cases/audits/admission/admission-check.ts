@@ -1,7 +1,9 @@
+import { containsAnswer } from '@forensics/algorithms';
 import type { Embedder } from '../../../ports/embedder.port';
 import type { Judge } from '../../../ports/judge.port';
+import type { Clock } from '../../../ports/runtime.port';
 import type { FeedbackEventRepository, QuarantineRepository } from '../../../ports/repositories';
-import { CORE_SETTINGS, EMBEDDER, FEEDBACK_EVENTS, JUDGE, QUARANTINES, VECTOR_STORE } from '../../../ports/tokens';
+import { CLOCK, CORE_SETTINGS, EMBEDDER, FEEDBACK_EVENTS, JUDGE, QUARANTINES, VECTOR_STORE } from '../../../ports/tokens';
 import type { VectorStore } from '../../../ports/vector-store.port';
 import type { CoreSettings } from '../../../settings';
 import type { InjectMap } from '../../../use-case';
@@ -16,11 +18,14 @@ export interface AdmissionCheckDeps {
   embedder: Embedder;
   judge: Judge;
   settings: CoreSettings;
+  clock: Clock;
 }
 
 /** A watched attack (see `watchedEvents`): the event, its unit query vector and the score a new text must reach to enter its top-N. */
 export interface WatchedAttack {
   eventId: string; query: string; wrongAnswer: string; vector: Float32Array; threshold: number;
+  /** The score of the question's `answerTopN`-th text: below the top-N, a new text above it that states the wrong answer is judged too. */
+  answerThreshold: number;
   /** The event's texts taken out of serving (the seeds): a new text that paraphrases them is judged whatever its rank. */
   seeds: SeedSet;
 }
@@ -28,7 +33,7 @@ export interface WatchedAttack {
 export interface AdmissionHold {
   index: number; eventId: string; query: string; wrongAnswer: string; similarity: number; threshold: number; reply: string;
   /** Why it was judged: it would rank in the watched question's top-N ('rank'), or it is a paraphrase of the event's seeds stating its wrong answer ('paraphrase'). */
-  route: 'rank' | 'paraphrase'; seedSim: number | null;
+  route: 'rank' | 'paraphrase' | 'answer'; seedSim: number | null;
 }
 
 /**
@@ -55,9 +60,10 @@ export interface AdmissionHold {
  */
 export class AdmissionCheck {
   static readonly inject: InjectMap<AdmissionCheckDeps> = {
-    quarantines: QUARANTINES, feedback: FEEDBACK_EVENTS, store: VECTOR_STORE, embedder: EMBEDDER, judge: JUDGE, settings: CORE_SETTINGS,
+    quarantines: QUARANTINES, feedback: FEEDBACK_EVENTS, store: VECTOR_STORE, embedder: EMBEDDER, judge: JUDGE, settings: CORE_SETTINGS, clock: CLOCK,
   };
   private readonly queryVectors = new Map<string, Float32Array>();
+  private readonly thresholds = new Map<string, { at: number; threshold: number; answerThreshold: number }>();
   constructor(private readonly deps: AdmissionCheckDeps) {}
 
   get judgeKind(): string { return this.deps.judge.kind; }
@@ -80,12 +86,33 @@ export class AdmissionCheck {
         [v] = await this.deps.embedder.embed([ev.query]) as [Float32Array];
         this.queryVectors.set(id, v);
       }
-      const top = await this.deps.store.search(collection, { vector: v, k: p.topN });
-      v = unitVector(v);
-      const threshold = top.length < p.topN ? -1 : top[top.length - 1]!.score;
-      out.push({ eventId: id, query: ev.query, wrongAnswer: ev.wrongAnswer, vector: v, threshold, seeds });
+      const { threshold, answerThreshold } = await this.thresholdsOf(collection, id, v, p.topN, p.answerTopN ?? DEFAULT_AUDIT_SETTINGS.admission.answerTopN!);
+      out.push({ eventId: id, query: ev.query, wrongAnswer: ev.wrongAnswer, vector: unitVector(v), threshold, answerThreshold, seeds });
     }
     return out;
+  }
+
+  /**
+   * The scores of the question's topN-th and answerTopN-th served texts: one search, kept for
+   * THRESHOLD_TTL_MS. Every ingest call reads the whole watchlist, and a search of the deeper list
+   * for each watched question each time would cost more than the check. A kept threshold errs on the
+   * safe side as texts arrive (new texts only raise the N-th score: more texts are judged, none
+   * missed); only removals (quarantines) lower it, by a rank or two per removed text, for a few minutes.
+   */
+  private async thresholdsOf(collection: string, eventId: string, v: Float32Array, topN: number, answerTopN: number): Promise<{ threshold: number; answerThreshold: number }> {
+    const key = `${collection}\u0000${eventId}\u0000${topN}\u0000${answerTopN}`;
+    const now = this.deps.clock.now().getTime();
+    const kept = this.thresholds.get(key);
+    if (kept && now - kept.at < THRESHOLD_TTL_MS) return kept;
+    const top = await this.deps.store.search(collection, { vector: v, k: Math.max(topN, answerTopN) });
+    const fresh = {
+      at: now,
+      threshold: top.length < topN ? -1 : top[topN - 1]!.score,
+      answerThreshold: answerTopN === 0 ? Infinity : top.length < answerTopN ? -1 : top[answerTopN - 1]!.score,
+    };
+    if (this.thresholds.size >= 10_000) this.thresholds.clear(); // bounded: a watchlist holds at most maxWatched events per collection
+    this.thresholds.set(key, fresh);
+    return fresh;
   }
 
   /** Which of the new texts to hold: those that would enter a watched query's top-N and that the judge says induce its wrong answer. */
@@ -104,13 +131,14 @@ export class AdmissionCheck {
         const sim = q / vn;
         const ranks = sim >= w.threshold;
         const paraphrase = ranks ? null : w.seeds.paraphrase(v, texts[i]!, w.wrongAnswer);
-        if (!ranks && !paraphrase) continue;
+        const states = !ranks && !paraphrase && sim >= w.answerThreshold && containsAnswer(texts[i]!, w.wrongAnswer);
+        if (!ranks && !paraphrase && !states) continue;
         judged++;
         const verdict = await this.deps.judge.judge({ query: w.query, wrongAnswer: w.wrongAnswer, text: texts[i]! });
         if (verdict.label !== 'YES') continue;
         holds.push({
           index: i, eventId: w.eventId, query: w.query, wrongAnswer: w.wrongAnswer, similarity: +sim.toFixed(4), threshold: +w.threshold.toFixed(4), reply: verdict.reply.slice(0, 500),
-          route: ranks ? 'rank' : 'paraphrase', seedSim: paraphrase?.seedSim ?? null,
+          route: ranks ? 'rank' : paraphrase ? 'paraphrase' : 'answer', seedSim: paraphrase?.seedSim ?? null,
         });
         break;
       }
@@ -118,6 +146,9 @@ export class AdmissionCheck {
     return { holds, judged };
   }
 }
+
+/** How long a watched question's rank thresholds are kept (see `thresholdsOf`). */
+const THRESHOLD_TTL_MS = 5 * 60_000;
 
 function unitVector(v: Float32Array): Float32Array {
   let n = 0;
