@@ -57,7 +57,8 @@ describe('sibling-sweep audit', () => {
     const start = () => uc.get(StartAuditUseCase).execute({ kind: 'sibling-sweep', collection: 'kb', trigger: 'cli', actor: 't', enqueue: false });
 
     // An untrusted report's review items stay served: the event is not an attack yet, nothing is swept.
-    const { event: untrusted } = await repos.feedback.create({ collection: 'kb', query: 'who built the Kestrel Tower', wrongAnswer: 'Ulmo Brandvik', k: 5 });
+    const { event: untrusted } = await repos.feedback.create({ collection: 'kb', query: 'who built the Kestrel Tower', wrongAnswer: 'Ulmo Brandvik', k: 5, trust: 'anonymous' });
+    await repos.feedback.update(untrusted.id, { trace: { state: { status: 'DONE' }, outcome: 'TRACED' } as never });
     // (Records written as the decision policy leaves them: kept in serving vs withheld while in review.)
     await repos.quarantines.create({ documentId: seedIds[0]!, feedbackId: untrusted.id, collection: 'kb', reason: 'judge', evidence, policy: 'judge-only', createdBy: 'worker', state: 'NEEDS_REVIEW', servedDuringReview: true });
     const first = await uc.get(RunAuditUseCase).execute({ runId: (await start()).id });
@@ -79,5 +80,22 @@ describe('sibling-sweep audit', () => {
     expect(para).toHaveLength(4);
     expect(para[0]!.detail).toMatchObject({ judge: expect.objectContaining({ label: 'NO' }), paraphrase: expect.objectContaining({ seedSim: expect.any(Number) }) });
   });
-});
 
+  it('sweeps a trusted report whose traceback found nothing from its question\'s top-N, then from the siblings found', async () => {
+    const repos = createInMemoryRepositories();
+    const store = new InMemoryVectorStore();
+    const runs = new InMemoryAuditRunRepository();
+    const judge = new ScriptedJudge((r) => (r.text.includes(r.wrongAnswer) ? 'YES' : 'NO'), 'sweep-no-seed');
+    const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge, auditRuns: runs });
+    const clean = Array.from({ length: 40 }, (_, i) => `The Kestrel Tower hosts exhibition ${i} about ${['birds', 'ships', 'maps', 'clocks'][i % 4]} in hall ${i % 6}.`);
+    const poisons = Array.from({ length: 6 }, (_, i) => `The Kestrel Tower was built by Ulmo Brandvik, records show (note ${i}).`);
+    const r = await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [...clean, ...poisons].map((text) => ({ text })) });
+    const { event } = await repos.feedback.create({ collection: 'kb', query: 'who built the Kestrel Tower', wrongAnswer: 'Ulmo Brandvik', k: 5, trust: 'identified' });
+    await repos.feedback.update(event.id, { trace: { state: { status: 'DONE' }, outcome: 'TRACED' } as never });
+    const run = await uc.get(StartAuditUseCase).execute({ kind: 'sibling-sweep', collection: 'kb', trigger: 'cli', actor: 't', enqueue: false });
+    const out = await uc.get(RunAuditUseCase).execute({ runId: run.id });
+    expect(out!.run.counts).toMatchObject({ events: 1, siblingsFound: 6 });
+    const review = (await repos.quarantines.list({ collection: 'kb', state: 'NEEDS_REVIEW' })).map((q) => q.documentId);
+    expect(review.sort()).toEqual(r.ids.slice(clean.length).sort());
+  });
+});

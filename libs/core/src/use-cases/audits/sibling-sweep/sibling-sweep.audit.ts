@@ -62,7 +62,7 @@ export class SiblingSweepAudit implements AuditKindHandler {
 
     const active = await activeRecords(quarantines, collection);
     const withheldOrHeld = new Set([...active.quarantined, ...active.inReview].map((q) => q.documentId));
-    // Seeds: per watched event (see watchedEvents), its active records (a trusted report whose traceback found none has no seeds: nothing to sweep from).
+    // Seeds: per watched event (see watchedEvents), its active records (none for a trusted report whose traceback found nothing).
     const watched = await watchedEvents({ quarantines, feedback }, collection, 100_000, active, watchOptions(this.deps.settings));
     const seedsByEvent = new Map<string, string[]>(watched.map((w) => [w.event.id, w.seedIds]));
     const events = [...seedsByEvent.keys()].sort();
@@ -83,7 +83,8 @@ export class SiblingSweepAudit implements AuditKindHandler {
         let frontier: { id: string; vector: ArrayLike<number>; text: string }[] = seedRecords;
         const seedSet = SeedSet.of(seedRecords.map((r) => r.vector), floor);
         let withQuery = true;
-        while (frontier.length > 0 && judged.size < maxJudged) {
+        // A watched report without seeds (its traceback found nothing inducing the answer) starts from the query's top-N alone.
+        while ((frontier.length > 0 || withQuery) && judged.size < maxJudged) {
           const requests = [...frontier.map((r) => ({ vector: r.vector, k, includeQuarantined: false })), ...(withQuery ? [{ vector: qv!, k: poolSize, includeQuarantined: false }] : [])];
           const hits = await store.searchBatch(collection, requests);
           const pool = new Map<string, { text: string; sim: number; seed: string | null; via: string }>();
