@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEFAULT_CLUSTER_SCAN_PARAMS, groupCandidates, localCandidates, mulberry32, scanDoc } from '@forensics/algorithms';
+import { containsAnswer, DEFAULT_CLUSTER_SCAN_PARAMS, groupCandidates, localCandidates, mulberry32, scanDoc } from '@forensics/algorithms';
 import {
   activeRecords, DEFAULT_AUDIT_SETTINGS, IngestCorpusUseCase, QuarantineTextUseCase, readKnnGraph, RunAuditUseCase, RunTracebackUseCase, scanNeighbours, StartAuditUseCase, SubmitFeedbackUseCase, watchedEvents, watchOptions, type Embedder, type Judge,
 } from '@forensics/core';
@@ -121,6 +121,7 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
 
   const siblings = await siblingsEval(records, embedder, new OfflineJudge(), log);
   const admission = await admissionEval(records, embedder, new OfflineJudge(), log);
+  const falseReports = admission ? await falseReportAdmission(records, embedder, new OfflineJudge(), log) : null;
 
   const line = {
     data: dataName(opts.data), texts: all.length, poisoned: poisonSet.size,
@@ -133,6 +134,7 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
       reinjected: admission.reinjected, caught: admission.caught, servedInTop5After: admission.servedAfter, benignIngested: admission.benignIngested, benignHeld: admission.benignHeld,
       caughtWithReTrace: admission.caughtWithReTrace, benignAfterReTrace: admission.benignAfterReTrace, topN: admission.topN,
       watchedTargets: admission.watched, reinjectedWatched: admission.reinjectedWatched, caughtWatched: admission.caughtWatched,
+      falseReports,
     } : null, reconcile,
   };
   const out = resolve(opts.out ?? join('.eval', `audit-${dataName(opts.data)}`));
@@ -150,7 +152,7 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
     '| min margin | min tightness | recall | flagged benign / 1k |', '|---|---|---|---|',
     ...curve.map((p) => `| ${p.minMargin} | ${p.minTightness.toFixed(2)} | ${p.recall?.toFixed(3)} | ${p.flaggedBenignPer1k.toFixed(2)} |`), '',
     `## Sibling sweep`, '',
-    siblings ? `Per target: its clean texts plus the first ${siblings.poisonsPerTarget} of \`poisoned_variants.gemini_100\` (the only Gemini set with ≥ 50 per target), one report of the target's wrong answer (a traceback with the offline judge, default bounds), then one sibling-sweep run with the same judge: recall of the planted texts by the traceback alone ${siblings.recallTraceOnly}, after the sweep ${siblings.recallWithSweep} (${siblings.targets} targets; clean texts sent to review by the sweep: ${siblings.benignToReview}; the paraphrase route: ${siblings.paraphraseRoute.poisons} planted, ${siblings.paraphraseRoute.benign} clean). The sweep needs a seed: ${siblings.targetsWatched} of the ${siblings.targets} reports left a watched event (the others: the judge found none of the top-K planted texts inducing the answer, or the consensus check suspected a false flag); over those targets the recall after the sweep is ${siblings.recallWithSweepWatched}.` : 'The file has no poisoned_variants with ≥ 50 texts per target: not measured.', '',
+    siblings ? `Per target: its clean texts plus the first ${siblings.poisonsPerTarget} of \`poisoned_variants.gemini_100\` (the only Gemini set with ≥ 50 per target), one report of the target's wrong answer (a traceback with the offline judge, default bounds), then one sibling-sweep run with the same judge: recall of the planted texts by the traceback alone ${siblings.recallTraceOnly}, after the sweep ${siblings.recallWithSweep} (${siblings.targets} targets; clean texts sent to review by the sweep: ${siblings.benignToReview}; the paraphrase route: ${siblings.paraphraseRoute.poisons} planted, ${siblings.paraphraseRoute.benign} clean). The sweep acts on watched events (AUDIT_WATCH=${watchFromEnv()}): ${siblings.targetsWatched} of the ${siblings.targets} reports left one; over those targets the recall after the sweep is ${siblings.recallWithSweepWatched}.` : 'The file has no poisoned_variants with ≥ 50 texts per target: not measured.', '',
     `## Reconcile drill`, '', `Injected ${injected} divergences (2 each of flag-missing, flag-extra, point-unknown, point-missing, proxy-orphan, unsynced): repaired ${reconcile.repaired}, reported ${reconcile.reported}, lost ${lost}.`, '',
     '```json', JSON.stringify(c), '```', '',
     '## Admission check', '',
@@ -158,8 +160,9 @@ export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Em
       `One collection of the whole file (every question's clean texts minus 2 held out per question, and its 5 given poisons); one report per target (${admission.targets}; traceback, offline judge, one identified reporter each; ${admission.watched} events watched afterwards), then the targets' \`poisoned_variants.gpt4\` texts (${admission.reinjected}) and the ${admission.benignIngested} held-out clean texts ingested in one shuffled batch, admission check on (ADMISSION_TOP_N ${admission.topN}).`,
       '',
       `- held before being served: ${admission.caught} / ${admission.reinjected} re-injected (${(admission.caught / admission.reinjected).toFixed(3)}); of the ${admission.reinjectedWatched} re-injected for the ${admission.watched} watched questions: ${admission.caughtWatched} (${(admission.caughtWatched / Math.max(1, admission.reinjectedWatched)).toFixed(3)}); benign held: ${admission.benignHeld} / ${admission.benignIngested}; judge calls ${admission.judged}; held by route: poisons ${JSON.stringify(admission.caughtByRoute)}, benign ${JSON.stringify(admission.benignByRoute)}`,
-      `- ${admission.targets - admission.watched} reports left no watched attack: the traceback found no planted text in the question's served results (the attack did not reach the top K in this collection), or the consensus check marked the report a suspected false flag (review items kept served)`,
+      `- ${admission.targets - admission.watched} reports left no watched event (AUDIT_WATCH=${watchFromEnv()}; with \`confirmed\`, a report is watched only when its traceback took texts out of serving)`,
       `- re-injected texts in their question's top 5 afterwards (escaped and served): ${admission.servedAfter}`,
+      ...(falseReports ? [`- the price of watching every trusted report (AUDIT_WATCH=${watchFromEnv()}): in the same collection, ${falseReports.reports} reports that name the CORRECT answer as wrong (one identified reporter each), then the ${falseReports.ingested} held-out clean texts ingested: ${falseReports.held} held for review (${falseReports.heldStating} of the ${falseReports.statingAnswer} that state the reported answer)`] : []),
       `- after one \`re-trace\` run: ${admission.caughtWithReTrace} / ${admission.reinjected} held or in review (${(admission.caughtWithReTrace / admission.reinjected).toFixed(3)}); benign: ${admission.benignAfterReTrace}; re-trace ${JSON.stringify(admission.reTrace)}`,
       'A text below the question\'s top ADMISSION_TOP_N is not judged at ingestion; the re-trace replays the question to depth 10 and judges what is served by then.',
     ].join('\n') : 'The file has no poisoned_variants.gpt4: not measured.', '',
@@ -334,3 +337,46 @@ export async function admissionEval(records: readonly EvalRecord[], embedder: Em
     reTrace: { found: rt.counts.poisonsFound ?? 0, planted: rtPoisons, benign: rtDocs.length - rtPoisons, candidatesJudged: rt.counts.candidatesJudged ?? 0, status: rt.status },
   };
 }
+
+/**
+ * The price of the watch (AUDIT_WATCH): false reports instead of true ones. The admission collection
+ * (every question's clean texts minus 2 held out, and its poisons), one report per question that names
+ * its CORRECT answer as wrong (an identified reporter each: the trust the default watch acts on), each
+ * traced; then the held-out clean texts ingested. `held` = clean texts held for review by the
+ * admission check; `statingAnswer` = held-out texts that state their own question's reported (correct) answer.
+ */
+export async function falseReportAdmission(records: readonly EvalRecord[], embedder: Embedder, judge: Judge, log: (m: string) => void) {
+  const targets = records.filter((r) => (r.poisoned_variants?.gpt4?.length ?? 0) > 0 && !!r.correct_answer);
+  if (targets.length === 0) return null;
+  const repos = createInMemoryRepositories();
+  const uc = composeUseCases({
+    repos, store: new InMemoryVectorStore(), embedder, judge, auditRuns: new InMemoryAuditRunRepository(),
+    settings: { defaultCollection: 'ff', workerActor: 'eval', consensus: consensusFromEnv(), audit: { ...DEFAULT_AUDIT_SETTINGS, admission: { ...DEFAULT_AUDIT_SETTINGS.admission, topN: Number(process.env.ADMISSION_TOP_N ?? DEFAULT_AUDIT_SETTINGS.admission.topN), answerTopN: loadConfig(process.env).audits.admission.answerTopN }, watch: watchFromEnv() } },
+  });
+  const base = new Set<string>();
+  const heldOut = new Map<string, string | undefined>(); // text → its question's correct answer
+  for (const r of records) {
+    for (const t of r.clean_texts.length >= 4 ? r.clean_texts.slice(0, -2) : r.clean_texts) base.add(t);
+    for (const t of r.poisoned_texts) base.add(t);
+    if (r.clean_texts.length >= 4) for (const t of r.clean_texts.slice(-2)) heldOut.set(t, r.correct_answer);
+  }
+  for (const t of base) heldOut.delete(t);
+  await uc.get(IngestCorpusUseCase).execute({ collection: 'ff', records: [...base].map((text) => ({ text })) });
+  let n = 0;
+  for (const r of targets) {
+    const { event } = await uc.get(SubmitFeedbackUseCase).execute({ collection: 'ff', query: r.question, wrongAnswer: r.correct_answer!, reporter: `eval-false-${n}`, trust: 'identified', reporterSource: `key:eval/false-${n}` });
+    await uc.get(RunTracebackUseCase).execute({ feedbackId: event.id });
+    if (++n % 20 === 0) log(`false reports: ${n}/${targets.length} traced`);
+  }
+  const batch = [...heldOut.keys()];
+  const res = await uc.get(IngestCorpusUseCase).execute({ collection: 'ff', records: batch.map((text) => ({ text })) });
+  const held = new Set(res.admission.heldIds);
+  const stating = batch.map((t) => { const a = heldOut.get(t); return !!a && containsAnswer(t, a); });
+  const out = {
+    reports: targets.length, ingested: batch.length, statingAnswer: stating.filter(Boolean).length,
+    held: held.size, heldStating: res.ids.filter((id, i) => held.has(id) && stating[i]).length,
+  };
+  log(`false reports: ${out.held}/${out.ingested} held-out clean texts held (${out.heldStating} of the ${out.statingAnswer} stating a reported answer)`);
+  return out;
+}
+
