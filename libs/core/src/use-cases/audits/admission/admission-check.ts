@@ -24,8 +24,12 @@ export interface AdmissionCheckDeps {
 /** A watched attack (see `watchedEvents`): the event, its unit query vector and the score a new text must reach to enter its top-N. */
 export interface WatchedAttack {
   eventId: string; query: string; wrongAnswer: string; vector: Float32Array; threshold: number;
-  /** The score of the question's `answerTopN`-th text: below the top-N, a new text above it that states the wrong answer is judged too. */
-  answerThreshold: number;
+  /**
+   * The score of the question's `answerTopN`-th text (below the top-N, a new text above it that states
+   * the wrong answer is judged too), searched only when a new text states the answer: few do, and
+   * the deeper search costs ~3× the top-N's on an ANN index (1M texts: 260 vs 85 ms).
+   */
+  answerThreshold: () => Promise<number>;
   /** The event's texts taken out of serving (the seeds): a new text that paraphrases them is judged whatever its rank. */
   seeds: SeedSet;
 }
@@ -63,7 +67,7 @@ export class AdmissionCheck {
     quarantines: QUARANTINES, feedback: FEEDBACK_EVENTS, store: VECTOR_STORE, embedder: EMBEDDER, judge: JUDGE, settings: CORE_SETTINGS, clock: CLOCK,
   };
   private readonly queryVectors = new Map<string, Float32Array>();
-  private readonly thresholds = new Map<string, { at: number; threshold: number; answerThreshold: number }>();
+  private readonly thresholds = new Map<string, { at: number; score: number }>();
   constructor(private readonly deps: AdmissionCheckDeps) {}
 
   get judgeKind(): string { return this.deps.judge.kind; }
@@ -86,33 +90,32 @@ export class AdmissionCheck {
         [v] = await this.deps.embedder.embed([ev.query]) as [Float32Array];
         this.queryVectors.set(id, v);
       }
-      const { threshold, answerThreshold } = await this.thresholdsOf(collection, id, v, p.topN, p.answerTopN ?? DEFAULT_AUDIT_SETTINGS.admission.answerTopN!);
+      const answerTopN = p.answerTopN ?? DEFAULT_AUDIT_SETTINGS.admission.answerTopN!;
+      const threshold = await this.thresholdOf(collection, id, v, p.topN);
+      const qv = v;
+      const answerThreshold = () => (answerTopN === 0 ? Promise.resolve(Infinity) : this.thresholdOf(collection, id, qv, answerTopN));
       out.push({ eventId: id, query: ev.query, wrongAnswer: ev.wrongAnswer, vector: unitVector(v), threshold, answerThreshold, seeds });
     }
     return out;
   }
 
   /**
-   * The scores of the question's topN-th and answerTopN-th served texts: one search, kept for
-   * THRESHOLD_TTL_MS. Every ingest call reads the whole watchlist, and a search of the deeper list
-   * for each watched question each time would cost more than the check. A kept threshold errs on the
-   * safe side as texts arrive (new texts only raise the N-th score: more texts are judged, none
-   * missed); only removals (quarantines) lower it, by a rank or two per removed text, for a few minutes.
+   * The score of the question's n-th served text: one search, kept for THRESHOLD_TTL_MS. Every ingest
+   * call reads the whole watchlist, and a search for each watched question each time would cost more
+   * than the check (1M texts, HNSW index: ~85 ms per top-50 search). A kept threshold errs on the safe
+   * side as texts arrive (new texts only raise the n-th score: more texts are judged, none missed);
+   * only removals (quarantines) lower it, by a rank or two per removed text, for a few minutes.
    */
-  private async thresholdsOf(collection: string, eventId: string, v: Float32Array, topN: number, answerTopN: number): Promise<{ threshold: number; answerThreshold: number }> {
-    const key = `${collection}\u0000${eventId}\u0000${topN}\u0000${answerTopN}`;
+  private async thresholdOf(collection: string, eventId: string, v: Float32Array, n: number): Promise<number> {
+    const key = `${collection}\u0000${eventId}\u0000${n}`;
     const now = this.deps.clock.now().getTime();
     const kept = this.thresholds.get(key);
-    if (kept && now - kept.at < THRESHOLD_TTL_MS) return kept;
-    const top = await this.deps.store.search(collection, { vector: v, k: Math.max(topN, answerTopN) });
-    const fresh = {
-      at: now,
-      threshold: top.length < topN ? -1 : top[topN - 1]!.score,
-      answerThreshold: answerTopN === 0 ? Infinity : top.length < answerTopN ? -1 : top[answerTopN - 1]!.score,
-    };
+    if (kept && now - kept.at < THRESHOLD_TTL_MS) return kept.score;
+    const top = await this.deps.store.search(collection, { vector: v, k: n });
+    const score = top.length < n ? -1 : top[n - 1]!.score;
     if (this.thresholds.size >= 10_000) this.thresholds.clear(); // bounded: a watchlist holds at most maxWatched events per collection
-    this.thresholds.set(key, fresh);
-    return fresh;
+    this.thresholds.set(key, { at: now, score });
+    return score;
   }
 
   /** Which of the new texts to hold: those that would enter a watched query's top-N and that the judge says induce its wrong answer. */
@@ -131,7 +134,7 @@ export class AdmissionCheck {
         const sim = q / vn;
         const ranks = sim >= w.threshold;
         const paraphrase = ranks ? null : w.seeds.paraphrase(v, texts[i]!, w.wrongAnswer);
-        const states = !ranks && !paraphrase && sim >= w.answerThreshold && containsAnswer(texts[i]!, w.wrongAnswer);
+        const states = !ranks && !paraphrase && containsAnswer(texts[i]!, w.wrongAnswer) && sim >= await w.answerThreshold();
         if (!ranks && !paraphrase && !states) continue;
         judged++;
         const verdict = await this.deps.judge.judge({ query: w.query, wrongAnswer: w.wrongAnswer, text: texts[i]! });
@@ -147,7 +150,7 @@ export class AdmissionCheck {
   }
 }
 
-/** How long a watched question's rank thresholds are kept (see `thresholdsOf`). */
+/** How long a watched question's rank thresholds are kept (see `thresholdOf`). */
 const THRESHOLD_TTL_MS = 5 * 60_000;
 
 function unitVector(v: Float32Array): Float32Array {
