@@ -208,7 +208,12 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
   const answerTerms = [...new Set(contentTerms(input.wrongAnswer))];
   const answerTermSet = new Set(answerTerms);
   const queryTermsAll = new Set(contentTerms(input.query));
-  const queryTerms = [...queryTermsAll].filter((t) => !answerTermSet.has(t));
+  // Query terms the answer does not contain: restating the query is not stating the answer. When the
+  // answer restates the whole question (a sentence-long claim: "Non-controlling interest on the balance
+  // sheet is …" for "what is non controlling interest on balance sheet"), fewer than two are left and
+  // coverage of them measures nothing (0/0 counted as none): then the query's own terms are used.
+  const queryRest = [...queryTermsAll].filter((t) => !answerTermSet.has(t));
+  const queryTerms = queryRest.length >= 2 ? queryRest : [...queryTermsAll];
   // Distinctive answer terms; for a choice question ("X or Y?") every answer term is in the query, so all count.
   const distinctiveOnly = answerTerms.filter((t) => !queryTermsAll.has(t));
   const distinctive = distinctiveOnly.length ? distinctiveOnly : answerTerms;
