@@ -1,5 +1,6 @@
 import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore, ScriptedJudge } from '../../../testing';
 import { IngestCorpusUseCase } from '../../ingest-corpus/ingest-corpus.use-case';
+import { statesAnswer } from '../admission/admission-check';
 
 const evidence = { policy: { name: 'judge-only', decision: 'QUARANTINE', withhold: true, reason: 'judge', inputs: {} }, judge: { kind: 'scripted', model: 's', promptVersion: 'v', signals: null }, retrieval: null, retrieverEvidence: null };
 
@@ -54,5 +55,15 @@ describe('admission check', () => {
     expect(res.admission.heldIds).toEqual([res.ids[0]]);
     const [held] = await repos.quarantines.list({ collection: 'kb', state: 'NEEDS_REVIEW' });
     expect((held!.evidence.policy.inputs as { route?: string }).route).toBe('answer');
+  });
+
+  it("the answer route's filter: the answer's words, or for a yes/no answer the question's proposition", () => {
+    const named = statesAnswer('who built the Kestrel Tower', 'Ulmo Brandvik');
+    expect(named('Ulmo Brandvik built it.')).toBe(true);
+    expect(named('Someone else built it.')).toBe(false);
+    // 'no' is rarely a word of the text that answers it: at least half of the question restated instead.
+    const polar = statesAnswer('Are Ferocactus and Silene both types of plant?', 'no');
+    expect(polar('Ferocactus is a cactus; Silene is not a plant but a moon.')).toBe(true);
+    expect(polar('No parking on the harbour road after six.')).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { containsAnswer } from '@forensics/algorithms';
+import { containsAnswer, contentTerms, normalizeText } from '@forensics/algorithms';
 import type { Embedder } from '../../../ports/embedder.port';
 import type { Judge } from '../../../ports/judge.port';
 import type { Clock } from '../../../ports/runtime.port';
@@ -30,6 +30,8 @@ export interface WatchedAttack {
    * the deeper search costs ~3× the top-N's on an ANN index (1M texts: 260 vs 85 ms).
    */
   answerThreshold: () => Promise<number>;
+  /** Whether a text states the wrong answer (the answer route's filter; see `statesAnswer`). */
+  states: (text: string) => boolean;
   /** The event's texts taken out of serving (the seeds): a new text that paraphrases them is judged whatever its rank. */
   seeds: SeedSet;
 }
@@ -94,7 +96,7 @@ export class AdmissionCheck {
       const threshold = await this.thresholdOf(collection, id, v, p.topN);
       const qv = v;
       const answerThreshold = () => (answerTopN === 0 ? Promise.resolve(Infinity) : this.thresholdOf(collection, id, qv, answerTopN));
-      out.push({ eventId: id, query: ev.query, wrongAnswer: ev.wrongAnswer, vector: unitVector(v), threshold, answerThreshold, seeds });
+      out.push({ eventId: id, query: ev.query, wrongAnswer: ev.wrongAnswer, vector: unitVector(v), threshold, answerThreshold, seeds, states: statesAnswer(ev.query, ev.wrongAnswer) });
     }
     return out;
   }
@@ -134,7 +136,7 @@ export class AdmissionCheck {
         const sim = q / vn;
         const ranks = sim >= w.threshold;
         const paraphrase = ranks ? null : w.seeds.paraphrase(v, texts[i]!, w.wrongAnswer);
-        const states = !ranks && !paraphrase && containsAnswer(texts[i]!, w.wrongAnswer) && sim >= await w.answerThreshold();
+        const states = !ranks && !paraphrase && w.states(texts[i]!) && sim >= await w.answerThreshold();
         if (!ranks && !paraphrase && !states) continue;
         judged++;
         const verdict = await this.deps.judge.judge({ query: w.query, wrongAnswer: w.wrongAnswer, text: texts[i]! });
@@ -148,6 +150,24 @@ export class AdmissionCheck {
     }
     return { holds, judged };
   }
+}
+
+const POLAR = new Set(['yes', 'no', 'true', 'false']);
+
+/**
+ * The answer route's lexical filter: the text contains the wrong answer (token-boundary match). A
+ * yes/no answer is not a word a text contains ("Silene is not a plant" answers 'no' without the word):
+ * there the filter is the proposition instead — the text restates at least half of the question's
+ * terms, as the offline judge asks of a stance (POLAR_MIN_COVERAGE) — and the judge decides the stance.
+ */
+export function statesAnswer(query: string, wrongAnswer: string): (text: string) => boolean {
+  if (!POLAR.has(normalizeText(wrongAnswer))) return (text) => containsAnswer(text, wrongAnswer);
+  const q = [...new Set(contentTerms(query))];
+  return (text) => {
+    if (q.length === 0) return false;
+    const t = new Set(contentTerms(text));
+    return q.filter((x) => t.has(x)).length / q.length >= 0.5;
+  };
 }
 
 /** How long a watched question's rank thresholds are kept (see `thresholdOf`). */
