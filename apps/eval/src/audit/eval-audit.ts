@@ -19,9 +19,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { containsAnswer, DEFAULT_CLUSTER_SCAN_PARAMS, groupCandidates, localCandidates, mulberry32, scanDoc } from '@forensics/algorithms';
 import {
-  activeRecords, DEFAULT_AUDIT_SETTINGS, IngestCorpusUseCase, QuarantineTextUseCase, readKnnGraph, RunAuditUseCase, RunTracebackUseCase, scanNeighbours, StartAuditUseCase, SubmitFeedbackUseCase, watchedEvents, watchOptions, type Embedder, type Judge,
+  activeRecords, IngestCorpusUseCase, QuarantineTextUseCase, readKnnGraph, RunAuditUseCase, RunTracebackUseCase, scanNeighbours, StartAuditUseCase, SubmitFeedbackUseCase, watchedEvents, watchOptions, type Embedder, type Judge,
 } from '@forensics/core';
-import { loadConfig } from '@forensics/infra/config/app-config';
+import { auditSettingsFor, loadConfig } from '@forensics/infra/config/app-config';
 import { OfflineJudge } from '@forensics/infra/judges/offline-judge.adapter';
 import { composeUseCases, createInMemoryRepositories, InMemoryAuditRunRepository, InMemoryVectorStore, ScriptedJudge } from '@forensics/core/testing';
 import { CachedEmbedder } from '../cached-embedder.adapter';
@@ -206,9 +206,31 @@ function consensusFromEnv() {
   return loadConfig(process.env).consensus;
 }
 
-/** AUDIT_WATCH from the environment (default 'reported'), as the service reads it. */
+/** The audit settings from the environment (ADMISSION_TOP_N, AUDIT_WATCH, …), as the service reads them. */
+function auditFromEnv() {
+  return auditSettingsFor(loadConfig(process.env));
+}
+
+/** AUDIT_WATCH from the environment (default 'reported'). */
 function watchFromEnv() {
-  return loadConfig(process.env).audits.watch;
+  return auditFromEnv().watch;
+}
+
+/**
+ * The admission measurements' collection: every question's clean texts minus the last 2 of those with
+ * ≥ 4 (held out, to be ingested later), and its given poisons. `heldOut`: text → its question's
+ * correct answer (a text another question keeps is not held out).
+ */
+function admissionCorpus(records: readonly EvalRecord[]): { base: Set<string>; heldOut: Map<string, string | undefined> } {
+  const base = new Set<string>();
+  const heldOut = new Map<string, string | undefined>();
+  for (const r of records) {
+    for (const t of r.clean_texts.length >= 4 ? r.clean_texts.slice(0, -2) : r.clean_texts) base.add(t);
+    for (const t of r.poisoned_texts) base.add(t);
+    if (r.clean_texts.length >= 4) for (const t of r.clean_texts.slice(-2)) heldOut.set(t, r.correct_answer);
+  }
+  for (const t of base) heldOut.delete(t);
+  return { base, heldOut };
 }
 
 export async function siblingsEval(records: readonly EvalRecord[], embedder: Embedder, judge: Judge, log: (m: string) => void) {
@@ -222,7 +244,7 @@ export async function siblingsEval(records: readonly EvalRecord[], embedder: Emb
     const repos = createInMemoryRepositories();
     const store = new InMemoryVectorStore();
     const auditRuns = new InMemoryAuditRunRepository();
-    const uc = composeUseCases({ repos, store, embedder, judge, auditRuns, settings: { defaultCollection: 'sib', workerActor: 'eval', consensus: consensusFromEnv(), audit: { ...DEFAULT_AUDIT_SETTINGS, watch: watchFromEnv() } } });
+    const uc = composeUseCases({ repos, store, embedder, judge, auditRuns, settings: { defaultCollection: 'sib', workerActor: 'eval', consensus: consensusFromEnv(), audit: auditFromEnv() } });
     const poisons = r.poisoned_variants!.gemini_100!.slice(0, PER);
     const ing = await uc.get(IngestCorpusUseCase).execute({ collection: 'sib', records: [...r.clean_texts, ...poisons].map((text) => ({ text })) });
     const poisonIds = new Set(ing.ids.slice(r.clean_texts.length));
@@ -263,28 +285,22 @@ export async function siblingsEval(records: readonly EvalRecord[], embedder: Emb
  * ingest use case (the admission check runs on it). `caught` = variants held before being served;
  * `servedInTop5After` = variants the question's top 5 serves afterwards (they escaped); `benignHeld` =
  * held-out clean texts held. Then one `re-trace` run: `caughtWithReTrace` = variants held or sent to
- * review by either. `topN` = ADMISSION_TOP_N (env; default 10).
+ * review by either. `topN` = ADMISSION_TOP_N (env; default 50).
  */
 export async function admissionEval(records: readonly EvalRecord[], embedder: Embedder, judge: Judge, log: (m: string) => void) {
   const targets = records.filter((r) => (r.poisoned_variants?.gpt4?.length ?? 0) > 0);
   if (targets.length === 0) return null;
-  const topN = Number(process.env.ADMISSION_TOP_N ?? DEFAULT_AUDIT_SETTINGS.admission.topN);
+  const audit = auditFromEnv();
+  const topN = audit.admission.topN;
   const repos = createInMemoryRepositories();
   const store = new InMemoryVectorStore();
   const runs = new InMemoryAuditRunRepository();
   const uc = composeUseCases({
     repos, store, embedder, judge, auditRuns: runs,
-    settings: { defaultCollection: 'adm', workerActor: 'eval', consensus: consensusFromEnv(), audit: { ...DEFAULT_AUDIT_SETTINGS, admission: { ...DEFAULT_AUDIT_SETTINGS.admission, topN, answerTopN: loadConfig(process.env).audits.admission.answerTopN }, watch: watchFromEnv() } },
+    settings: { defaultCollection: 'adm', workerActor: 'eval', consensus: consensusFromEnv(), audit },
   });
-  const base = new Set<string>();
-  const heldOut = new Set<string>();
-  for (const r of records) {
-    const keep = r.clean_texts.length >= 4 ? r.clean_texts.slice(0, -2) : r.clean_texts;
-    for (const t of keep) base.add(t);
-    for (const t of r.poisoned_texts) base.add(t);
-    if (r.clean_texts.length >= 4) for (const t of r.clean_texts.slice(-2)) heldOut.add(t);
-  }
-  for (const t of base) heldOut.delete(t); // a held-out text that another question keeps is already in
+  const { base, heldOut: heldOutAnswers } = admissionCorpus(records);
+  const heldOut = new Set(heldOutAnswers.keys());
   await uc.get(IngestCorpusUseCase).execute({ collection: 'adm', records: [...base].map((text) => ({ text })) });
   let n = 0;
   const eventOf: string[] = [];
@@ -307,7 +323,7 @@ export async function admissionEval(records: readonly EvalRecord[], embedder: Em
   const caught = [...variantIds].filter((id) => held.has(id)).length;
   const benignHeld = [...benignIds].filter((id) => held.has(id)).length;
   // The check can act only for watched questions (see watchedEvents and AUDIT_WATCH).
-  const watchedEventIds = new Set((await watchedEvents(repos, 'adm', 100_000, undefined, watchOptions({ audit: { ...DEFAULT_AUDIT_SETTINGS, watch: watchFromEnv() } }))).map((w) => w.event.id));
+  const watchedEventIds = new Set((await watchedEvents(repos, 'adm', 100_000, watchOptions({ audit }))).map((w) => w.event.id));
   const watchedVariantIds = [...variants].filter(([, i]) => watchedEventIds.has(eventOf[i]!)).map(([t]) => idOf.get(t)!);
   const route = new Map((await activeRecords(repos.quarantines, 'adm')).inReview
     .filter((q) => q.policy === 'admission').map((q) => [q.documentId, String(((q.evidence as { policy?: { inputs?: { route?: string } } }).policy?.inputs?.route) ?? 'rank')]));
@@ -351,16 +367,9 @@ export async function falseReportAdmission(records: readonly EvalRecord[], embed
   const repos = createInMemoryRepositories();
   const uc = composeUseCases({
     repos, store: new InMemoryVectorStore(), embedder, judge, auditRuns: new InMemoryAuditRunRepository(),
-    settings: { defaultCollection: 'ff', workerActor: 'eval', consensus: consensusFromEnv(), audit: { ...DEFAULT_AUDIT_SETTINGS, admission: { ...DEFAULT_AUDIT_SETTINGS.admission, topN: Number(process.env.ADMISSION_TOP_N ?? DEFAULT_AUDIT_SETTINGS.admission.topN), answerTopN: loadConfig(process.env).audits.admission.answerTopN }, watch: watchFromEnv() } },
+    settings: { defaultCollection: 'ff', workerActor: 'eval', consensus: consensusFromEnv(), audit: auditFromEnv() },
   });
-  const base = new Set<string>();
-  const heldOut = new Map<string, string | undefined>(); // text → its question's correct answer
-  for (const r of records) {
-    for (const t of r.clean_texts.length >= 4 ? r.clean_texts.slice(0, -2) : r.clean_texts) base.add(t);
-    for (const t of r.poisoned_texts) base.add(t);
-    if (r.clean_texts.length >= 4) for (const t of r.clean_texts.slice(-2)) heldOut.set(t, r.correct_answer);
-  }
-  for (const t of base) heldOut.delete(t);
+  const { base, heldOut } = admissionCorpus(records);
   await uc.get(IngestCorpusUseCase).execute({ collection: 'ff', records: [...base].map((text) => ({ text })) });
   let n = 0;
   for (const r of targets) {

@@ -51,9 +51,14 @@ export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v3';
 const LONG_ANSWER_TOKENS = 6;
 
 /** Minimum query-term coverage of a sentence for it to take a yes/no stance on the question. */
-const POLAR_MIN_COVERAGE = 0.5;
+export const POLAR_MIN_COVERAGE = 0.5;
 
 const POLAR_ANSWERS: Readonly<Record<string, 'yes' | 'no'>> = { yes: 'yes', no: 'no', true: 'yes', false: 'no' };
+
+/** The stance a yes/no answer takes ('yes' for yes/true, 'no' for no/false), undefined for any other answer. */
+export function polarAnswer(answer: string): 'yes' | 'no' | undefined {
+  return POLAR_ANSWERS[normalizeText(answer)];
+}
 
 // Negation and contrast cues: a sentence carrying one denies the query's proposition.
 const NEGATION_CUES: ReadonlySet<string> = new Set([
@@ -204,7 +209,7 @@ export interface OfflineJudgeEvidence {
 export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<OfflineJudgeParams> = {}): OfflineJudgeEvidence {
   const p = validateOfflineJudgeParams(params);
   const answerNorm = normalizeText(input.wrongAnswer);
-  const polar = POLAR_ANSWERS[answerNorm];
+  const polar = polarAnswer(input.wrongAnswer);
   const answerTerms = [...new Set(contentTerms(input.wrongAnswer))];
   const answerTermSet = new Set(answerTerms);
   const queryTermsAll = new Set(contentTerms(input.query));

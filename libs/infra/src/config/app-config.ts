@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { AUDIT_KINDS, UNBUILT_AUDIT_KINDS, type AuditKind } from '@forensics/core';
+import { AUDIT_KINDS, DEFAULT_AUDIT_SETTINGS, UNBUILT_AUDIT_KINDS, type AuditKind, type AuditSettings } from '@forensics/core';
 import {
   DEFAULT_BIRD_PARAMS,
   DEFAULT_DECISION_POLICY,
@@ -542,4 +542,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     },
   };
   return deepFreeze(config);
+}
+
+/**
+ * The use cases' audit settings from the configuration (ADMISSION_CHECK, ADMISSION_TOP_N,
+ * ADMISSION_ANSWER_TOP_N, AUDIT_AUTO_QUARANTINE, AUDIT_WATCH): the service (`coreSettingsFor`) and the
+ * evaluation harness read them through this one mapping. (Until 2026-11-24 the service left them out:
+ * the first three were parsed and documented but the defaults always applied.)
+ */
+export function auditSettingsFor(config: Pick<AppConfig, 'audits'>): AuditSettings {
+  const a = config.audits;
+  return {
+    autoQuarantine: a.autoQuarantine,
+    admission: { ...DEFAULT_AUDIT_SETTINGS.admission, enabled: a.admission.enabled, topN: a.admission.topN, answerTopN: a.admission.answerTopN },
+    watch: a.watch,
+  };
 }

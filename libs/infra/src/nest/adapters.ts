@@ -1,8 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_AUDIT_SETTINGS, DEFAULT_TOUCH_INTERVAL_MS, type CoreSettings, type Embedder, type GradientProbeProvision, type IdentitySettings, type Judge } from '@forensics/core';
-import type { AppConfig } from '../config/app-config';
+import { DEFAULT_TOUCH_INTERVAL_MS, type CoreSettings, type Embedder, type GradientProbeProvision, type IdentitySettings, type Judge } from '@forensics/core';
+import { auditSettingsFor, type AppConfig } from '../config/app-config';
 import { createEmbedder } from '../embedders';
 import { OfflineJudge } from '../judges/offline-judge.adapter';
 import { OpenAiJudge } from '../judges/openai-judge.adapter';
@@ -92,13 +92,7 @@ export function coreSettingsFor(config: AppConfig, tokenSecret: string): CoreSet
     policy: config.policy,
     trust: config.trust,
     consensus: config.consensus,
-    // ADMISSION_CHECK, ADMISSION_TOP_N, AUDIT_AUTO_QUARANTINE and AUDIT_WATCH (until 2026-11-24 the
-    // first three were parsed and documented but never reached the use cases: the defaults always applied).
-    audit: {
-      autoQuarantine: config.audits.autoQuarantine,
-      admission: { ...DEFAULT_AUDIT_SETTINGS.admission, enabled: config.audits.admission.enabled, topN: config.audits.admission.topN, answerTopN: config.audits.admission.answerTopN },
-      watch: config.audits.watch,
-    },
+    audit: auditSettingsFor(config),
     feedbackTokens: { secret: tokenSecret, ttlSec: config.feedbackTokenTtlSec },
     workerActor: 'traceback-worker',
   };

@@ -60,8 +60,7 @@ export interface WatchedEvent {
  * sweep and the `re-trace` audit; callers that list the active records anyway pass them (`active`).
  */
 export async function watchedEvents(
-  deps: { quarantines: QuarantineRepository; feedback: FeedbackEventRepository }, collection: string, max: number, active?: ActiveRecords,
-  opts: WatchOptions = { scope: 'confirmed', minTrust: DEFAULT_TRUST_PARAMS.minTrust },
+  deps: { quarantines: QuarantineRepository; feedback: FeedbackEventRepository }, collection: string, max: number, opts: WatchOptions, active?: ActiveRecords,
 ): Promise<WatchedEvent[]> {
   const a = active ?? await activeRecords(deps.quarantines, collection);
   const seedsOf = (records: readonly QuarantineRow[]) => {

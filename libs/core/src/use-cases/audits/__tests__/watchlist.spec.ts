@@ -45,7 +45,7 @@ async function fixture() {
 describe('watchlist (AUDIT_WATCH)', () => {
   it("'confirmed' watches only events whose texts were taken out of serving", async () => {
     const { repos, cases } = await fixture();
-    const w = await watchedEvents(repos, 'kb', 100, undefined, watchOptions({ audit: { autoQuarantine: false, admission: { enabled: true, topN: 50, maxWatched: 100 }, watch: 'confirmed' } }));
+    const w = await watchedEvents(repos, 'kb', 100, watchOptions({ audit: { autoQuarantine: false, admission: { enabled: true, topN: 50, maxWatched: 100 }, watch: 'confirmed' } }));
     expect(w.map((x) => x.event.id).sort()).toEqual([cases.quarantined.id, cases.withheld.id].sort());
     expect(w.every((x) => x.basis === 'confirmed')).toBe(true);
   });
@@ -54,7 +54,7 @@ describe('watchlist (AUDIT_WATCH)', () => {
     const { repos, cases } = await fixture();
     const opts = watchOptions(undefined);
     expect(opts).toEqual({ scope: 'reported', minTrust: 'identified' });
-    const w = await watchedEvents(repos, 'kb', 100, undefined, opts);
+    const w = await watchedEvents(repos, 'kb', 100, opts);
     const byId = new Map(w.map((x) => [x.event.id, x]));
     expect([...byId.keys()].sort()).toEqual([cases.quarantined.id, cases.withheld.id, cases.suspected.id, cases.nothingFound.id, cases.byReviewer.id].sort());
     expect(byId.get(cases.suspected.id)).toMatchObject({ basis: 'reported', seedIds: [cases.suspected.doc] });
@@ -66,9 +66,9 @@ describe('watchlist (AUDIT_WATCH)', () => {
 
   it('follows the minimum trust of the policy, and keeps the newest `max`', async () => {
     const { repos, cases } = await fixture();
-    const w = await watchedEvents(repos, 'kb', 100, undefined, watchOptions({ trust: { minTrust: 'reviewer' } }));
+    const w = await watchedEvents(repos, 'kb', 100, watchOptions({ trust: { minTrust: 'reviewer' } }));
     expect(w.map((x) => x.event.id).sort()).toEqual([cases.quarantined.id, cases.withheld.id, cases.byReviewer.id].sort());
-    const newest = await watchedEvents(repos, 'kb', 2, undefined, watchOptions(undefined));
+    const newest = await watchedEvents(repos, 'kb', 2, watchOptions(undefined));
     expect(newest.map((x) => x.event.id)).toEqual([cases.byReviewer.id, cases.nothingFound.id]);
   });
 

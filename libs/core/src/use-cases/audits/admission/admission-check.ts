@@ -1,4 +1,4 @@
-import { containsAnswer, contentTerms, normalizeText } from '@forensics/algorithms';
+import { containsAnswer, contentTerms, polarAnswer, POLAR_MIN_COVERAGE } from '@forensics/algorithms';
 import type { Embedder } from '../../../ports/embedder.port';
 import type { Judge } from '../../../ports/judge.port';
 import type { Clock } from '../../../ports/runtime.port';
@@ -84,21 +84,26 @@ export class AdmissionCheck {
     const p = this.params;
     if (!p.enabled) return [];
     const out: WatchedAttack[] = [];
-    for (const { event: ev, seedIds } of await watchedEvents(this.deps, collection, p.maxWatched, undefined, watchOptions(this.deps.settings))) {
+    const answerTopN = p.answerTopN ?? DEFAULT_AUDIT_SETTINGS.admission.answerTopN!;
+    for (const { event: ev, seedIds } of await watchedEvents(this.deps, collection, p.maxWatched, watchOptions(this.deps.settings))) {
       const id = ev.id;
       const seeds = SeedSet.of((await this.deps.store.fetch(collection, seedIds)).map((r) => r.vector));
-      let v = this.queryVectors.get(id);
-      if (!v) {
-        [v] = await this.deps.embedder.embed([ev.query]) as [Float32Array];
-        this.queryVectors.set(id, v);
-      }
-      const answerTopN = p.answerTopN ?? DEFAULT_AUDIT_SETTINGS.admission.answerTopN!;
+      const v = await this.queryVector(id, ev.query);
       const threshold = await this.thresholdOf(collection, id, v, p.topN);
-      const qv = v;
-      const answerThreshold = () => (answerTopN === 0 ? Promise.resolve(Infinity) : this.thresholdOf(collection, id, qv, answerTopN));
+      const answerThreshold = () => (answerTopN === 0 ? Promise.resolve(Infinity) : this.thresholdOf(collection, id, v, answerTopN));
       out.push({ eventId: id, query: ev.query, wrongAnswer: ev.wrongAnswer, vector: unitVector(v), threshold, answerThreshold, seeds, states: statesAnswer(ev.query, ev.wrongAnswer) });
     }
     return out;
+  }
+
+  /** A watched question's embedding, embedded once per process. */
+  private async queryVector(eventId: string, query: string): Promise<Float32Array> {
+    let v = this.queryVectors.get(eventId);
+    if (!v) {
+      [v] = await this.deps.embedder.embed([query]) as [Float32Array];
+      this.queryVectors.set(eventId, v);
+    }
+    return v;
   }
 
   /**
@@ -152,8 +157,6 @@ export class AdmissionCheck {
   }
 }
 
-const POLAR = new Set(['yes', 'no', 'true', 'false']);
-
 /**
  * The answer route's lexical filter: the text contains the wrong answer (token-boundary match). A
  * yes/no answer is not a word a text contains ("Silene is not a plant" answers 'no' without the word):
@@ -161,12 +164,12 @@ const POLAR = new Set(['yes', 'no', 'true', 'false']);
  * terms, as the offline judge asks of a stance (POLAR_MIN_COVERAGE) — and the judge decides the stance.
  */
 export function statesAnswer(query: string, wrongAnswer: string): (text: string) => boolean {
-  if (!POLAR.has(normalizeText(wrongAnswer))) return (text) => containsAnswer(text, wrongAnswer);
+  if (!polarAnswer(wrongAnswer)) return (text) => containsAnswer(text, wrongAnswer);
   const q = [...new Set(contentTerms(query))];
   return (text) => {
     if (q.length === 0) return false;
     const t = new Set(contentTerms(text));
-    return q.filter((x) => t.has(x)).length / q.length >= 0.5;
+    return q.filter((x) => t.has(x)).length / q.length >= POLAR_MIN_COVERAGE;
   };
 }
 

@@ -93,7 +93,7 @@ export class ReTraceAudit implements AuditKindHandler {
     const bump = (key: string, n = 1) => { counts[key] = (counts[key] ?? 0) + n; };
 
     const active = await activeRecords(this.deps.quarantines, collection);
-    let watched = await watchedEvents(this.deps, collection, maxEvents, active, watchOptions(this.deps.settings));
+    let watched = await watchedEvents(this.deps, collection, maxEvents, watchOptions(this.deps.settings), active);
     if (only) watched = watched.filter((w) => w.event.id === only);
     await this.deps.embedder.init();
     const proxyIds = (await this.deps.enhancements.list({ collection, state: 'ACTIVE' })).map((e) => e.proxyId);

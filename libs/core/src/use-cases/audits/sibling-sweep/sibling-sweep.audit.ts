@@ -63,7 +63,7 @@ export class SiblingSweepAudit implements AuditKindHandler {
     const active = await activeRecords(quarantines, collection);
     const withheldOrHeld = new Set([...active.quarantined, ...active.inReview].map((q) => q.documentId));
     // Seeds: per watched event (see watchedEvents), its active records (none for a trusted report whose traceback found nothing).
-    const watched = await watchedEvents({ quarantines, feedback }, collection, 100_000, active, watchOptions(this.deps.settings));
+    const watched = await watchedEvents({ quarantines, feedback }, collection, 100_000, watchOptions(this.deps.settings), active);
     const seedsByEvent = new Map<string, string[]>(watched.map((w) => [w.event.id, w.seedIds]));
     const events = [...seedsByEvent.keys()].sort();
     let n = done.size;
