@@ -11,6 +11,12 @@ export interface EvalRecord {
   incorrect_answer: string;
   poisoned_texts: string[];
   clean_texts: string[];
+  /**
+   * Where each clean text comes from, aligned with `clean_texts`: the record's `clean_links` (RobustRAG's
+   * search results carry their URL) when the file has one per text; ingested as `metadata.source`, which
+   * the consensus check reads (`CONSENSUS_SOURCE_KEY`). Absent when the file has none.
+   */
+  clean_sources?: (string | null)[];
   poisoned_variants?: Record<string, string[]>;
 }
 
@@ -73,6 +79,11 @@ function validate(raw: unknown, where: string): EvalRecord {
     return (v as string[]).filter((x) => x.trim());
   };
   const variants = r.poisoned_variants;
+  const rawClean = r.clean_texts;
+  const links = r.clean_links;
+  const cleanSources = Array.isArray(rawClean) && Array.isArray(links) && links.length === rawClean.length
+    ? rawClean.flatMap((t, i) => (typeof t === 'string' && t.trim() ? [typeof links[i] === 'string' && (links[i] as string).trim() ? (links[i] as string) : null] : []))
+    : undefined;
   return {
     id: r.id === undefined ? where : String(r.id),
     dataset: typeof r.dataset === 'string' ? r.dataset : '',
@@ -82,6 +93,7 @@ function validate(raw: unknown, where: string): EvalRecord {
     incorrect_answer: str('incorrect_answer'),
     poisoned_texts: strs('poisoned_texts'),
     clean_texts: strs('clean_texts'),
+    ...(cleanSources ? { clean_sources: cleanSources } : {}),
     poisoned_variants: typeof variants === 'object' && variants !== null && !Array.isArray(variants) ? (variants as Record<string, string[]>) : undefined,
   };
 }

@@ -153,7 +153,7 @@ async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<Questio
   const ingest = await useCases.get(IngestCorpusUseCase).execute({
     collection: COLLECTION,
     records: [
-      ...r.clean_texts.map((text, i) => ({ id: `clean-${i}`, text, metadata: { kind: 'clean' } })),
+      ...r.clean_texts.map((text, i) => ({ id: `clean-${i}`, text, metadata: { kind: 'clean', ...(r.clean_sources?.[i] ? { source: r.clean_sources[i] } : {}) } })),
       ...poisonedTexts.map((text, i) => ({ id: `poisoned-${i}`, text, metadata: { kind: 'poisoned' } })),
     ],
   });

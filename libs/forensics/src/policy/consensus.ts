@@ -45,15 +45,28 @@ export interface ConsensusParams {
    * is no vote for it. 0 = any text containing the answer. Default 0.4.
    */
   minQueryCoverage: number;
+  /**
+   * The metadata key naming a text's source (a URL, a domain, a publisher), read from the record's
+   * ingested `metadata` (or its payload, for an attached collection); '' = ignore sources. Texts from
+   * two different known sources are independent even when they read alike — news outlets reporting
+   * the same story repeat each other's wording, and single-link grouping by similarity alone merged
+   * 41 of 44 such snippets into one group — and texts from one source are one voice however they
+   * are worded. A URL counts by its host (without "www."). Texts without a source are grouped by
+   * similarity alone, as before. Set it only when the ingestion pipeline, not a text's author, writes
+   * that key: a source an attacker can name at will would let a planted group pass as independent
+   * (its report would go to review with its texts kept served; nothing good is removed). Default 'source'.
+   */
+  sourceKey: string;
 }
 
-export const DEFAULT_CONSENSUS_PARAMS: ConsensusParams = { pool: 50, minClusters: 3, dupCosine: 0.85, dupJaccard: 0.5, enabled: true, suspects: 'include', minQueryCoverage: 0.4 };
+export const DEFAULT_CONSENSUS_PARAMS: ConsensusParams = { pool: 50, minClusters: 3, dupCosine: 0.85, dupJaccard: 0.5, enabled: true, suspects: 'include', minQueryCoverage: 0.4, sourceKey: 'source' };
 
 export function validateConsensusParams(p: Partial<ConsensusParams> = {}): ConsensusParams {
   const out = { ...DEFAULT_CONSENSUS_PARAMS, ...p };
   if (!Number.isInteger(out.pool) || out.pool < 1) throw new RangeError(`pool must be an integer ≥ 1, got ${String(out.pool)}`);
   if (!Number.isInteger(out.minClusters) || out.minClusters < 2) throw new RangeError(`minClusters must be an integer ≥ 2, got ${String(out.minClusters)}`);
   if (out.suspects !== 'include' && out.suspects !== 'exclude') throw new RangeError(`suspects must be 'include' or 'exclude', got '${String(out.suspects)}'`);
+  if (typeof out.sourceKey !== 'string') throw new RangeError(`sourceKey must be a string ('' = ignore sources), got ${String(out.sourceKey)}`);
   if (!(out.minQueryCoverage >= 0 && out.minQueryCoverage <= 1)) throw new RangeError(`minQueryCoverage must be in [0, 1], got ${String(out.minQueryCoverage)}`);
   for (const k of ['dupCosine', 'dupJaccard'] as const) {
     if (!(out[k] > 0 && out[k] <= 1)) throw new RangeError(`${k} must be in (0, 1], got ${String(out[k])}`);
@@ -61,7 +74,31 @@ export function validateConsensusParams(p: Partial<ConsensusParams> = {}): Conse
   return out;
 }
 
-export interface ConsensusText { id: string; text: string; vector?: ArrayLike<number> }
+export interface ConsensusText {
+  id: string; text: string; vector?: ArrayLike<number>;
+  /** Where the text comes from (see `ConsensusParams.sourceKey` and `sourceOf`); absent = unknown. */
+  source?: string | null;
+}
+
+/**
+ * A record's source under `key`: its ingested `metadata[key]`, else `payload[key]` (an attached
+ * collection's own payload). A URL is reduced to its host without "www." (two articles of one site
+ * are one source); other strings are trimmed and lower-cased. Null when absent, empty or not a string.
+ */
+export function sourceOf(payload: Readonly<Record<string, unknown>> | null | undefined, key: string): string | null {
+  if (!key || !payload) return null;
+  const meta = payload.metadata;
+  const raw = (meta && typeof meta === 'object' && !Array.isArray(meta) ? (meta as Record<string, unknown>)[key] : undefined) ?? payload[key];
+  if (typeof raw !== 'string' || !raw.trim()) return null;
+  const v = raw.trim();
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v)) {
+    try {
+      const host = new URL(v).hostname.toLowerCase().replace(/^www\./, '');
+      if (host) return host;
+    } catch { /* not a URL after all: the string itself */ }
+  }
+  return v.toLowerCase();
+}
 
 export interface ConsensusResult {
   suspected: boolean;
@@ -70,8 +107,10 @@ export interface ConsensusResult {
   /** Near-duplicate groups among them (ids), largest first. */
   clusters: string[][];
   largestCluster: number;
+  /** Distinct known sources among the supporters (0 when no text has one). */
+  sources: number;
   pool: number;
-  params: { minClusters: number; dupCosine: number; dupJaccard: number };
+  params: { minClusters: number; dupCosine: number; dupJaccard: number; sourceKey: string };
   reason: string;
 }
 
@@ -104,8 +143,12 @@ export function consensusCheck(answer: string, pool: readonly ConsensusText[], p
   for (let i = 0; i < sup.length; i++) {
     for (let j = i + 1; j < sup.length; j++) {
       const vi = sup[i]!.vector, vj = sup[j]!.vector;
-      const dup = (vi && vj && vi.length === vj.length && cosine(vi, vj) >= p.dupCosine) || jaccard(terms[i]!, terms[j]!) >= p.dupJaccard;
-      if (dup) parent[find(i)] = find(j);
+      const si = p.sourceKey ? sup[i]!.source ?? null : null, sj = p.sourceKey ? sup[j]!.source ?? null : null;
+      // One known source is one voice; two different known sources are independent however alike they read.
+      const same = si !== null && si === sj;
+      const distinct = si !== null && sj !== null && si !== sj;
+      const dup = !distinct && ((vi && vj && vi.length === vj.length && cosine(vi, vj) >= p.dupCosine) || jaccard(terms[i]!, terms[j]!) >= p.dupJaccard);
+      if (same || dup) parent[find(i)] = find(j);
     }
   }
   const groups = new Map<number, string[]>();
@@ -113,11 +156,13 @@ export function consensusCheck(answer: string, pool: readonly ConsensusText[], p
   const clusters = [...groups.values()].sort((a, b) => b.length - a.length);
   const largest = clusters[0]?.length ?? 0;
   const others = Math.max(0, clusters.length - 1);
+  const sources = p.sourceKey ? new Set(sup.map((t) => t.source ?? null).filter((x): x is string => x !== null)).size : 0;
+  const fromSources = sources > 0 ? `, from ${sources} distinct source(s)` : '';
   // Strictly more other groups than the largest group's texts: a planted pair plus two unrelated
   // mentions ([2], [1], [1]) is not a consensus; seven independent statements are.
   const suspected = p.enabled && clusters.length >= p.minClusters && others > largest;
   const reason = suspected
-    ? `suspected false flag: ${sup.length} of the ${pool.length} texts retrieved for the question state "${answer}", in ${clusters.length} independent groups (≥ ${p.minClusters}; the largest has ${largest}) — the reported answer looks like the collection's consensus, not a planted claim`
-    : `no consensus: ${sup.length} of the ${pool.length} retrieved texts state the answer, in ${clusters.length} independent group(s) (largest ${largest}; a false flag needs ≥ ${p.minClusters} groups and more other groups than the largest has texts)`;
-  return { suspected, supporters: sup.length, clusters, largestCluster: largest, pool: pool.length, params: { minClusters: p.minClusters, dupCosine: p.dupCosine, dupJaccard: p.dupJaccard }, reason };
+    ? `suspected false flag: ${sup.length} of the ${pool.length} texts retrieved for the question state "${answer}", in ${clusters.length} independent groups${fromSources} (≥ ${p.minClusters}; the largest has ${largest}) — the reported answer looks like the collection's consensus, not a planted claim`
+    : `no consensus: ${sup.length} of the ${pool.length} retrieved texts state the answer, in ${clusters.length} independent group(s)${fromSources} (largest ${largest}; a false flag needs ≥ ${p.minClusters} groups and more other groups than the largest has texts)`;
+  return { suspected, supporters: sup.length, clusters, largestCluster: largest, sources, pool: pool.length, params: { minClusters: p.minClusters, dupCosine: p.dupCosine, dupJaccard: p.dupJaccard, sourceKey: p.sourceKey }, reason };
 }

@@ -1,5 +1,5 @@
 import {
-  acceptRetrieval, acceptServed, acceptVerdicts, consensusCheck, containsAnswer, decide, initTrace, nextRetrieval, summarizeTrace,
+  acceptRetrieval, acceptServed, acceptVerdicts, consensusCheck, containsAnswer, decide, initTrace, nextRetrieval, sourceOf, summarizeTrace,
   validateConsensusParams, validateDecisionPolicy, type ConsensusResult, type Label, type TraceState,
 } from '@forensics/algorithms';
 import { PermanentError } from '../../domain/errors';
@@ -270,7 +270,7 @@ export class RunTracebackUseCase {
     const sup = hits.filter((h) => containsAnswer(h.text, ev.wrongAnswer));
     const vectors = sup.length >= p.minClusters ? await this.deps.embedder.embed(sup.map((h) => h.text)) : [];
     const byId = new Map(sup.map((h, i) => [h.id, vectors[i]]));
-    return consensusCheck(ev.wrongAnswer, hits.map((h) => ({ id: h.id, text: h.text, vector: byId.get(h.id) })), p, ev.query);
+    return consensusCheck(ev.wrongAnswer, hits.map((h) => ({ id: h.id, text: h.text, vector: byId.get(h.id), source: sourceOf(h.payload, p.sourceKey) })), p, ev.query);
   }
 
   /**

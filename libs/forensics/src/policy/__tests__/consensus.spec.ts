@@ -1,4 +1,4 @@
-import { consensusCheck, validateConsensusParams } from '../consensus';
+import { consensusCheck, sourceOf, validateConsensusParams } from '../consensus';
 
 // Generic synthetic texts: a fictional fact stated independently by differently worded texts, and a
 // planted group of near-identical rewrites.
@@ -52,6 +52,34 @@ describe('consensusCheck', () => {
     const r = consensusCheck('Marsk', [...planted, { id: 'x', text: 'Some maps wrongly label the Marsk as a canal.' }, { id: 'y', text: 'Rafting trips on the Marsk start in May.' }]);
     expect(r.clusters).toHaveLength(3);
     expect(r.suspected).toBe(false); // 2 other groups < 3 planted texts
+  });
+
+  it('counts known sources: alike texts from different sources are independent, one source is one voice', () => {
+    // Five outlets repeating one story in nearly the same words: by similarity alone, one group.
+    const story = (id: string, source?: string) => ({ id, source, text: `Researchers in Velmora report that the longest tributary of the Ostrava is the Velna, a new survey shows (${id}).` });
+    const outlets = ['https://www.news-a.example/x', 'https://news-b.example/y', 'http://news-c.example/z', 'https://news-d.example/w', 'https://news-e.example/v'];
+    expect(consensusCheck('Velna', outlets.map((u, i) => story(`s${i}`))).suspected).toBe(false);
+    const bySource = consensusCheck('Velna', outlets.map((u, i) => story(`s${i}`, sourceOf({ metadata: { source: u } }, 'source')!)));
+    expect(bySource.clusters).toHaveLength(5);
+    expect(bySource.sources).toBe(5);
+    expect(bySource.suspected).toBe(true);
+    expect(bySource.reason).toContain('from 5 distinct source(s)');
+    // The planted group from one source stays one group, and so do differently worded texts of one source.
+    const oneSite = consensusCheck('Velna', independent.map((t) => ({ ...t, source: 'news-a.example' })));
+    expect(oneSite.clusters).toHaveLength(1);
+    expect(oneSite.suspected).toBe(false);
+    // sourceKey '' ignores sources: back to similarity alone.
+    expect(consensusCheck('Velna', outlets.map((u, i) => story(`s${i}`, `src${i}`)), { sourceKey: '' }).suspected).toBe(false);
+  });
+
+  it('reads a source from the ingested metadata or the payload, a URL by its host', () => {
+    expect(sourceOf({ metadata: { source: 'https://www.Example.org/a/b?c=1' } }, 'source')).toBe('example.org');
+    expect(sourceOf({ url: 'http://news.example.com/story' }, 'url')).toBe('news.example.com');
+    expect(sourceOf({ metadata: { source: '  Reuters ' } }, 'source')).toBe('reuters');
+    expect(sourceOf({ metadata: { source: '' } }, 'source')).toBeNull();
+    expect(sourceOf({ metadata: { source: 42 } }, 'source')).toBeNull();
+    expect(sourceOf({ metadata: { source: 'x' } }, '')).toBeNull();
+    expect(sourceOf(null, 'source')).toBeNull();
   });
 
   it('rejects bad parameters and can be disabled', () => {
