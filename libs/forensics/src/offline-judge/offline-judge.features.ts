@@ -26,6 +26,12 @@ export interface OfflineJudgeFeatures {
   answerTermsStated: number;
   /** min(1, peers stating the answer with content-term Jaccard ≥ 0.5 / 2): closer copies than `agreement`. */
   closeCopies: number;
+  /**
+   * min(1, other candidates for the answer's slot in the answer-bearing sentence / 3): other numbers
+   * for a numeric answer, other capitalised names for a name. A sentence that lists several
+   * candidates reports facts about all of them; a text written to induce one answer states that one.
+   */
+  rivals: number;
 }
 
 /** Logistic weights: a bias and one weight per feature; a feature without a weight counts 0 (not selected by the fit). */
@@ -37,6 +43,6 @@ export type OfflineJudgeWeights = { bias: number } & Partial<OfflineJudgeFeature
  */
 export const OFFLINE_JUDGE_FEATURES: readonly (keyof OfflineJudgeFeatures)[] = Object.freeze([
   'windowCoverage', 'focus', 'peerSimilarity', 'agreement', 'mimicPeers', 'answerSentenceShare', 'polarAnswer',
-  'exact', 'support', 'sentenceCoverage', 'textCoverage', 'supportingPeerShare', 'closeCopies', 'answerLength', 'answerTermsStated',
+  'exact', 'support', 'sentenceCoverage', 'textCoverage', 'supportingPeerShare', 'closeCopies', 'answerLength', 'answerTermsStated', 'rivals',
 ]);
 

@@ -1,6 +1,6 @@
 import type { Label } from '../ragforensics/traceback-loop';
 import { containsAnswer } from '../text/answer-match';
-import { normalizeText, stripCitationMarkers } from '../text/normalize';
+import { normalizeText, rawTokens, stripCitationMarkers } from '../text/normalize';
 import { contentTerms, splitSentences } from '../text/tokenizer';
 import fitted from './offline-judge.fitted.json';
 import { OFFLINE_JUDGE_FEATURES, type OfflineJudgeFeatures, type OfflineJudgeWeights } from './offline-judge.features';
@@ -39,7 +39,7 @@ const CLOSE_COPY_MIN = 0.5;
 export const SCORE_WEIGHTS: Readonly<OfflineJudgeWeights> = Object.freeze({ ...(fitted.weights as OfflineJudgeWeights) });
 
 /** Model name recorded with every offline verdict. */
-export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v3';
+export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v4';
 
 // Removed (issue 13): FRAMING_CUES, a regex of PoisonedRAG's framing phrases ("in an alternate
 // universe", "contrary to popular belief", …) and its `framing` feature. It was written from the
@@ -176,6 +176,43 @@ function evidenceFor(text: string, answer: string, answerTerms: readonly string[
   return best;
 }
 
+/** A capitalised run: words that start upper case, joined by spaces and lower-case name particles ("Duke of York"). */
+const NAME_RUN = /\p{Lu}[\p{L}\p{M}'’.-]*(?:\s+(?:(?:of|the|de|la|von|van|del|du)\s+)*\p{Lu}[\p{L}\p{M}'’.-]*)*/gu;
+
+/**
+ * How many other candidates for the answer's slot a sentence names (the `rivals` feature): for a
+ * numeric answer, the distinct other numbers (a year-like number rivals only a year-like answer);
+ * for a name (the answer starts with a capital), the distinct capitalised runs whose content terms
+ * are not all query or answer terms. Neither shape (a common noun, a yes/no stance): 0. A
+ * general property of listing text ("Kareem Abdul-Jabbar won it six times; Bill Russell and Michael
+ * Jordan five"), written from no development question.
+ */
+export function rivalCount(sentence: string, answer: string, queryTerms: ReadonlySet<string>, answerTerms: ReadonlySet<string>): number {
+  if (!sentence) return 0;
+  const answerTokens = rawTokens(answer);
+  const answerNumbers = answerTokens.filter((t) => /^\d/.test(t));
+  if (answerNumbers.length > 0) {
+    const yearLike = (t: string) => /^\d{4}$/.test(t) && Number(t) >= 1000 && Number(t) <= 2100;
+    const answerYear = answerNumbers.some(yearLike);
+    const own = new Set(answerNumbers);
+    const seen = new Set<string>();
+    for (const t of rawTokens(sentence)) {
+      if (!/^\d/.test(t) || own.has(t) || queryTerms.has(t) || yearLike(t) !== answerYear) continue;
+      seen.add(t);
+    }
+    return seen.size;
+  }
+  if (!/^\p{Lu}/u.test(answer.trim())) return 0;
+  const seen = new Set<string>();
+  for (const m of sentence.matchAll(NAME_RUN)) {
+    const terms = contentTerms(m[0]);
+    // A lone capitalised function word is the sentence's capital ("The", "In"), not a name.
+    if (terms.length === 0 || terms.every((t) => queryTerms.has(t) || answerTerms.has(t))) continue;
+    seen.add(terms.join(' '));
+  }
+  return seen.size;
+}
+
 function quote(s: string, max = 60): string {
   const t = s.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
@@ -197,6 +234,8 @@ export interface OfflineJudgeEvidence {
   supportingPeers: number;
   agreeingPeers: number;
   mimickingPeers: number;
+  /** Other candidates for the answer's slot named in the answer-bearing sentence (`rivalCount`). */
+  rivals: number;
   /** States an answer of ≥ LONG_ANSWER_TOKENS tokens verbatim: the score is 1 whatever the weights (see `evidenceScore`). */
   verbatimLong: boolean;
   features: OfflineJudgeFeatures;
@@ -226,10 +265,10 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
   const textTerms = termSet(text);
   const zero: OfflineJudgeFeatures = {
     windowCoverage: 0, focus: 0, peerSimilarity: 0, agreement: 0, mimicPeers: 0, answerSentenceShare: 0, polarAnswer: polar ? 1 : 0,
-    exact: 0, support: 0, sentenceCoverage: 0, textCoverage: 0, supportingPeerShare: 0, closeCopies: 0, answerLength: 0, answerTermsStated: 0,
+    exact: 0, support: 0, sentenceCoverage: 0, textCoverage: 0, supportingPeerShare: 0, closeCopies: 0, answerLength: 0, answerTermsStated: 0, rivals: 0,
   };
   if (answerNorm === '') {
-    return { judgeable: false, polar, answerTerms: 0, queryTerms: queryTerms.length, support: 0, exact: false, sentence: '', sentenceCoverage: 0, textCoverage: 0, textTerms: textTerms.size, supportingPeers: 0, agreeingPeers: 0, mimickingPeers: 0, verbatimLong: false, features: zero };
+    return { judgeable: false, polar, answerTerms: 0, queryTerms: queryTerms.length, support: 0, exact: false, sentence: '', sentenceCoverage: 0, textCoverage: 0, textTerms: textTerms.size, supportingPeers: 0, agreeingPeers: 0, mimickingPeers: 0, rivals: 0, verbatimLong: false, features: zero };
   }
 
   const queryAsksContrast = normalizeText(input.query).split(' ').some((t) => CONTRAST_CUES.has(t));
@@ -258,6 +297,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
     if (sim >= CLOSE_COPY_MIN) closeCopies += 1;
   }
   const sentences = splitSentences(text);
+  const rivals = polar ? 0 : rivalCount(ev.sentence, input.wrongAnswer, queryTermsAll, answerTermSet);
   const stating = polar ? (ev.support > 0 ? 1 : 0) : sentences.filter((x) => containsAnswer(x, input.wrongAnswer)).length;
   const features: OfflineJudgeFeatures = {
     windowCoverage: ev.windowCoverage,
@@ -275,10 +315,11 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
     closeCopies: Math.min(1, closeCopies / 2),
     answerLength: polar ? 0 : Math.min(1, Math.max(0, distinctive.length - 1) / 8),
     answerTermsStated: polar ? (ev.support > 0 ? 1 : 0) : Math.min(1, distinctive.filter((t) => textTerms.has(t)).length / 4),
+    rivals: Math.min(1, rivals / 3),
   };
   return {
     judgeable: true, polar, answerTerms: answerTerms.length, queryTerms: queryTerms.length, support: ev.support, exact: ev.exact, sentence: ev.sentence, sentenceCoverage: ev.sentenceCoverage,
-    textCoverage, textTerms: textTerms.size, supportingPeers, agreeingPeers, mimickingPeers,
+    textCoverage, textTerms: textTerms.size, supportingPeers, agreeingPeers, mimickingPeers, rivals,
     // A verbatim statement of a long answer (e.g. a scripted refusal) is not a coincidence: it is the
     // payload itself. A prior, not fitted (written before the GMTP trigger files were looked at).
     verbatimLong: ev.exact && answerNorm.split(' ').length >= LONG_ANSWER_TOKENS, features,
@@ -319,6 +360,9 @@ export function evidenceLogit(features: OfflineJudgeFeatures, weights: Readonly<
  *    `peerSimilarity` = highest content-term Jaccard with a peer that also states t; `agreement` =
  *    min(1, near-duplicate supporting peers / 2) (Jaccard ≥ `nearDuplicateMin`); `mimicPeers` =
  *    min(1, peers stating t while restating ≥ 1/2 of the query / 3) — paraphrases, not only copies.
+ * 4. rivals: a sentence that names other candidates for the answer's slot (other numbers for a
+ *    number, other names for a name: "the Astros beat the Yankees for the pennant") reports facts
+ *    about all of them; a text written to induce t states t alone. `rivals` = min(1, count / 3).
  *
  *   z = w₀ + Σ w_f · feature_f        (weights SCORE_WEIGHTS, fitted: offline-judge.fitted.json)
  *   score = support · σ(z)            (0 when the text does not state t: it cannot induce it; measured against σ(z)
@@ -358,6 +402,7 @@ export function offlineJudge(input: OfflineJudgeInput, params: Partial<OfflineJu
     supportingPeers: ev.supportingPeers,
     agreeingPeers: ev.agreeingPeers,
     mimickingPeers: ev.mimickingPeers,
+    rivals: ev.rivals,
     verbatimLongAnswer: verbatimLong,
     logit: round3(z),
     score: round3(score),
@@ -387,6 +432,7 @@ function explain(input: OfflineJudgeInput, label: Label, score: number, ev: Offl
   }
   parts.push(`the whole text covers ${Math.round(ev.textCoverage * nQuery)}/${nQuery} query terms and ${Math.round(ev.features.focus * 100)}% of its distinct content words are query or answer words`);
   if (ev.support > 0) parts.push(`${Math.round(ev.features.answerSentenceShare * 100)}% of its sentences state the answer`);
+  if (ev.rivals > 0) parts.push(`that sentence also names ${ev.rivals} other candidate${ev.rivals === 1 ? '' : 's'} for the answer (a listing, not a claim about one)`);
   if (input.peers && input.peers.length > 0) {
     parts.push(`${ev.agreeingPeers} near-duplicate peer${ev.agreeingPeers === 1 ? '' : 's'} also state${ev.agreeingPeers === 1 ? 's' : ''} it and ${ev.mimickingPeers} restate${ev.mimickingPeers === 1 ? 's' : ''} the question around it (${ev.supportingPeers} of ${input.peers.length} peers support it at all)`);
   }

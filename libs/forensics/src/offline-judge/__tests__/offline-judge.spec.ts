@@ -1,4 +1,4 @@
-import { DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
+import { contentTerms, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 // Synthetic examples only (issue 13): no development-file question appears in these tests.
@@ -16,7 +16,7 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v3/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v4/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
@@ -132,6 +132,23 @@ describe('offline evidence judge', () => {
     expect(framed.signals).not.toHaveProperty('framing');
     expect(framed.score).toBeCloseTo(plain.score, 12);
     expect(framed.explanation).not.toMatch(/frames the claim/);
+  });
+
+  it('counts the rival candidates a sentence names for the answer\'s slot (numbers for a number, names for a name)', () => {
+    const terms = (x: string) => new Set(contentTerms(x));
+    const rivals = (query: string, answer: string, sentence: string) => rivalCount(sentence, answer, terms(query), terms(answer));
+    const who = 'who won the harbor regatta of velmora in 2011';
+    // A listing sentence names other candidates; the query's own names and years are not rivals.
+    expect(rivals(who, 'Ada Quill', 'In 2011 the Velmora harbor regatta was won by Ada Quill ahead of Tomas Brenn and Ilse Varga, with the Duke of Arlen watching.')).toBe(3);
+    // A sentence written to state one answer names only that one ('In' is the sentence's capital, not a name).
+    expect(rivals(who, 'Ada Quill', 'In 2011, Ada Quill won the harbor regatta of Velmora.')).toBe(0);
+    const many = 'how many towers does the old fortress of velmora have';
+    // Numbers rival a number; a year does not rival a count, and the query's numbers are not rivals.
+    expect(rivals(many, '24', 'The old fortress of Velmora, rebuilt in 1820, has 24 towers, 6 gates and 3 wells.')).toBe(2);
+    expect(rivals('which year was the fortress of velmora rebuilt', '1820', 'It was rebuilt in 1820 after the fires of 1790 and 1811, with 24 towers.')).toBe(2);
+    // Neither a number nor a name (a common noun): no rivals counted.
+    expect(rivals(many, 'granite', 'Its 24 towers are built of granite, Limestone and Brick.')).toBe(0);
+    expect(rivals(many, '24', '')).toBe(0);
   });
 
   it('validates params', () => {

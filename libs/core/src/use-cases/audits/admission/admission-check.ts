@@ -34,6 +34,8 @@ export interface WatchedAttack {
   states: (text: string) => boolean;
   /** The event's texts taken out of serving (the seeds): a new text that paraphrases them is judged whatever its rank. */
   seeds: SeedSet;
+  /** The seeds' texts: the context a new text is judged in (its peers), as the sibling sweep judges its candidates. */
+  peers: readonly string[];
 }
 
 export interface AdmissionHold {
@@ -48,7 +50,9 @@ export interface AdmissionHold {
  * become searchable. A new text whose similarity to a watched query would put it in that query's
  * top-N (N = ADMISSION_TOP_N, default 50: on NQ it held 0.93 of the re-injected texts of watched
  * questions against 0.67 at 10, for 3 clean texts of 195 against 1, and 0.96 at 100) is judged against the event's wrong
- * answer; YES → it is written to the store already withheld and sent to review (NEEDS_REVIEW).
+ * answer, with the event's texts taken out of serving as its peers (the context the traceback judged
+ * them in; the sibling sweep does the same) — a rewrite of a planted text agrees with them, a true
+ * passage rarely does; YES → it is written to the store already withheld and sent to review (NEEDS_REVIEW).
  * At ingestion rather than by the next scheduled run because a re-injected poison would otherwise be
  * served until that run; the cost is one dot product per (new text, watched query) plus one judge
  * call per new text that ranks that high (`ingest` reports how many were judged and held).
@@ -87,11 +91,12 @@ export class AdmissionCheck {
     const answerTopN = p.answerTopN ?? DEFAULT_AUDIT_SETTINGS.admission.answerTopN!;
     for (const { event: ev, seedIds } of await watchedEvents(this.deps, collection, p.maxWatched, watchOptions(this.deps.settings))) {
       const id = ev.id;
-      const seeds = SeedSet.of((await this.deps.store.fetch(collection, seedIds)).map((r) => r.vector));
+      const seedRecords = await this.deps.store.fetch(collection, seedIds);
+      const seeds = SeedSet.of(seedRecords.map((r) => r.vector));
       const v = await this.queryVector(id, ev.query);
       const threshold = await this.thresholdOf(collection, id, v, p.topN);
       const answerThreshold = () => (answerTopN === 0 ? Promise.resolve(Infinity) : this.thresholdOf(collection, id, v, answerTopN));
-      out.push({ eventId: id, query: ev.query, wrongAnswer: ev.wrongAnswer, vector: unitVector(v), threshold, answerThreshold, seeds, states: statesAnswer(ev.query, ev.wrongAnswer) });
+      out.push({ eventId: id, query: ev.query, wrongAnswer: ev.wrongAnswer, vector: unitVector(v), threshold, answerThreshold, seeds, peers: seedRecords.map((r) => r.text), states: statesAnswer(ev.query, ev.wrongAnswer) });
     }
     return out;
   }
@@ -144,7 +149,7 @@ export class AdmissionCheck {
         const states = !ranks && !paraphrase && w.states(texts[i]!) && sim >= await w.answerThreshold();
         if (!ranks && !paraphrase && !states) continue;
         judged++;
-        const verdict = await this.deps.judge.judge({ query: w.query, wrongAnswer: w.wrongAnswer, text: texts[i]! });
+        const verdict = await this.deps.judge.judge({ query: w.query, wrongAnswer: w.wrongAnswer, text: texts[i]!, peers: w.peers });
         if (verdict.label !== 'YES') continue;
         holds.push({
           index: i, eventId: w.eventId, query: w.query, wrongAnswer: w.wrongAnswer, similarity: +sim.toFixed(4), threshold: +w.threshold.toFixed(4), reply: verdict.reply.slice(0, 500),
