@@ -13,7 +13,7 @@ export const AUDIT_QUEUE = Symbol('AuditQueue') as Token<AuditQueue>;
 /** Audit settings (CoreSettings.audit; the type lives in settings.ts so the settings import no use-case file). */
 export type { AuditSettings } from '../../settings';
 
-export const DEFAULT_AUDIT_SETTINGS: Readonly<AuditSettings> = Object.freeze({ autoQuarantine: false, admission: { enabled: true, topN: 50, answerTopN: 200, maxWatched: 1000 } });
+export const DEFAULT_AUDIT_SETTINGS: Readonly<AuditSettings> = Object.freeze({ autoQuarantine: false, admission: { enabled: true, topN: 50, answerTopN: 500, maxWatched: 1000 } });
 
 /** A scheduled audit as the scheduler keeps it. */
 export interface AuditSchedule { kind: string; collection: string; cron: string; next: string | null; params: Record<string, unknown> }
