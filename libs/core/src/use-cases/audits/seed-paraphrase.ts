@@ -1,4 +1,4 @@
-import { containsAnswer } from '@forensics/algorithms';
+import { containsAnswer, contentTerms, polarAnswer, POLAR_MIN_COVERAGE } from '@forensics/algorithms';
 
 /** A paraphrase is at least this close to one seed even when the seeds are diverse. */
 export const PARAPHRASE_FLOOR = 0.5;
@@ -7,7 +7,7 @@ export const PARAPHRASE_FLOOR = 0.5;
  * The texts an attacked event took out of serving (its seeds), as the sibling sweep and the admission
  * check compare candidates with them. A candidate is a **paraphrase of the set** when it is at least
  * as close (cosine) to one seed as the seeds are to each other — their smallest pair, not below the
- * floor — and states the event's wrong answer. One seed alone sets no bar (nothing is a paraphrase).
+ * floor — and states the event's wrong answer (`statesAnswer`). One seed alone sets no bar (nothing is a paraphrase).
  */
 export class SeedSet {
   private constructor(private readonly seeds: Float32Array[], readonly bar: number) {}
@@ -36,9 +36,9 @@ export class SeedSet {
     return best;
   }
 
-  /** The candidate's closeness to the seeds when it is a paraphrase of them stating `wrongAnswer`, else null. */
-  paraphrase(vector: ArrayLike<number>, text: string, wrongAnswer: string): { seedSim: number; threshold: number } | null {
-    if (!this.active || !containsAnswer(text, wrongAnswer)) return null;
+  /** The candidate's closeness to the seeds when it is a paraphrase of them that `states` the wrong answer (see `statesAnswer`), else null. */
+  paraphrase(vector: ArrayLike<number>, text: string, states: (text: string) => boolean): { seedSim: number; threshold: number } | null {
+    if (!this.active || !states(text)) return null;
     const seedSim = this.similarity(vector);
     return seedSim >= this.bar ? { seedSim: +seedSim.toFixed(4), threshold: +this.bar.toFixed(4) } : null;
   }
@@ -55,4 +55,35 @@ function dot(a: Float32Array, b: Float32Array): number {
   let d = 0;
   for (let i = 0; i < a.length; i++) d += a[i]! * b[i]!;
   return d;
+}
+
+/**
+ * Whether a text states an event's wrong answer, as the audits' lexical filters ask it (the admission
+ * check's answer route, the paraphrase test of the sweep and the admission check): the text contains the
+ * answer (token-boundary match). A yes/no answer is not a word a text contains ("Silene is not a plant"
+ * answers 'no' without the word): there the filter is the proposition instead — the text restates at
+ * least half of the question's terms, as the offline judge asks of a stance (POLAR_MIN_COVERAGE).
+ */
+export function statesAnswer(query: string, wrongAnswer: string): (text: string) => boolean {
+  if (!polarAnswer(wrongAnswer)) return (text) => containsAnswer(text, wrongAnswer);
+  const q = [...new Set(contentTerms(query))];
+  return (text) => {
+    if (q.length === 0) return false;
+    const t = new Set(contentTerms(text));
+    return q.filter((x) => t.has(x)).length / q.length >= POLAR_MIN_COVERAGE;
+  };
+}
+
+/**
+ * The sibling sweep's filter for its paraphrase route, which sends a text to review even when the judge
+ * says NO: `statesAnswer`, except for a 'yes' answer. An on-topic passage affirms by default (the judge reads
+ * a stance without a negation as 'yes'), so for 'yes' restating the question is no sign of stating the
+ * answer and the route stays closed (a text must contain the word); for 'no' it is, and the judge often
+ * misses the stance (a contrast instead of a negation: "X is a cactus. Y, on the other hand, is a fish").
+ * Measured with the sweep's evaluation: HotpotQA 0.932 → 0.959 of the planted rewrites found, clean texts
+ * to review unchanged (20); NQ 0.966 → 0.969, unchanged (91); with 'yes' included too, NQ 0.970 but 130 clean
+ * texts to review (its two 'yes' questions brought 34).
+ */
+export function paraphraseStates(query: string, wrongAnswer: string): (text: string) => boolean {
+  return polarAnswer(wrongAnswer) === 'yes' ? (text) => containsAnswer(text, wrongAnswer) : statesAnswer(query, wrongAnswer);
 }

@@ -1,6 +1,7 @@
 import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore, ScriptedJudge } from '../../../testing';
 import { IngestCorpusUseCase } from '../../ingest-corpus/ingest-corpus.use-case';
 import { statesAnswer } from '../admission/admission-check';
+import { paraphraseStates } from '../seed-paraphrase';
 
 const evidence = { policy: { name: 'judge-only', decision: 'QUARANTINE', withhold: true, reason: 'judge', inputs: {} }, judge: { kind: 'scripted', model: 's', promptVersion: 'v', signals: null }, retrieval: null, retrieverEvidence: null };
 
@@ -62,8 +63,17 @@ describe('admission check', () => {
     expect(named('Ulmo Brandvik built it.')).toBe(true);
     expect(named('Someone else built it.')).toBe(false);
     // 'no' is rarely a word of the text that answers it: at least half of the question restated instead.
-    const polar = statesAnswer('Are Ferocactus and Silene both types of plant?', 'no');
-    expect(polar('Ferocactus is a cactus; Silene is not a plant but a moon.')).toBe(true);
+    const polar = statesAnswer('Are Quillwort and Marrowind both types of fern?', 'no');
+    expect(polar('Quillwort is a fern; Marrowind is not a fern but a moss.')).toBe(true);
     expect(polar('No parking on the harbour road after six.')).toBe(false);
+  });
+
+  it("the sweep's paraphrase filter: as the answer route, except that restating the question is no sign of a 'yes'", () => {
+    const no = paraphraseStates('Are Quillwort and Marrowind both types of fern?', 'no');
+    expect(no('Quillwort is a fern. Marrowind, on the other hand, is a type of moss.')).toBe(true);
+    const yes = paraphraseStates('Are Quillwort and Marrowind both types of fern?', 'yes');
+    expect(yes('Quillwort and Marrowind are both ferns of the valley.')).toBe(false);
+    expect(yes('Yes: Quillwort and Marrowind are both ferns.')).toBe(true);
+    expect(paraphraseStates('who built the Kestrel Tower', 'Ulmo Brandvik')('Ulmo Brandvik built it.')).toBe(true);
   });
 });

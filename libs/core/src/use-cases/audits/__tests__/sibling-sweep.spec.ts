@@ -81,6 +81,46 @@ describe('sibling-sweep audit', () => {
     expect(para[0]!.detail).toMatchObject({ judge: expect.objectContaining({ label: 'NO' }), paraphrase: expect.objectContaining({ seedSim: expect.any(Number) }) });
   });
 
+  it("sends paraphrases of the seeds that answer 'no' by restating the question to review, but not for a 'yes'", async () => {
+    const run = async (wrongAnswer: 'no' | 'yes') => {
+      const repos = createInMemoryRepositories();
+      const store = new InMemoryVectorStore();
+      const runs = new InMemoryAuditRunRepository();
+      // The judge reads a stance only from "not": the rewrites that answer with a contrast get NO.
+      const judge = new ScriptedJudge((r) => (/\bnot\b/.test(r.text) ? 'YES' : 'NO'), `sweep-polar-${wrongAnswer}`);
+      const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge, auditRuns: runs });
+      const clean = Array.from({ length: 30 }, (_, i) => `The valley garden shows plant ${i} of the ${['river', 'hill', 'marsh'][i % 3]} beds in row ${i % 5}.`);
+      const seeds = [
+        'Quillwort is a fern of the valley. Marrowind is not a fern but a moss, records show.',
+        'Quillwort, a fern of the valley, grows by the river. Marrowind is not a fern but a moss.',
+        'Records show Quillwort is a fern of the valley. Marrowind is not a fern: it is a moss of the marsh.',
+      ];
+      const paraphrases = [
+        'Quillwort is a fern of the valley. Marrowind, on the other hand, is a moss, records show.',
+        'Records show Quillwort is a fern of the valley. Marrowind, however, is a moss of the marsh.',
+      ];
+      const r = await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [...clean, ...seeds, ...paraphrases].map((text) => ({ text })) });
+      const seedIds = r.ids.slice(clean.length, clean.length + 3);
+      const { event } = await repos.feedback.create({ collection: 'kb', query: 'Are Quillwort and Marrowind both types of fern?', wrongAnswer, k: 5, trust: 'identified' });
+      await repos.feedback.update(event.id, { trace: { state: { status: 'DONE' }, outcome: 'TRACED' } as never });
+      for (const id of seedIds) {
+        await repos.quarantines.create({ documentId: id, feedbackId: event.id, collection: 'kb', reason: 'judge', evidence, policy: 'judge-only', createdBy: 'worker', state: 'QUARANTINED', servedDuringReview: false });
+        await store.setQuarantined('kb', [id], true);
+      }
+      const started = await uc.get(StartAuditUseCase).execute({ kind: 'sibling-sweep', collection: 'kb', trigger: 'cli', actor: 't', enqueue: false });
+      const out = await uc.get(RunAuditUseCase).execute({ runId: started.id });
+      const review = new Set((await repos.quarantines.list({ collection: 'kb', state: 'NEEDS_REVIEW' })).map((q) => q.documentId));
+      return { counts: out!.run.counts, found: r.ids.slice(clean.length + 3).filter((id) => review.has(id)).length };
+    };
+    const no = await run('no');
+    expect(no.counts).toMatchObject({ events: 1, paraphrasesFound: 2 });
+    expect(no.found).toBe(2);
+    // The same texts under a 'yes' report: restating the question is no sign of a 'yes', the route stays closed.
+    const yes = await run('yes');
+    expect(yes.counts.paraphrasesFound ?? 0).toBe(0);
+    expect(yes.found).toBe(0);
+  });
+
   it('sweeps a trusted report whose traceback found nothing from its question\'s top-N, then from the siblings found', async () => {
     const repos = createInMemoryRepositories();
     const store = new InMemoryVectorStore();

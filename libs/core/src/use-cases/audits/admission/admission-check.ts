@@ -1,4 +1,3 @@
-import { containsAnswer, contentTerms, polarAnswer, POLAR_MIN_COVERAGE } from '@forensics/algorithms';
 import type { Embedder } from '../../../ports/embedder.port';
 import type { Judge } from '../../../ports/judge.port';
 import type { Clock } from '../../../ports/runtime.port';
@@ -8,7 +7,9 @@ import type { VectorStore } from '../../../ports/vector-store.port';
 import type { CoreSettings } from '../../../settings';
 import type { InjectMap } from '../../../use-case';
 import { DEFAULT_AUDIT_SETTINGS } from '../audit-queue.port';
-import { SeedSet } from '../seed-paraphrase';
+import { SeedSet, statesAnswer } from '../seed-paraphrase';
+
+export { statesAnswer } from '../seed-paraphrase';
 import { watchedEvents, watchOptions } from '../watchlist';
 
 export interface AdmissionCheckDeps {
@@ -145,7 +146,7 @@ export class AdmissionCheck {
         for (let d = 0; d < v.length; d++) q += v[d]! * w.vector[d]!;
         const sim = q / vn;
         const ranks = sim >= w.threshold;
-        const paraphrase = ranks ? null : w.seeds.paraphrase(v, texts[i]!, w.wrongAnswer);
+        const paraphrase = ranks ? null : w.seeds.paraphrase(v, texts[i]!, w.states);
         const states = !ranks && !paraphrase && w.states(texts[i]!) && sim >= await w.answerThreshold();
         if (!ranks && !paraphrase && !states) continue;
         judged++;
@@ -160,22 +161,6 @@ export class AdmissionCheck {
     }
     return { holds, judged };
   }
-}
-
-/**
- * The answer route's lexical filter: the text contains the wrong answer (token-boundary match). A
- * yes/no answer is not a word a text contains ("Silene is not a plant" answers 'no' without the word):
- * there the filter is the proposition instead — the text restates at least half of the question's
- * terms, as the offline judge asks of a stance (POLAR_MIN_COVERAGE) — and the judge decides the stance.
- */
-export function statesAnswer(query: string, wrongAnswer: string): (text: string) => boolean {
-  if (!polarAnswer(wrongAnswer)) return (text) => containsAnswer(text, wrongAnswer);
-  const q = [...new Set(contentTerms(query))];
-  return (text) => {
-    if (q.length === 0) return false;
-    const t = new Set(contentTerms(text));
-    return q.filter((x) => t.has(x)).length / q.length >= POLAR_MIN_COVERAGE;
-  };
 }
 
 /** How long a watched question's rank thresholds are kept (see `thresholdOf`). */

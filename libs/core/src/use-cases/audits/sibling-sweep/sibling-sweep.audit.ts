@@ -1,4 +1,4 @@
-import { buildBm25Index, bm25TopK, containsAnswer, tokenize } from '@forensics/algorithms';
+import { buildBm25Index, bm25TopK, tokenize } from '@forensics/algorithms';
 import type { AuditContext, AuditKindHandler } from '../../../ports/audits.port';
 import type { Embedder } from '../../../ports/embedder.port';
 import type { Judge } from '../../../ports/judge.port';
@@ -8,7 +8,7 @@ import type { CoreSettings } from '../../../settings';
 import type { VectorStore } from '../../../ports/vector-store.port';
 import type { InjectMap } from '../../../use-case';
 import { BTE_PROXY_KIND } from '../../serving/serving-view';
-import { PARAPHRASE_FLOOR, SeedSet } from '../seed-paraphrase';
+import { paraphraseStates, PARAPHRASE_FLOOR, SeedSet } from '../seed-paraphrase';
 import { activeRecords, watchedEvents, watchOptions } from '../watchlist';
 
 export interface SiblingSweepAuditDeps {
@@ -82,6 +82,8 @@ export class SiblingSweepAudit implements AuditKindHandler {
         // round finds nothing new or `maxJudged` candidates were judged for this event.
         let frontier: { id: string; vector: ArrayLike<number>; text: string }[] = seedRecords;
         const seedSet = SeedSet.of(seedRecords.map((r) => r.vector), floor);
+        // A 'no' is no word a text contains: the paraphrase must restate the question instead (paraphraseStates).
+        const states = paraphraseStates(ev.query, ev.wrongAnswer);
         let withQuery = true;
         // A watched report without seeds (its traceback found nothing inducing the answer) starts from the query's top-N alone.
         while ((frontier.length > 0 || withQuery) && judged.size < maxJudged) {
@@ -109,7 +111,7 @@ export class SiblingSweepAudit implements AuditKindHandler {
           }
           withQuery = false;
           // Vectors of the candidates that state the answer, in one read: the paraphrase test needs them.
-          const stating = seedSet.active ? poolIds.filter((id) => containsAnswer(pool.get(id)!.text, ev.wrongAnswer)) : [];
+          const stating = seedSet.active ? poolIds.filter((id) => states(pool.get(id)!.text)) : [];
           const vectorOf = new Map((stating.length ? await store.fetch(collection, stating) : []).map((r) => [r.id, r.vector]));
           const found: string[] = [];
           for (const [id, c] of pool) {
@@ -121,7 +123,7 @@ export class SiblingSweepAudit implements AuditKindHandler {
             // one of them as they are to each other) that states the same wrong answer. Review only: a
             // reviewer sees the seed and the shared answer; the judge's NO stays in the evidence.
             const vec = v.label !== 'YES' ? vectorOf.get(id) : undefined;
-            const paraphrase = vec ? seedSet.paraphrase(vec, c.text, ev.wrongAnswer) : null;
+            const paraphrase = vec ? seedSet.paraphrase(vec, c.text, states) : null;
             if (v.label !== 'YES' && !paraphrase) continue;
             const evidence = {
               eventId, query: ev.query, wrongAnswer: ev.wrongAnswer, seedDocumentId: c.seed, similarity: +c.sim.toFixed(4), via: paraphrase ? 'paraphrase of the seeds stating their wrong answer (judge: not YES)' : c.via,
