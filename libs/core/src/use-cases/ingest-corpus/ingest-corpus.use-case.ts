@@ -7,7 +7,7 @@ import { AUDIT_LOG, DOCUMENTS, EMBEDDER, VECTOR_STORE } from '../../ports/tokens
 import type { VectorStore } from '../../ports/vector-store.port';
 import type { InjectMap } from '../../use-case';
 import { INGEST_TEXT_LIMIT, IngestRecordSchema } from './ingest-corpus.schema';
-import { AdmissionCheck, type WatchedAttack } from '../audits/admission/admission-check';
+import { AdmissionCheck, type AdmissionHold, type WatchedAttack } from '../audits/admission/admission-check';
 import { QuarantineTextUseCase } from '../quarantine-text/quarantine-text.use-case';
 
 export interface IngestRecord { id?: string; text: string; metadata?: Record<string, unknown> }
@@ -115,12 +115,10 @@ export class IngestCorpusUseCase {
           const p = part[h.index]!;
           await this.deps.quarantineText.execute({
             documentId: p.id, feedbackId: h.eventId, collection: cmd.collection, state: 'NEEDS_REVIEW', servedDuringReview: false, policy: 'admission',
-            reason: h.route === 'rank'
-              ? `admission check: would rank in the top results for an attacked question and induce its wrong answer '${h.wrongAnswer.slice(0, 80)}'`
-              : `admission check: a paraphrase of the texts taken out for an attacked question, judged to induce its wrong answer '${h.wrongAnswer.slice(0, 80)}'`,
+            reason: admissionReason(h),
             evidence: {
               policy: { name: 'admission', decision: 'NEEDS_REVIEW', withhold: true, reason: 'admission check at ingestion: held before it was ever served', inputs: { similarity: h.similarity, threshold: h.threshold, eventId: h.eventId, route: h.route, seedSim: h.seedSim } },
-              judge: { kind: this.deps.admission.judgeKind, model: this.deps.admission.judgeModel, promptVersion: 'admission', label: 'YES', reply: h.reply, signals: null },
+              judge: { kind: this.deps.admission.judgeKind, model: this.deps.admission.judgeModel, promptVersion: 'admission', label: h.label, reply: h.reply, signals: null },
               retrieval: null, retrieverEvidence: null,
             },
             actor: 'admission-check',
@@ -136,4 +134,14 @@ export class IngestCorpusUseCase {
     if (inserted || repaired) await this.deps.audit.append({ actor: 'ingest', action: 'corpus.ingested', entityType: 'Collection', entityId: cmd.collection, details: { inserted, skipped, markersStripped, ...(repaired ? { repaired } : {}), ...(admission.held ? { admissionHeld: admission.held } : {}) } });
     return { collection: cmd.collection, received: cmd.records.length, inserted, skipped, ids, markersStripped, repaired, admission };
   }
+}
+
+/** The review item's reason for a text the admission check held, by the route that brought it to the judge. */
+function admissionReason(h: AdmissionHold): string {
+  const answer = `'${h.wrongAnswer.slice(0, 80)}'`;
+  if (h.route === 'rank') return `admission check: would rank in the top results for an attacked question and induce its wrong answer ${answer}`;
+  if (h.route === 'answer') return `admission check: would rank high for an attacked question, states its wrong answer ${answer} and was judged to induce it`;
+  return h.label === 'YES'
+    ? `admission check: a paraphrase of the texts taken out for an attacked question, judged to induce its wrong answer ${answer}`
+    : `admission check: a paraphrase of the texts taken out for an attacked question, stating its wrong answer ${answer} (the judge said ${h.label}: a reviewer decides)`;
 }

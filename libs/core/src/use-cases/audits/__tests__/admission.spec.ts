@@ -33,6 +33,34 @@ describe('admission check', () => {
     expect(held.map((q) => (q.evidence.policy.inputs as { route?: string }).route)).toContain('paraphrase');
   });
 
+  it('holds a paraphrase of the taken-out texts for review even when the judge says NO, and says so; not a text that is no paraphrase', async () => {
+    const repos = createInMemoryRepositories();
+    const store = new InMemoryVectorStore();
+    // This judge only recognises the seeds' own wording: the rewrites get NO.
+    const judge = new ScriptedJudge((r) => (r.text.includes('built by') ? 'YES' : 'NO'), 'admission-paraphrase-no');
+    const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge, settings: { audit: { autoQuarantine: false, admission: { enabled: true, topN: 1, answerTopN: 0, maxWatched: 100 } } } });
+    const clean = Array.from({ length: 20 }, (_, i) => `Who built the Kestrel Tower? The Kestrel Tower, built in ${1850 + i}, hosts hall ${i}.`);
+    const seeds = [1, 2, 3].map((i) => `The Kestrel Tower was built by Ulmo Brandvik, the records show (note ${i}).`);
+    const r = await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [...clean, ...seeds].map((text) => ({ text })) });
+    const { event } = await repos.feedback.create({ collection: 'kb', query: 'who built the Kestrel Tower', wrongAnswer: 'Ulmo Brandvik', k: 5 });
+    for (const id of r.ids.slice(clean.length)) {
+      await repos.quarantines.create({ documentId: id, feedbackId: event.id, collection: 'kb', reason: 'judge', evidence, policy: 'judge-only', createdBy: 'worker', state: 'QUARANTINED' });
+      await store.setQuarantined('kb', [id], true);
+    }
+    const paraphrases = ['erected', 'raised'].map((w, i) => `The Kestrel Tower was ${w} by Ulmo Brandvik, the records show (note ${i + 1}).`);
+    const elsewhere = 'Ulmo Brandvik painted harbour scenes and sold them at the winter market for many decades.';
+    const res = await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [...paraphrases, elsewhere].map((text) => ({ text })) });
+    expect(res.admission.heldIds.sort()).toEqual(res.ids.slice(0, 2).sort());
+    const held = await repos.quarantines.list({ collection: 'kb', state: 'NEEDS_REVIEW' });
+    expect(held).toHaveLength(2);
+    for (const q of held) {
+      expect(q.servedDuringReview).toBe(false);
+      expect((q.evidence.policy.inputs as { route?: string }).route).toBe('paraphrase');
+      expect(q.evidence.judge.label).toBe('NO');
+      expect(q.reason).toContain('the judge said NO: a reviewer decides');
+    }
+  });
+
   it('judges a text below the top-N that would enter the top answerTopN and states the wrong answer; not one that does not state it', async () => {
     const repos = createInMemoryRepositories();
     const store = new InMemoryVectorStore();

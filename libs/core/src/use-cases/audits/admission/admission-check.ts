@@ -7,7 +7,7 @@ import type { VectorStore } from '../../../ports/vector-store.port';
 import type { CoreSettings } from '../../../settings';
 import type { InjectMap } from '../../../use-case';
 import { DEFAULT_AUDIT_SETTINGS } from '../audit-queue.port';
-import { SeedSet, statesAnswer } from '../seed-paraphrase';
+import { paraphraseStates, SeedSet, statesAnswer } from '../seed-paraphrase';
 
 export { statesAnswer } from '../seed-paraphrase';
 import { watchedEvents, watchOptions } from '../watchlist';
@@ -33,6 +33,8 @@ export interface WatchedAttack {
   answerThreshold: () => Promise<number>;
   /** Whether a text states the wrong answer (the answer route's filter; see `statesAnswer`). */
   states: (text: string) => boolean;
+  /** The paraphrase route's filter (`paraphraseStates`, as the sibling sweep's: a 'yes' needs the word). */
+  paraphraseStates: (text: string) => boolean;
   /** The event's texts taken out of serving (the seeds): a new text that paraphrases them is judged whatever its rank. */
   seeds: SeedSet;
   /** The seeds' texts: the context a new text is judged in (its peers), as the sibling sweep judges its candidates. */
@@ -43,6 +45,8 @@ export interface AdmissionHold {
   index: number; eventId: string; query: string; wrongAnswer: string; similarity: number; threshold: number; reply: string;
   /** Why it was judged: it would rank in the watched question's top-N ('rank'), or it is a paraphrase of the event's seeds stating its wrong answer ('paraphrase'). */
   route: 'rank' | 'paraphrase' | 'answer'; seedSim: number | null;
+  /** The judge's label: YES, or (a paraphrase of the seeds, held for review as the sibling sweep holds it) NO / UNDETERMINED. */
+  label: 'YES' | 'NO' | 'UNDETERMINED';
 }
 
 /**
@@ -63,11 +67,12 @@ export interface AdmissionHold {
  *
  * A second way in, as in the sibling sweep: a new text that is a paraphrase of the event's seeds (at
  * least as close to one of them as they are to each other — their smallest pair cosine, not below
- * 0.5; one seed alone sets no bar) and states the event's wrong answer is judged whatever its rank:
- * re-injected rewrites of a confirmed poison, each ranked just below the top-N on its own, would
- * otherwise never be judged. The judge still decides: a paraphrase it calls NO is admitted (held
- * anyway, the NQ measurement held 13 planted texts and 5 clean ones of 195; not worth withholding
- * clean texts for).
+ * 0.5; one seed alone sets no bar) and states the event's wrong answer (`paraphraseStates`) is judged
+ * whatever its rank — re-injected rewrites of a confirmed poison, each ranked just below the top-N on
+ * its own, would otherwise never be judged — and held for review whatever the judge says, as the sweep
+ * sends such a text to review (the record says the judge's label). Measured with `eval:audit`: NQ
+ * 2456 → 2471 / 2506 held, HotpotQA 2436 → 2451 / 2499, clean texts held 4 → 5 / 195 and 2 → 3 / 199; under
+ * 100 false reports (true texts taken out as seeds) 10 → 14 / 195 and 4 → 7 / 199 clean texts held.
  */
 export class AdmissionCheck {
   static readonly inject: InjectMap<AdmissionCheckDeps> = {
@@ -97,7 +102,7 @@ export class AdmissionCheck {
       const v = await this.queryVector(id, ev.query);
       const threshold = await this.thresholdOf(collection, id, v, p.topN);
       const answerThreshold = () => (answerTopN === 0 ? Promise.resolve(Infinity) : this.thresholdOf(collection, id, v, answerTopN));
-      out.push({ eventId: id, query: ev.query, wrongAnswer: ev.wrongAnswer, vector: unitVector(v), threshold, answerThreshold, seeds, peers: seedRecords.map((r) => r.text), states: statesAnswer(ev.query, ev.wrongAnswer) });
+      out.push({ eventId: id, query: ev.query, wrongAnswer: ev.wrongAnswer, vector: unitVector(v), threshold, answerThreshold, seeds, peers: seedRecords.map((r) => r.text), states: statesAnswer(ev.query, ev.wrongAnswer), paraphraseStates: paraphraseStates(ev.query, ev.wrongAnswer) });
     }
     return out;
   }
@@ -146,15 +151,17 @@ export class AdmissionCheck {
         for (let d = 0; d < v.length; d++) q += v[d]! * w.vector[d]!;
         const sim = q / vn;
         const ranks = sim >= w.threshold;
-        const paraphrase = ranks ? null : w.seeds.paraphrase(v, texts[i]!, w.states);
+        const paraphrase = w.seeds.paraphrase(v, texts[i]!, w.paraphraseStates);
         const states = !ranks && !paraphrase && w.states(texts[i]!) && sim >= await w.answerThreshold();
         if (!ranks && !paraphrase && !states) continue;
         judged++;
         const verdict = await this.deps.judge.judge({ query: w.query, wrongAnswer: w.wrongAnswer, text: texts[i]!, peers: w.peers });
-        if (verdict.label !== 'YES') continue;
+        // A paraphrase of the texts taken out is held for review whatever the judge says, as the sibling sweep
+        // sends one to review: the judge's NO on a rewrite of a confirmed poison is its weakness, not evidence.
+        if (verdict.label !== 'YES' && !paraphrase) continue;
         holds.push({
           index: i, eventId: w.eventId, query: w.query, wrongAnswer: w.wrongAnswer, similarity: +sim.toFixed(4), threshold: +w.threshold.toFixed(4), reply: verdict.reply.slice(0, 500),
-          route: ranks ? 'rank' : paraphrase ? 'paraphrase' : 'answer', seedSim: paraphrase?.seedSim ?? null,
+          route: ranks ? 'rank' : paraphrase ? 'paraphrase' : 'answer', seedSim: paraphrase?.seedSim ?? null, label: verdict.label,
         });
         break;
       }
