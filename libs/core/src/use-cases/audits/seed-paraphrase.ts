@@ -19,6 +19,11 @@ export class SeedSet {
     return new SeedSet(seeds, seeds.length >= 2 ? Math.max(floor, minPair) : Infinity);
   }
 
+  /** Adds an anchor (a sibling judged to induce the answer): candidates close to it count as paraphrases; the bar stays the seeds'. */
+  anchor(vector: ArrayLike<number>): void {
+    if (this.active) this.seeds.push(unit(vector));
+  }
+
   /** Whether any candidate can be a paraphrase (at least two seeds). */
   get active(): boolean { return this.bar !== Infinity; }
 

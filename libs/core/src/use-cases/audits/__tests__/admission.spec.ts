@@ -1,7 +1,7 @@
 import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore, ScriptedJudge } from '../../../testing';
 import { IngestCorpusUseCase } from '../../ingest-corpus/ingest-corpus.use-case';
 import { statesAnswer } from '../admission/admission-check';
-import { paraphraseStates } from '../seed-paraphrase';
+import { paraphraseStates, SeedSet } from '../seed-paraphrase';
 
 const evidence = { policy: { name: 'judge-only', decision: 'QUARANTINE', withhold: true, reason: 'judge', inputs: {} }, judge: { kind: 'scripted', model: 's', promptVersion: 'v', signals: null }, retrieval: null, retrieverEvidence: null };
 
@@ -94,6 +94,23 @@ describe('admission check', () => {
     const polar = statesAnswer('Are Quillwort and Marrowind both types of fern?', 'no');
     expect(polar('Quillwort is a fern; Marrowind is not a fern but a moss.')).toBe(true);
     expect(polar('No parking on the harbour road after six.')).toBe(false);
+  });
+
+  it('a seed set takes anchors (siblings judged YES): their paraphrases count, at the bar the seeds set', () => {
+    // Two seeds at cosine 0.8: the bar. A chain: c is 0.8-close to the sibling s, which is 0.8-close to seed a.
+    const a = [1, 0, 0], b = [0.8, 0.6, 0], s2 = [0.8, 0, 0.6], c = [0.28, 0, 0.96];
+    const set = SeedSet.of([a, b]);
+    expect(set.bar).toBeCloseTo(0.8, 6);
+    const any = () => true;
+    expect(set.paraphrase(c, 'text', any)).toBeNull(); // 0.28 to a, 0.224 to b
+    set.anchor(s2);
+    expect(set.paraphrase(c, 'text', any)?.seedSim).toBeCloseTo(0.8, 3); // 0.8 × 0.28 + 0.6 × 0.96 = 0.8
+    expect(set.bar).toBeCloseTo(0.8, 6); // the bar stays the seeds'
+    // One seed sets no bar, and an anchor does not make one.
+    const lone = SeedSet.of([a]);
+    lone.anchor(b);
+    expect(lone.active).toBe(false);
+    expect(lone.paraphrase(b, 'text', any)).toBeNull();
   });
 
   it("the sweep's paraphrase filter: as the answer route, except that restating the question is no sign of a 'yes'", () => {

@@ -125,6 +125,10 @@ export class SiblingSweepAudit implements AuditKindHandler {
             const vec = v.label !== 'YES' ? vectorOf.get(id) : undefined;
             const paraphrase = vec ? seedSet.paraphrase(vec, c.text, states) : null;
             if (v.label !== 'YES' && !paraphrase) continue;
+            // A sibling the judge calls YES anchors the paraphrase test too (planted sets are chains of paraphrases;
+            // the bar stays the seeds'): HotpotQA 0.959 → 0.968 of the planted rewrites found, clean texts to
+            // review 20 → 21; NQ 0.969 → 0.973, 91 → 105. A paraphrase found against the judge's NO anchors nothing.
+            if (v.label === 'YES') { const anchor = vectorOf.get(id); if (anchor) seedSet.anchor(anchor); }
             const evidence = {
               eventId, query: ev.query, wrongAnswer: ev.wrongAnswer, seedDocumentId: c.seed, similarity: +c.sim.toFixed(4), via: paraphrase ? 'paraphrase of the seeds stating their wrong answer (judge: not YES)' : c.via,
               ...(paraphrase ? { paraphrase } : {}), judge: { kind: judge.kind, model: judge.model, label: v.label, reply: v.reply.slice(0, 500) },
