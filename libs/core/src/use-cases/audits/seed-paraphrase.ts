@@ -43,9 +43,12 @@ export class SeedSet {
 
   /** The candidate's closeness to the seeds when it is a paraphrase of them that `states` the wrong answer (see `statesAnswer`), else null. */
   paraphrase(vector: ArrayLike<number>, text: string, states: (text: string) => boolean): { seedSim: number; threshold: number } | null {
-    if (!this.active || !states(text)) return null;
+    if (!this.active) return null;
+    // The dot products first: the admission check asks this of every (new text, watched event) pair, and
+    // few are close to the seeds; the lexical filter normalises the whole text.
     const seedSim = this.similarity(vector);
-    return seedSim >= this.bar ? { seedSim: +seedSim.toFixed(4), threshold: +this.bar.toFixed(4) } : null;
+    if (seedSim < this.bar || !states(text)) return null;
+    return { seedSim: +seedSim.toFixed(4), threshold: +this.bar.toFixed(4) };
   }
 }
 

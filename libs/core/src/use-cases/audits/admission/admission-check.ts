@@ -8,8 +8,6 @@ import type { CoreSettings } from '../../../settings';
 import type { InjectMap } from '../../../use-case';
 import { DEFAULT_AUDIT_SETTINGS } from '../audit-queue.port';
 import { paraphraseStates, SeedSet, statesAnswer } from '../seed-paraphrase';
-
-export { statesAnswer } from '../seed-paraphrase';
 import { watchedEvents, watchOptions } from '../watchlist';
 
 export interface AdmissionCheckDeps {
