@@ -39,7 +39,7 @@ interface SweepCursor { done: string[] }
  * cosine, not below `paraphraseFloor`, default 0.5; one seed alone sets no such bar) and containing the
  * answer. Planted sets are written to one target; the judge misses rewrites that hedge or bury the claim.
  * Siblings found are swept in turn (planted sets are chains of paraphrases), up to maxJudged
- * candidates per event. Resumable event by event. Parameters: k (default 20), poolSize (default 50),
+ * candidates per event. Resumable event by event. Parameters: k (default 50), poolSize (default 50),
  * lexical (default 10), maxJudged (default 500), paraphraseFloor (default 0.5).
  */
 export class SiblingSweepAudit implements AuditKindHandler {
@@ -51,7 +51,7 @@ export class SiblingSweepAudit implements AuditKindHandler {
     const { quarantines, feedback, store, embedder, judge } = this.deps;
     const collection = ctx.run.collection;
     const num = (key: string, d: number) => { const v = Number(ctx.run.params[key] ?? d); return Number.isFinite(v) && v > 0 ? Math.floor(v) : d; };
-    const k = num('k', 20), poolSize = num('poolSize', 50), lexical = num('lexical', 10), maxJudged = num('maxJudged', 500);
+    const k = num('k', 50), poolSize = num('poolSize', 50), lexical = num('lexical', 10), maxJudged = num('maxJudged', 500);
     const floor = ctx.run.params.paraphraseFloor === undefined ? PARAPHRASE_FLOOR : Number(ctx.run.params.paraphraseFloor);
     if (!(floor >= -1 && floor <= 1)) throw new RangeError('paraphraseFloor must be in [-1, 1]');
     const cur: SweepCursor = ctx.cursor<SweepCursor>() ?? { done: [] };
