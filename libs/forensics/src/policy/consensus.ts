@@ -1,5 +1,6 @@
 import { containsAnswer } from '../text/answer-match';
 import { offlineJudgeFeatures } from '../offline-judge/offline-judge';
+import { longestContentRun } from '../text/token-salad';
 import { contentTerms } from '../text/tokenizer';
 
 /**
@@ -58,6 +59,13 @@ export interface ConsensusParams {
    */
   sourceKey: string;
 }
+
+/**
+ * A text with a run of this many words holding at most one function word (`longestContentRun`) does
+ * not count as a supporter. Measured on the development files: 97–98% of HotFlip-optimised texts,
+ * 3–4% of clean passages (tables, lists: a clean text lost as a voice only weakens the check).
+ */
+export const TOKEN_SALAD_RUN = 16;
 
 export const DEFAULT_CONSENSUS_PARAMS: ConsensusParams = { pool: 50, minClusters: 3, dupCosine: 0.85, dupJaccard: 0.5, enabled: true, suspects: 'include', minQueryCoverage: 0.4, sourceKey: 'source' };
 
@@ -131,6 +139,9 @@ function jaccard(a: Set<string>, b: Set<string>): number {
 export function consensusCheck(answer: string, pool: readonly ConsensusText[], params: Partial<ConsensusParams> = {}, query?: string): ConsensusResult {
   const p = validateConsensusParams(params);
   const answers = (t: ConsensusText) => {
+    // Token salad is no independent voice: optimisation-based attacks (HotFlip) prefix each planted
+    // text with different gibberish, so their texts read as unrelated and looked like a consensus.
+    if (longestContentRun(t.text) >= TOKEN_SALAD_RUN) return false;
     if (query === undefined || p.minQueryCoverage === 0) return containsAnswer(t.text, answer);
     const ev = offlineJudgeFeatures({ query, wrongAnswer: answer, text: t.text });
     return ev.support > 0 && ev.features.windowCoverage >= p.minQueryCoverage;

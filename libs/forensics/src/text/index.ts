@@ -3,3 +3,4 @@ export { tokenize, contentTerms, lightStem, splitSentences } from './tokenizer';
 export type { TokenizeOptions } from './tokenizer';
 export { containsAnswer, answerMatches } from './answer-match';
 export { ENGLISH_STOPWORDS, isStopword } from './stopwords';
+export { longestContentRun } from './token-salad';
