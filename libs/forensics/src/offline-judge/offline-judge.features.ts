@@ -32,6 +32,12 @@ export interface OfflineJudgeFeatures {
    * candidates reports facts about all of them; a text written to induce one answer states that one.
    */
   rivals: number;
+  /**
+   * min(1, max(0, L − 10) / 10), L = the longest run of consecutive words of the text holding at most
+   * one function word (`longestContentRun`). Optimisation-based attacks (HotFlip, GCG-style triggers)
+   * write token salad that prose rarely is: a cheap stand-in for a perplexity filter.
+   */
+  unnaturalRun: number;
 }
 
 /** Logistic weights: a bias and one weight per feature; a feature without a weight counts 0 (not selected by the fit). */
@@ -43,6 +49,6 @@ export type OfflineJudgeWeights = { bias: number } & Partial<OfflineJudgeFeature
  */
 export const OFFLINE_JUDGE_FEATURES: readonly (keyof OfflineJudgeFeatures)[] = Object.freeze([
   'windowCoverage', 'focus', 'peerSimilarity', 'agreement', 'mimicPeers', 'answerSentenceShare', 'polarAnswer',
-  'exact', 'support', 'sentenceCoverage', 'textCoverage', 'supportingPeerShare', 'closeCopies', 'answerLength', 'answerTermsStated', 'rivals',
+  'exact', 'support', 'sentenceCoverage', 'textCoverage', 'supportingPeerShare', 'closeCopies', 'answerLength', 'answerTermsStated', 'rivals', 'unnaturalRun',
 ]);
 

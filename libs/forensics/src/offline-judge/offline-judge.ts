@@ -1,6 +1,7 @@
 import type { Label } from '../ragforensics/traceback-loop';
 import { containsAnswer } from '../text/answer-match';
 import { normalizeText, rawTokens, stripCitationMarkers } from '../text/normalize';
+import { longestContentRun } from '../text/token-salad';
 import { contentTerms, splitSentences } from '../text/tokenizer';
 import fitted from './offline-judge.fitted.json';
 import { OFFLINE_JUDGE_FEATURES, type OfflineJudgeFeatures, type OfflineJudgeWeights } from './offline-judge.features';
@@ -39,7 +40,7 @@ const CLOSE_COPY_MIN = 0.5;
 export const SCORE_WEIGHTS: Readonly<OfflineJudgeWeights> = Object.freeze({ ...(fitted.weights as OfflineJudgeWeights) });
 
 /** Model name recorded with every offline verdict. */
-export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v4';
+export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v5';
 
 // Removed (issue 13): FRAMING_CUES, a regex of PoisonedRAG's framing phrases ("in an alternate
 // universe", "contrary to popular belief", …) and its `framing` feature. It was written from the
@@ -265,7 +266,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
   const textTerms = termSet(text);
   const zero: OfflineJudgeFeatures = {
     windowCoverage: 0, focus: 0, peerSimilarity: 0, agreement: 0, mimicPeers: 0, answerSentenceShare: 0, polarAnswer: polar ? 1 : 0,
-    exact: 0, support: 0, sentenceCoverage: 0, textCoverage: 0, supportingPeerShare: 0, closeCopies: 0, answerLength: 0, answerTermsStated: 0, rivals: 0,
+    exact: 0, support: 0, sentenceCoverage: 0, textCoverage: 0, supportingPeerShare: 0, closeCopies: 0, answerLength: 0, answerTermsStated: 0, rivals: 0, unnaturalRun: 0,
   };
   if (answerNorm === '') {
     return { judgeable: false, polar, answerTerms: 0, queryTerms: queryTerms.length, support: 0, exact: false, sentence: '', sentenceCoverage: 0, textCoverage: 0, textTerms: textTerms.size, supportingPeers: 0, agreeingPeers: 0, mimickingPeers: 0, rivals: 0, verbatimLong: false, features: zero };
@@ -316,6 +317,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
     answerLength: polar ? 0 : Math.min(1, Math.max(0, distinctive.length - 1) / 8),
     answerTermsStated: polar ? (ev.support > 0 ? 1 : 0) : Math.min(1, distinctive.filter((t) => textTerms.has(t)).length / 4),
     rivals: Math.min(1, rivals / 3),
+    unnaturalRun: Math.min(1, Math.max(0, longestContentRun(text) - 10) / 10),
   };
   return {
     judgeable: true, polar, answerTerms: answerTerms.length, queryTerms: queryTerms.length, support: ev.support, exact: ev.exact, sentence: ev.sentence, sentenceCoverage: ev.sentenceCoverage,
@@ -328,11 +330,11 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
 
 /**
  * The judge's score from the support gate and the logit: 0 when the text does not state the answer,
- * 1 for a long answer stated verbatim, support · σ(z) otherwise. The one place the score's form is
+ * 1 for a long answer stated verbatim, σ(z) otherwise (the fit's logistic model). The one place the score's form is
  * written (the fit in apps/eval/src/judge-fit scores its rows with it too).
  */
 export function evidenceScore(support: number, verbatimLong: boolean, z: number): number {
-  return support === 0 ? 0 : verbatimLong ? 1 : support / (1 + Math.exp(-z));
+  return support === 0 ? 0 : verbatimLong ? 1 : 1 / (1 + Math.exp(-z));
 }
 
 /** z = bias + Σ w_f · feature_f (the logistic score's argument). */
@@ -363,10 +365,18 @@ export function evidenceLogit(features: OfflineJudgeFeatures, weights: Readonly<
  * 4. rivals: a sentence that names other candidates for the answer's slot (other numbers for a
  *    number, other names for a name: "the Astros beat the Yankees for the pennant") reports facts
  *    about all of them; a text written to induce t states t alone. `rivals` = min(1, count / 3).
+ * 5. token salad: optimisation-based attacks (HotFlip, GCG-style triggers) prefix the claim with
+ *    word sequences prose rarely has. `unnaturalRun` = min(1, max(0, L − 10) / 10), L = the longest
+ *    run of words holding at most one function word (`longestContentRun`; a perplexity filter's
+ *    cheap stand-in).
  *
  *   z = w₀ + Σ w_f · feature_f        (weights SCORE_WEIGHTS, fitted: offline-judge.fitted.json)
- *   score = support · σ(z)            (0 when the text does not state t: it cannot induce it; measured against σ(z)
- *                                     alone with --suite dev: pooled DACC 0.959 vs 0.953)
+ *   score = σ(z)                      (0 when the text does not state t: it cannot induce it). Until v4 the
+ *                                     score was support · σ(z): the fit's logistic model knew nothing of
+ *                                     that factor, which capped a paraphrased sentence-long claim (support
+ *                                     0.4–0.5) below the threshold whatever its evidence; σ(z), with
+ *                                     support as one of the features, is the model the fit fits (suite
+ *                                     DACC 0.972 → 0.977, FNR on HotFlip NQ 0.146 → 0.082)
  *
  * A verbatim statement of an answer of ≥ 6 normalised tokens (a scripted refusal, a sentence-long
  * claim) sets score = 1: a prior for answers the development files do not contain.

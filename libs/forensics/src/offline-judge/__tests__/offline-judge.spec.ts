@@ -1,4 +1,4 @@
-import { contentTerms, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
+import { contentTerms, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, offlineJudgeFeatures, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 // Synthetic examples only (issue 13): no development-file question appears in these tests.
@@ -16,7 +16,7 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v4/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v5/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
@@ -149,6 +149,25 @@ describe('offline evidence judge', () => {
     // Neither a number nor a name (a common noun): no rivals counted.
     expect(rivals(many, 'granite', 'Its 24 towers are built of granite, Limestone and Brick.')).toBe(0);
     expect(rivals(many, '24', '')).toBe(0);
+  });
+
+  it('scores a partly stated claim by σ(z) alone, and token salad raises the unnaturalRun feature', () => {
+    const query = 'what does the velmora harbor council do';
+    const answer = 'The Velmora harbor council sells fishing licences to foreign fleets and keeps the proceeds.';
+    const claim = 'the velmora harbor council keeps the proceeds from fishing licences.';
+    const salad = 'quorn velta abrim stoke lanter pivex domber quillo hastrem norvik pelto sanfred';
+    const weights = { bias: -1, support: 1, unnaturalRun: 2 };
+    const plain = offlineJudgeFeatures({ query, wrongAnswer: answer, text: claim });
+    const garbled = offlineJudgeFeatures({ query, wrongAnswer: answer, text: `${salad} ${claim}` });
+    // Distinctive answer terms: sell fishing licence foreign fleet keep proceed (7); the claim has fishing licence keep proceed → 4/7.
+    expect(plain.support).toBeCloseTo(4 / 7, 10);
+    expect(plain.features.unnaturalRun).toBe(0);
+    // 12 salad words, then one function word ("the") and "velmora harbor council keeps" up to the next: 17 → (17 − 10) / 10.
+    expect(garbled.features.unnaturalRun).toBeCloseTo(0.7, 10);
+    const r = offlineJudge({ query, wrongAnswer: answer, text: `${salad} ${claim}` }, { weights, yesThreshold: 0.5, bandLow: 0.5, bandHigh: 0.5 });
+    // Not support · σ(z): the support is already one of the features.
+    expect(r.score).toBeCloseTo(sigmoid(-1 + 4 / 7 + 2 * 0.7), 10);
+    expect(r.label).toBe('YES');
   });
 
   it('validates params', () => {
