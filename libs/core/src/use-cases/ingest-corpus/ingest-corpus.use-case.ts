@@ -139,6 +139,7 @@ export class IngestCorpusUseCase {
 /** The review item's reason for a text the admission check held, by the route that brought it to the judge. */
 function admissionReason(h: AdmissionHold): string {
   const answer = `'${h.wrongAnswer.slice(0, 80)}'`;
+  if (h.route !== 'paraphrase' && h.label !== 'YES') return `admission check: would rank high for an attacked question and the judge's score on inducing its wrong answer ${answer} is inside its confidence band (label ${h.label}): a reviewer decides`;
   if (h.route === 'rank') return `admission check: would rank in the top results for an attacked question and induce its wrong answer ${answer}`;
   if (h.route === 'answer') return `admission check: would rank high for an attacked question, states its wrong answer ${answer} and was judged to induce it`;
   return h.label === 'YES'

@@ -1,4 +1,5 @@
 import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore, ScriptedJudge } from '../../../testing';
+import type { Judge } from '../../../ports/judge.port';
 import { IngestCorpusUseCase } from '../../ingest-corpus/ingest-corpus.use-case';
 import { paraphraseStates, SeedSet, statesAnswer } from '../seed-paraphrase';
 
@@ -25,6 +26,25 @@ async function watchedKestrel(judge: ScriptedJudge) {
   const paraphrases = ['erected', 'raised'].map((w, i) => `The Kestrel Tower was ${w} by Ulmo Brandvik, the records show (note ${i + 1}).`);
   const elsewhere = 'Ulmo Brandvik painted harbour scenes and sold them at the winter market for many decades.';
   return { uc, repos, paraphrases, elsewhere };
+}
+
+/**
+ * A collection with a trusted report whose traceback found nothing (no seeds, so no paraphrase route):
+ * 10 texts that restate the question (top-N = 2) and 30 about other things; a new text that states
+ * the wrong answer and would enter the top answerTopN (20) reaches the judge by the answer route.
+ */
+async function watchedWithoutSeeds(judge: Judge) {
+  const repos = createInMemoryRepositories();
+  const store = new InMemoryVectorStore();
+  const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge, settings: { audit: { autoQuarantine: false, admission: { enabled: true, topN: 2, answerTopN: 20, maxWatched: 100 } } } });
+  const clean = [
+    ...Array.from({ length: 10 }, (_, i) => `Who built the Kestrel Tower? The Kestrel Tower, built in ${1850 + i}, hosts hall ${i}.`),
+    ...Array.from({ length: 30 }, (_, i) => `Harbour ferry ${i} leaves pier ${i % 4} at ${6 + (i % 12)} o'clock with freight.`),
+  ];
+  await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: clean.map((text) => ({ text })) });
+  const { event } = await repos.feedback.create({ collection: 'kb', query: 'who built the Kestrel Tower', wrongAnswer: 'Ulmo Brandvik', k: 5, trust: 'identified' });
+  await repos.feedback.update(event.id, { trace: { state: { status: 'DONE' }, outcome: 'TRACED' } as never });
+  return { uc, repos };
 }
 
 describe('admission check', () => {
@@ -59,19 +79,8 @@ describe('admission check', () => {
   });
 
   it('judges a text below the top-N that would enter the top answerTopN and states the wrong answer; not one that does not state it', async () => {
-    const repos = createInMemoryRepositories();
-    const store = new InMemoryVectorStore();
     const judge = new ScriptedJudge((r) => (r.text.includes(r.wrongAnswer) ? 'YES' : 'NO'), 'admission-answer');
-    const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(256), judge, settings: { audit: { autoQuarantine: false, admission: { enabled: true, topN: 2, answerTopN: 20, maxWatched: 100 } } } });
-    // 10 texts that restate the question (the top-N), 30 about other things (the answerTopN-th is one of them).
-    const clean = [
-      ...Array.from({ length: 10 }, (_, i) => `Who built the Kestrel Tower? The Kestrel Tower, built in ${1850 + i}, hosts hall ${i}.`),
-      ...Array.from({ length: 30 }, (_, i) => `Harbour ferry ${i} leaves pier ${i % 4} at ${6 + (i % 12)} o'clock with freight.`),
-    ];
-    await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: clean.map((text) => ({ text })) });
-    // A trusted report whose traceback found nothing (no seeds: no paraphrase route).
-    const { event } = await repos.feedback.create({ collection: 'kb', query: 'who built the Kestrel Tower', wrongAnswer: 'Ulmo Brandvik', k: 5, trust: 'identified' });
-    await repos.feedback.update(event.id, { trace: { state: { status: 'DONE' }, outcome: 'TRACED' } as never });
+    const { uc, repos } = await watchedWithoutSeeds(judge);
     const states = 'The Kestrel Tower hosts a hall; Ulmo Brandvik built it in the end.';
     const silent = 'The Kestrel Tower hosts a hall; someone built it in the end.';
     const before = judge.requests.length;
@@ -81,6 +90,25 @@ describe('admission check', () => {
     expect(res.admission.heldIds).toEqual([res.ids[0]]);
     const [held] = await repos.quarantines.list({ collection: 'kb', state: 'NEEDS_REVIEW' });
     expect((held!.evidence.policy.inputs as { route?: string }).route).toBe('answer');
+  });
+
+  it("holds a text the judge leans NO on inside its confidence band, and says so; not a clear NO", async () => {
+    // The offline judge marks a score inside its band `signals.confidence = 'band'`: not clear either way.
+    const banded = (confidence: 'band' | 'clear'): Judge => ({
+      kind: 'scripted', model: `banded-${confidence}`, promptVersion: 'v',
+      judge: async () => ({ label: 'NO', reply: '[Label: No]', attempts: 1, latencyMs: 0, signals: { confidence } }),
+    });
+    const states = 'The Kestrel Tower hosts a hall; Ulmo Brandvik built it in the end.';
+    for (const confidence of ['band', 'clear'] as const) {
+      const { uc, repos } = await watchedWithoutSeeds(banded(confidence));
+      const res = await uc.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [{ text: states }] });
+      const held = await repos.quarantines.list({ collection: 'kb', state: 'NEEDS_REVIEW' });
+      if (confidence === 'clear') { expect(res.admission.held).toBe(0); expect(held).toHaveLength(0); continue; }
+      expect(res.admission.heldIds).toEqual([res.ids[0]]);
+      expect(held[0]!.servedDuringReview).toBe(false);
+      expect(held[0]!.evidence.judge.label).toBe('NO');
+      expect(held[0]!.reason).toContain('inside its confidence band (label NO): a reviewer decides');
+    }
   });
 
   it("the answer route's filter: the answer's words, or for a yes/no answer the question's proposition", () => {

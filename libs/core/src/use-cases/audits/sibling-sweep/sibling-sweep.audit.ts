@@ -124,7 +124,10 @@ export class SiblingSweepAudit implements AuditKindHandler {
             // reviewer sees the seed and the shared answer; the judge's NO stays in the evidence.
             const vec = v.label !== 'YES' ? vectorOf.get(id) : undefined;
             const paraphrase = vec ? seedSet.paraphrase(vec, c.text, states) : null;
-            if (v.label !== 'YES' && !paraphrase) continue;
+            // A verdict inside the judge's confidence band goes to review too, as the decision policy sends it
+            // (judge v5: NQ 0.979 -> 0.988 of the planted rewrites found, clean texts to review 133 -> 174).
+            const band = v.signals?.confidence === 'band';
+            if (v.label !== 'YES' && !paraphrase && !band) continue;
             // A sibling the judge calls YES anchors the paraphrase test too (planted sets are chains of paraphrases;
             // the bar stays the seeds'): HotpotQA 0.959 → 0.968 of the planted rewrites found, clean texts to
             // review 20 → 21; NQ 0.969 → 0.973, 91 → 105. A paraphrase found against the judge's NO anchors nothing.
@@ -138,7 +141,9 @@ export class SiblingSweepAudit implements AuditKindHandler {
               documentIds: [id], evidence,
               reason: paraphrase
                 ? `sibling of a quarantined poison of event ${eventId}: a paraphrase of it stating '${ev.wrongAnswer.slice(0, 80)}'`
-                : `sibling of a quarantined poison of event ${eventId}: judged to induce '${ev.wrongAnswer.slice(0, 80)}'`,
+                : v.label === 'YES'
+                  ? `sibling of a quarantined poison of event ${eventId}: judged to induce '${ev.wrongAnswer.slice(0, 80)}'`
+                  : `sibling of a quarantined poison of event ${eventId}: the judge's score on inducing '${ev.wrongAnswer.slice(0, 80)}' is inside its confidence band (label ${v.label}): a reviewer decides`,
             });
             withheldOrHeld.add(id);
             bump('siblingsFound');
