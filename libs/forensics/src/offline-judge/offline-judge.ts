@@ -40,7 +40,7 @@ const CLOSE_COPY_MIN = 0.5;
 export const SCORE_WEIGHTS: Readonly<OfflineJudgeWeights> = Object.freeze({ ...(fitted.weights as OfflineJudgeWeights) });
 
 /** Model name recorded with every offline verdict. */
-export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v5';
+export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v6';
 
 // Removed (issue 13): FRAMING_CUES, a regex of PoisonedRAG's framing phrases ("in an alternate
 // universe", "contrary to popular belief", …) and its `framing` feature. It was written from the
@@ -139,7 +139,7 @@ interface PieceEvidence {
  * sentence's stance); its window (the sentence and its two neighbours, so coreference such as
  * "… Chicago Fire's fourth season. It had 24 episodes." is kept) is scored for query coverage.
  */
-function evidenceFor(text: string, answer: string, answerTerms: readonly string[], queryTerms: readonly string[], polar: 'yes' | 'no' | undefined, partialMin: number, queryAsksContrast = false): PieceEvidence {
+function evidenceFor(text: string, answer: string, answerTerms: readonly string[], queryTerms: readonly string[], polar: 'yes' | 'no' | undefined, partialMin: number, queryAsksContrast = false, conjunctive = false): PieceEvidence {
   const sentences = splitSentences(text);
   const terms = sentences.map(termSet);
   let best: PieceEvidence = { support: 0, exact: false, windowCoverage: 0, sentenceCoverage: 0, sentence: '' };
@@ -173,6 +173,18 @@ function evidenceFor(text: string, answer: string, answerTerms: readonly string[
     // The answer may straddle a sentence split ("J. Smith"); fall back to the whole text.
     const whole = answerSupport(text, termSet(text), answer, answerTerms, partialMin);
     if (whole.support > 0) best = { ...whole, windowCoverage: coverage(queryTerms, termSet(text)), sentenceCoverage: 0, sentence: '' };
+  }
+  if (polar === 'no' && best.support === 0 && conjunctive) {
+    // A question about two things ("Are X and Y both …?") is denied across sentences: "X is a musician.
+    // Y was a plumber. He never sang." The whole text must restate the proposition (≥ POLAR_MIN_COVERAGE of
+    // the query terms) and one of its sentences deny. Held out (everything refit): HotpotQA candidate FNR
+    // 0.056 → 0.050 at the same FPR, NQ unchanged; the sibling sweep on HotpotQA 0.974 → 0.988.
+    const all = new Set(terms.flatMap((t) => [...t]));
+    const cov = coverage(queryTerms, all);
+    const denying = sentences.find((x) => polarStanceIsNo(normalizeText(x).split(' '), queryAsksContrast));
+    if (denying && cov >= POLAR_MIN_COVERAGE && queryTerms.every((t) => !/\d/.test(t) || all.has(t))) {
+      best = { support: 1, exact: false, windowCoverage: cov, sentenceCoverage: 0, sentence: denying };
+    }
   }
   return best;
 }
@@ -272,8 +284,11 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
     return { judgeable: false, polar, answerTerms: 0, queryTerms: queryTerms.length, support: 0, exact: false, sentence: '', sentenceCoverage: 0, textCoverage: 0, textTerms: textTerms.size, supportingPeers: 0, agreeingPeers: 0, mimickingPeers: 0, rivals: 0, verbatimLong: false, features: zero };
   }
 
-  const queryAsksContrast = normalizeText(input.query).split(' ').some((t) => CONTRAST_CUES.has(t));
-  const ev = evidenceFor(text, input.wrongAnswer, distinctive, queryTerms, polar, p.partialSupportMin, queryAsksContrast);
+  const queryTokens = normalizeText(input.query).split(' ');
+  const queryAsksContrast = queryTokens.some((t) => CONTRAST_CUES.has(t));
+  // A yes/no question about two things joined by 'and' / 'both' ("Are X and Y both …?").
+  const conjunctive = queryTokens.includes('both') || queryTokens.includes('and');
+  const ev = evidenceFor(text, input.wrongAnswer, distinctive, queryTerms, polar, p.partialSupportMin, queryAsksContrast, conjunctive);
   const textCoverage = coverage(queryTerms, textTerms);
   // Focus: share of the text's distinct content terms that belong to the query or the answer.
   const focus = textTerms.size ? [...textTerms].filter((t) => answerTermSet.has(t) || queryTerms.includes(t)).length / textTerms.size : 0;
@@ -287,7 +302,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
     if (peer === input.text) continue;
     peerCount += 1;
     const peerText = stripCitationMarkers(peer);
-    const peerEv = evidenceFor(peerText, input.wrongAnswer, distinctive, queryTerms, polar, p.partialSupportMin, queryAsksContrast);
+    const peerEv = evidenceFor(peerText, input.wrongAnswer, distinctive, queryTerms, polar, p.partialSupportMin, queryAsksContrast, conjunctive);
     if (peerEv.support === 0) continue;
     supportingPeers += 1;
     // Paraphrase-aware agreement: a peer that states t in a window restating ≥ half the query.
@@ -352,7 +367,9 @@ export function evidenceLogit(features: OfflineJudgeFeatures, weights: Readonly<
  * 1. support (a gate): the text states t (normalised, numeric-aware, token-boundary match = 1; for a
  *    multi-token answer, the share of its distinctive terms ≥ `partialSupportMin`, numbers
  *    mandatory). For a yes/no answer, a sentence supports "no" if it carries a negation/contrast
- *    cue and "yes" otherwise, and only if its window restates ≥ 1/2 of the query terms.
+ *    cue and "yes" otherwise, and only if its window restates ≥ 1/2 of the query terms; a "no" to a
+ *    question about two things ("Are X and Y both …?") may be spread over the text: the whole text
+ *    restates ≥ 1/2 of the query terms and one of its sentences denies.
  * 2. query mimicry: poisoned texts are written to be retrieved for q and to induce t (PoisonedRAG's
  *    S ⊕ I construction), so they restate the query around the answer: `windowCoverage` = share
  *    of query terms in the answer-bearing sentence ± 1 neighbour; `focus` = share of the text's

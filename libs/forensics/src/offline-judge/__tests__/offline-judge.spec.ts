@@ -16,7 +16,7 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v5/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v6/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
@@ -97,6 +97,21 @@ describe('offline evidence judge', () => {
     expect(oneSide.label).toBe('NO');
     const affirms = offlineJudge({ query, wrongAnswer: 'no', text: 'Quillon Tower and 41 Marsh Lane are both used for real estate.' });
     expect(affirms.label).toBe('NO');
+  });
+
+  it("reads a 'no' to a question about two things across sentences: the text restates both and one sentence denies", () => {
+    const query = 'Are Orla Venn and Tomas Rook both painters?';
+    const text = 'Orla Venn is a painter of harbour scenes. Tomas Rook was a ferry pilot. He never held a brush.';
+    const f = offlineJudgeFeatures({ query, wrongAnswer: 'no', text });
+    // No single window holds the denial with half of the question's terms; the whole text holds 5 of its 6 ('both' is one).
+    expect(f.support).toBe(1);
+    expect(f.features.windowCoverage).toBeCloseTo(5 / 6, 10);
+    expect(f.sentence).toBe('He never held a brush.');
+    // Without a denial, or without the other thing restated, there is no 'no'.
+    expect(offlineJudgeFeatures({ query, wrongAnswer: 'no', text: 'Orla Venn is a painter of harbour scenes. Tomas Rook was a ferry pilot.' }).support).toBe(0);
+    expect(offlineJudgeFeatures({ query, wrongAnswer: 'no', text: 'Tomas Rook was a ferry pilot. He never held a brush.' }).support).toBe(0);
+    // A question about one thing keeps the window rule.
+    expect(offlineJudgeFeatures({ query: 'Was Tomas Rook a painter?', wrongAnswer: 'no', text: 'Tomas Rook sailed ferries for years. Later in life he took up many hobbies. He never painted.' }).support).toBe(0);
   });
 
   it('is UNDETERMINED when the answer is empty after normalisation, and can use a review band', () => {
