@@ -132,6 +132,8 @@ interface PieceEvidence {
   sentenceCoverage: number;
   /** The answer-bearing sentence of that window. */
   sentence: string;
+  /** A yes/no question about two things denied across the text (the whole text restates the question). */
+  acrossText?: boolean;
 }
 
 /**
@@ -183,7 +185,7 @@ function evidenceFor(text: string, answer: string, answerTerms: readonly string[
     const cov = coverage(queryTerms, all);
     const denying = sentences.find((x) => polarStanceIsNo(normalizeText(x).split(' '), queryAsksContrast));
     if (denying && cov >= POLAR_MIN_COVERAGE && queryTerms.every((t) => !/\d/.test(t) || all.has(t))) {
-      best = { support: 1, exact: false, windowCoverage: cov, sentenceCoverage: 0, sentence: denying };
+      best = { support: 1, exact: false, windowCoverage: cov, sentenceCoverage: 0, sentence: denying, acrossText: true };
     }
   }
   return best;
@@ -242,6 +244,8 @@ export interface OfflineJudgeEvidence {
   exact: boolean;
   sentence: string;
   sentenceCoverage: number;
+  /** The 'no' stance is read across the text (a question about two things; see `evidenceFor`). */
+  acrossText: boolean;
   textCoverage: number;
   textTerms: number;
   supportingPeers: number;
@@ -281,7 +285,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
     exact: 0, support: 0, sentenceCoverage: 0, textCoverage: 0, supportingPeerShare: 0, closeCopies: 0, answerLength: 0, answerTermsStated: 0, rivals: 0, unnaturalRun: 0,
   };
   if (answerNorm === '') {
-    return { judgeable: false, polar, answerTerms: 0, queryTerms: queryTerms.length, support: 0, exact: false, sentence: '', sentenceCoverage: 0, textCoverage: 0, textTerms: textTerms.size, supportingPeers: 0, agreeingPeers: 0, mimickingPeers: 0, rivals: 0, verbatimLong: false, features: zero };
+    return { judgeable: false, polar, answerTerms: 0, queryTerms: queryTerms.length, support: 0, exact: false, sentence: '', sentenceCoverage: 0, acrossText: false, textCoverage: 0, textTerms: textTerms.size, supportingPeers: 0, agreeingPeers: 0, mimickingPeers: 0, rivals: 0, verbatimLong: false, features: zero };
   }
 
   const queryTokens = normalizeText(input.query).split(' ');
@@ -335,7 +339,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
     unnaturalRun: Math.min(1, Math.max(0, longestContentRun(text) - 10) / 10),
   };
   return {
-    judgeable: true, polar, answerTerms: answerTerms.length, queryTerms: queryTerms.length, support: ev.support, exact: ev.exact, sentence: ev.sentence, sentenceCoverage: ev.sentenceCoverage,
+    judgeable: true, polar, answerTerms: answerTerms.length, queryTerms: queryTerms.length, support: ev.support, exact: ev.exact, sentence: ev.sentence, sentenceCoverage: ev.sentenceCoverage, acrossText: ev.acrossText === true,
     textCoverage, textTerms: textTerms.size, supportingPeers, agreeingPeers, mimickingPeers, rivals,
     // A verbatim statement of a long answer (e.g. a scripted refusal) is not a coincidence: it is the
     // payload itself. A prior, not fitted (written before the GMTP trigger files were looked at).
@@ -455,7 +459,9 @@ function explain(input: OfflineJudgeInput, label: Label, score: number, ev: Offl
     parts.push(ev.polar ? `no sentence takes the '${ev.polar}' stance on the question` : `does not state the wrong answer ${ans}`);
   } else {
     const how = ev.polar ? `takes the '${ev.polar}' stance (${ev.polar === 'no' ? 'negation/contrast cue' : 'no negation cue'})` : ev.exact ? `states the wrong answer ${ans} (normalised match)` : `partly states the wrong answer ${ans} (${Math.round(ev.support * 100)}% of its terms)`;
-    parts.push(ev.sentence ? `${how} in a sentence that (with its neighbours) restates ${covered}/${nQuery} query terms ("${quote(ev.sentence)}")` : how);
+    parts.push(ev.acrossText
+      ? `${how} across the text, which restates ${covered}/${nQuery} query terms, in "${quote(ev.sentence)}"`
+      : ev.sentence ? `${how} in a sentence that (with its neighbours) restates ${covered}/${nQuery} query terms ("${quote(ev.sentence)}")` : how);
   }
   parts.push(`the whole text covers ${Math.round(ev.textCoverage * nQuery)}/${nQuery} query terms and ${Math.round(ev.features.focus * 100)}% of its distinct content words are query or answer words`);
   if (ev.support > 0) parts.push(`${Math.round(ev.features.answerSentenceShare * 100)}% of its sentences state the answer`);

@@ -107,6 +107,7 @@ describe('offline evidence judge', () => {
     expect(f.support).toBe(1);
     expect(f.features.windowCoverage).toBeCloseTo(5 / 6, 10);
     expect(f.sentence).toBe('He never held a brush.');
+    expect(offlineJudge({ query, wrongAnswer: 'no', text }).explanation).toContain(`takes the 'no' stance (negation/contrast cue) across the text, which restates 5/6 query terms, in "He never held a brush."`);
     // Without a denial, or without the other thing restated, there is no 'no'.
     expect(offlineJudgeFeatures({ query, wrongAnswer: 'no', text: 'Orla Venn is a painter of harbour scenes. Tomas Rook was a ferry pilot.' }).support).toBe(0);
     expect(offlineJudgeFeatures({ query, wrongAnswer: 'no', text: 'Tomas Rook was a ferry pilot. He never held a brush.' }).support).toBe(0);
