@@ -1,6 +1,6 @@
 import type { Label } from '../ragforensics/traceback-loop';
 import { containsAnswer } from '../text/answer-match';
-import { normalizeText, rawTokens, stripCitationMarkers } from '../text/normalize';
+import { joinSpacedDigitGroups, normalizeText, rawTokens, stripCitationMarkers } from '../text/normalize';
 import { longestContentRun } from '../text/token-salad';
 import { contentTerms, splitSentences } from '../text/tokenizer';
 import fitted from './offline-judge.fitted.json';
@@ -40,7 +40,7 @@ const CLOSE_COPY_MIN = 0.5;
 export const SCORE_WEIGHTS: Readonly<OfflineJudgeWeights> = Object.freeze({ ...(fitted.weights as OfflineJudgeWeights) });
 
 /** Model name recorded with every offline verdict. */
-export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v6';
+export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v7';
 
 // Removed (issue 13): FRAMING_CUES, a regex of PoisonedRAG's framing phrases ("in an alternate
 // universe", "contrary to popular belief", …) and its `framing` feature. It was written from the
@@ -280,7 +280,11 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
   // Distinctive answer terms; for a choice question ("X or Y?") every answer term is in the query, so all count.
   const distinctiveOnly = answerTerms.filter((t) => !queryTermsAll.has(t));
   const distinctive = distinctiveOnly.length ? distinctiveOnly : answerTerms;
-  const text = stripCitationMarkers(input.text);
+  // An answer that is a number of four or more digits may be written in the text with its groups
+  // split by a space ("500, 000" after a tokenizer's round trip): read those as one number.
+  const bigNumber = rawTokens(input.wrongAnswer).some((t) => /^\d{4,}/.test(t));
+  const prepare = (t: string) => (bigNumber ? joinSpacedDigitGroups(stripCitationMarkers(t)) : stripCitationMarkers(t));
+  const text = prepare(input.text);
   const textTerms = termSet(text);
   const zero: OfflineJudgeFeatures = {
     windowCoverage: 0, focus: 0, peerSimilarity: 0, agreement: 0, mimicPeers: 0, answerSentenceShare: 0, polarAnswer: polar ? 1 : 0,
@@ -307,7 +311,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
   for (const peer of input.peers ?? []) {
     if (peer === input.text) continue;
     peerCount += 1;
-    const peerText = stripCitationMarkers(peer);
+    const peerText = prepare(peer);
     const peerEv = evidenceFor(peerText, input.wrongAnswer, distinctive, queryTerms, polar, p.partialSupportMin, queryAsksContrast, conjunctive);
     if (peerEv.support === 0) continue;
     supportingPeers += 1;

@@ -16,7 +16,7 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v6/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v7/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
@@ -49,6 +49,15 @@ describe('offline evidence judge', () => {
   it('does not read "2" into "2015" or a footnote "[24]" as the answer', () => {
     expect(offlineJudge({ query: 'how many gates does the velmora wall have', wrongAnswer: '2', text: 'The velmora wall gates survey was published in 2015.' }).score).toBe(0);
     expect(offlineJudge({ query: q, wrongAnswer: '24', text: 'The old harbor fortress of Velmora opened in 2015.[24]' }).score).toBe(0);
+  });
+
+  it('reads a large-number answer whose thousands groups the text splits with a space, and only then', () => {
+    const query = 'how many pilgrims visit the velmora shrine each year';
+    const text = 'the velmora shrine draws roughly 140, 000 pilgrims every year , most of them in spring .';
+    expect(offlineJudgeFeatures({ query, wrongAnswer: 'About 140,000 pilgrims', text }).support).toBeGreaterThan(0);
+    expect(offlineJudgeFeatures({ query, wrongAnswer: '140000', text }).exact).toBe(true);
+    // A small-number answer keeps "May 12, 200 pilgrims" as a date and a count: 12 is still read.
+    expect(offlineJudgeFeatures({ query, wrongAnswer: '12', text: 'On May 12, 200 pilgrims visited the velmora shrine.' }).exact).toBe(true);
   });
 
   it('clears a long passage that mentions the answer in passing', () => {

@@ -1,4 +1,4 @@
-import { answerMatches, containsAnswer, contentTerms, lightStem, normalizeText, splitSentences, stripCitationMarkers, tokenize } from '@forensics/algorithms';
+import { answerMatches, containsAnswer, contentTerms, joinSpacedDigitGroups, lightStem, normalizeText, splitSentences, stripCitationMarkers, tokenize } from '@forensics/algorithms';
 
 describe('normalizeText (SQuAD-style + numbers)', () => {
   it.each([
@@ -48,6 +48,11 @@ describe('tokenize and helpers', () => {
   });
   it('splits sentences without breaking decimals or initials', () => {
     expect(splitSentences('It cost 3.5 million. J. Smith paid! Why? yes')).toEqual(['It cost 3.5 million.', 'J. Smith paid!', 'Why? yes']);
+  });
+  it('joins thousands groups split by a space, never inside a longer number or a decimal', () => {
+    expect(['of 4, 500.', '1, 200, 000 people', 'the 25 000 seats', 'in 1998 200 people', '3.5, 000', '12, 3456'].map(joinSpacedDigitGroups))
+      .toEqual(['of 4,500.', '1,200,000 people', 'the 25000 seats', 'in 1998 200 people', '3.5, 000', '12, 3456']);
+    expect(normalizeText(joinSpacedDigitGroups('about 500, 000 members'))).toBe('about 500000 members');
   });
   it('strips citation markers', () => {
     expect(normalizeText(stripCitationMarkers('in May 2012.[24] As of 2018,[update] 132'))).toBe('in may 2012 as of 2018 132');
