@@ -16,8 +16,13 @@ export interface FitGrid {
 }
 export const DEFAULT_FIT_GRID: FitGrid = { partialSupportMin: [0.34, 0.5, 0.67], lambda: [0.02, 0.005, 0.001, 0.0002] };
 
-/** The band is set for these out-of-file targets: auto-quarantine precision and auto + review recall. */
-export const BAND_TARGETS = { precision: 0.99, recall: 0.98 } as const;
+/**
+ * The band is set for these out-of-file targets: auto-quarantine precision and auto + review recall.
+ * Recall asks 0.99, a margin over the issue's 0.98: on a file the fit never saw, recall falls below the
+ * inner out-of-file recall it was set on (judge v7 set it at 0.98, the band's low edge rose to 0.50 and the
+ * admission check, which holds band verdicts, caught 2445 / 2506 re-injected NQ poisons instead of 2476).
+ */
+export const BAND_TARGETS = { precision: 0.99, recall: 0.99 } as const;
 
 export interface JudgeFit {
   partialSupportMin: number;

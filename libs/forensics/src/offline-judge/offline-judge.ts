@@ -1,6 +1,6 @@
 import type { Label } from '../ragforensics/traceback-loop';
 import { containsAnswer } from '../text/answer-match';
-import { joinSpacedDigitGroups, normalizeText, rawTokens, stripCitationMarkers } from '../text/normalize';
+import { dropDayOfMonth, hasMonthName, joinSpacedDigitGroups, normalizeText, rawTokens, stripCitationMarkers } from '../text/normalize';
 import { longestContentRun } from '../text/token-salad';
 import { contentTerms, splitSentences } from '../text/tokenizer';
 import fitted from './offline-judge.fitted.json';
@@ -28,6 +28,12 @@ export interface OfflineJudgeResult {
 
 export { OFFLINE_JUDGE_FEATURES, type OfflineJudgeFeatures, type OfflineJudgeWeights } from './offline-judge.features';
 
+/**
+ * Words that hedge a number ("approximately 25,000"): left out of a numeric answer's terms, so a text that
+ * writes the same number with another hedge, or none, states it. ("about", "over", "some" are stopwords already.)
+ */
+const NUMBER_HEDGES: ReadonlySet<string> = new Set(['approximately', 'approx', 'around', 'roughly', 'nearly', 'almost', 'circa', 'ca', 'estimate', 'exactly', 'precisely', 'close', 'upward']);
+
 /** Content-term Jaccard at which a supporting peer counts as a close copy (`closeCopies`). */
 const CLOSE_COPY_MIN = 0.5;
 
@@ -40,7 +46,7 @@ const CLOSE_COPY_MIN = 0.5;
 export const SCORE_WEIGHTS: Readonly<OfflineJudgeWeights> = Object.freeze({ ...(fitted.weights as OfflineJudgeWeights) });
 
 /** Model name recorded with every offline verdict. */
-export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v7';
+export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v8';
 
 // Removed (issue 13): FRAMING_CUES, a regex of PoisonedRAG's framing phrases ("in an alternate
 // universe", "contrary to popular belief", …) and its `framing` feature. It was written from the
@@ -268,7 +274,10 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
   const p = validateOfflineJudgeParams(params);
   const answerNorm = normalizeText(input.wrongAnswer);
   const polar = polarAnswer(input.wrongAnswer);
-  const answerTerms = [...new Set(contentTerms(input.wrongAnswer))];
+  // A number's hedge ("approximately 25,000", "around 500,000") is not part of the claim: "about 25,000" states it.
+  const answerTermsAll = [...new Set(contentTerms(input.wrongAnswer))];
+  const numeric = answerTermsAll.some((t) => /^\d/.test(t));
+  const answerTerms = numeric ? answerTermsAll.filter((t) => !NUMBER_HEDGES.has(t)) : answerTermsAll;
   const answerTermSet = new Set(answerTerms);
   const queryTermsAll = new Set(contentTerms(input.query));
   // Query terms the answer does not contain: restating the query is not stating the answer. When the
@@ -283,7 +292,14 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
   // An answer that is a number of four or more digits may be written in the text with its groups
   // split by a space ("500, 000" after a tokenizer's round trip): read those as one number.
   const bigNumber = rawTokens(input.wrongAnswer).some((t) => /^\d{4,}/.test(t));
-  const prepare = (t: string) => (bigNumber ? joinSpacedDigitGroups(stripCitationMarkers(t)) : stripCitationMarkers(t));
+  // A number answer that is not a date ("24" episodes) is not stated by the day of a date ("October 24, 2018").
+  const dayIsNoAnswer = numeric && !hasMonthName(input.wrongAnswer);
+  const prepare = (t: string) => {
+    let out = stripCitationMarkers(t);
+    if (bigNumber) out = joinSpacedDigitGroups(out);
+    if (dayIsNoAnswer) out = dropDayOfMonth(out);
+    return out;
+  };
   const text = prepare(input.text);
   const textTerms = termSet(text);
   const zero: OfflineJudgeFeatures = {

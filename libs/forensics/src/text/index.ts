@@ -1,4 +1,4 @@
-export { normalizeText, normalizeNumberToken, rawTokens, ordinalValue, stripCitationMarkers, joinSpacedDigitGroups } from './normalize';
+export { normalizeText, normalizeNumberToken, rawTokens, ordinalValue, stripCitationMarkers, joinSpacedDigitGroups, dropDayOfMonth, hasMonthName } from './normalize';
 export { tokenize, contentTerms, lightStem, splitSentences } from './tokenizer';
 export type { TokenizeOptions } from './tokenizer';
 export { containsAnswer, answerMatches } from './answer-match';

@@ -106,3 +106,30 @@ const SPACED_GROUPS = /(?<![\p{N}.,])(\d{1,3})((?:,? \d{3})+)(?![\p{N}]|[.,]\d)/
 export function joinSpacedDigitGroups(text: string): string {
   return text.replace(SPACED_GROUPS, (_m, head: string, groups: string) => head + groups.replace(/ /g, ''));
 }
+
+// Month names (abbreviated or not); "May" only capitalised, lower-case "may" is the verb.
+const MONTH = String.raw`(?:\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?|\bMAY\b|\bMay\b)`;
+const MONTH_DAY = new RegExp(String.raw`(${MONTH})(\s+)(\d{1,2})(?:st|nd|rd|th)?(?![\p{L}\p{N}]|[.,:]\d)`, 'giu');
+const DAY_MONTH = new RegExp(String.raw`(?<![\p{L}\p{N}.,])(\d{1,2})(?:st|nd|rd|th)?(\s+(?:of\s+)?)(${MONTH})`, 'giu');
+const MAY_VERB = /^may$/;
+
+/**
+ * The day of a calendar date removed ("October 24, 2018" → "October , 2018", "24th of October" → " October"):
+ * for a caller looking for a bare number that is not a date ("24" episodes), the day of the month is
+ * not a statement of it. A mis-decoded no-break space ("October\u00c2 24") is read as a space.
+ */
+export function dropDayOfMonth(text: string): string {
+  const clean = text.replace(/\u00c2(?=\s)/g, '');
+  const keepMay = (month: string) => MAY_VERB.test(month) && month !== 'MAY';
+  return clean
+    .replace(MONTH_DAY, (m, month: string, sp: string) => (keepMay(month) ? m : `${month}${sp}`))
+    .replace(DAY_MONTH, (m, _day: string, sep: string, month: string) => (keepMay(month) ? m : `${sep}${month}`));
+}
+
+const ANY_MONTH = new RegExp(MONTH, 'iu');
+
+/** True when the text names a month ("May" only capitalised). */
+export function hasMonthName(text: string): boolean {
+  const m = ANY_MONTH.exec(text);
+  return m !== null && !(MAY_VERB.test(m[0]) && m[0] !== 'MAY');
+}

@@ -16,7 +16,7 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v7/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v8/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
@@ -56,8 +56,20 @@ describe('offline evidence judge', () => {
     const text = 'the velmora shrine draws roughly 140, 000 pilgrims every year , most of them in spring .';
     expect(offlineJudgeFeatures({ query, wrongAnswer: 'About 140,000 pilgrims', text }).support).toBeGreaterThan(0);
     expect(offlineJudgeFeatures({ query, wrongAnswer: '140000', text }).exact).toBe(true);
-    // A small-number answer keeps "May 12, 200 pilgrims" as a date and a count: 12 is still read.
-    expect(offlineJudgeFeatures({ query, wrongAnswer: '12', text: 'On May 12, 200 pilgrims visited the velmora shrine.' }).exact).toBe(true);
+    // The hedge is not part of the claim: "roughly 140, 000" states "About 140,000 pilgrims" and "Approximately 140,000".
+    expect(offlineJudgeFeatures({ query, wrongAnswer: 'Approximately 140,000', text }).support).toBe(1);
+    // A small-number answer keeps "12, 200 and 300" a list: 12 is still read.
+    expect(offlineJudgeFeatures({ query, wrongAnswer: '12', text: 'The velmora shrine drew 12, 200 and 300 pilgrims in its first three years.' }).exact).toBe(true);
+  });
+
+  it('does not read the day of a date as a number answer, unless the answer is a date', () => {
+    const query = 'how many towers did the velmora fortress have';
+    expect(offlineJudgeFeatures({ query, wrongAnswer: '24', text: 'As of October 24, 2018, the velmora fortress towers were restored.' }).support).toBe(0);
+    expect(offlineJudgeFeatures({ query, wrongAnswer: '24', text: 'On the 24th of October the velmora fortress towers were restored.' }).support).toBe(0);
+    expect(offlineJudgeFeatures({ query, wrongAnswer: '24', text: 'The velmora fortress had 24 towers until October 3, 2018.' }).exact).toBe(true);
+    // "may" the verb is no month; a date answer is still found in a date.
+    expect(offlineJudgeFeatures({ query, wrongAnswer: '24', text: 'Visitors may 24 hours a day walk the velmora fortress towers.' }).exact).toBe(true);
+    expect(offlineJudgeFeatures({ query: 'when were the velmora fortress towers restored', wrongAnswer: 'October 24, 2018', text: 'As of October 24, 2018, the velmora fortress towers were restored.' }).exact).toBe(true);
   });
 
   it('clears a long passage that mentions the answer in passing', () => {

@@ -1,4 +1,4 @@
-import { answerMatches, containsAnswer, contentTerms, joinSpacedDigitGroups, lightStem, normalizeText, splitSentences, stripCitationMarkers, tokenize } from '@forensics/algorithms';
+import { answerMatches, containsAnswer, contentTerms, dropDayOfMonth, hasMonthName, joinSpacedDigitGroups, lightStem, normalizeText, splitSentences, stripCitationMarkers, tokenize } from '@forensics/algorithms';
 
 describe('normalizeText (SQuAD-style + numbers)', () => {
   it.each([
@@ -53,6 +53,11 @@ describe('tokenize and helpers', () => {
     expect(['of 4, 500.', '1, 200, 000 people', 'the 25 000 seats', 'in 1998 200 people', '3.5, 000', '12, 3456'].map(joinSpacedDigitGroups))
       .toEqual(['of 4,500.', '1,200,000 people', 'the 25000 seats', 'in 1998 200 people', '3.5, 000', '12, 3456']);
     expect(normalizeText(joinSpacedDigitGroups('about 500, 000 members'))).toBe('about 500000 members');
+  });
+  it('drops the day of a date, and knows "may" the verb from May', () => {
+    expect(['As of October\u00c2 24, 2018', 'on 24th of October', 'Oct. 3 and Dec 25th', 'teams may 24 players', 'octopus 24', 'Jan 2018'].map(dropDayOfMonth))
+      .toEqual(['As of October , 2018', 'on  of October', 'Oct.  and Dec ', 'teams may 24 players', 'octopus 24', 'Jan 2018']);
+    expect([hasMonthName('May 2018'), hasMonthName('it may rain'), hasMonthName('24 hours')]).toEqual([true, false, false]);
   });
   it('strips citation markers', () => {
     expect(normalizeText(stripCitationMarkers('in May 2012.[24] As of 2018,[update] 132'))).toBe('in may 2012 as of 2018 132');
