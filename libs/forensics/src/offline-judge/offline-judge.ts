@@ -291,7 +291,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
   const distinctive = distinctiveOnly.length ? distinctiveOnly : answerTerms;
   // An answer that is a number of four or more digits may be written in the text with its groups
   // split by a space ("500, 000" after a tokenizer's round trip): read those as one number.
-  const bigNumber = rawTokens(input.wrongAnswer).some((t) => /^\d{4,}/.test(t));
+  const bigNumber = answerTermsAll.some((t) => /^\d{4,}/.test(t));
   // A number answer that is not a date ("24" episodes) is not stated by the day of a date ("October 24, 2018").
   const dayIsNoAnswer = numeric && !hasMonthName(input.wrongAnswer);
   const prepare = (t: string) => {

@@ -107,11 +107,15 @@ export function joinSpacedDigitGroups(text: string): string {
   return text.replace(SPACED_GROUPS, (_m, head: string, groups: string) => head + groups.replace(/ /g, ''));
 }
 
-// Month names (abbreviated or not); "May" only capitalised, lower-case "may" is the verb.
-const MONTH = String.raw`(?:\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?|\bMAY\b|\bMay\b)`;
+// Month names (abbreviated or not), case-insensitive; "may" is matched too and `isMonthWord` keeps it only
+// capitalised ("May", "MAY"): lower-case "may" is the verb.
+const MONTH = String.raw`(?:\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?|\bmay\b)`;
 const MONTH_DAY = new RegExp(String.raw`(${MONTH})(\s+)(\d{1,2})(?:st|nd|rd|th)?(?![\p{L}\p{N}]|[.,:]\d)`, 'giu');
 const DAY_MONTH = new RegExp(String.raw`(?<![\p{L}\p{N}.,])(\d{1,2})(?:st|nd|rd|th)?(\s+(?:of\s+)?)(${MONTH})`, 'giu');
-const MAY_VERB = /^may$/;
+const ANY_MONTH = new RegExp(MONTH, 'iu');
+
+/** A word the MONTH pattern matched is a month unless it is the verb "may". */
+const isMonthWord = (word: string) => word !== 'may';
 
 /**
  * The day of a calendar date removed ("October 24, 2018" → "October , 2018", "24th of October" → " October"):
@@ -119,17 +123,14 @@ const MAY_VERB = /^may$/;
  * not a statement of it. A mis-decoded no-break space ("October\u00c2 24") is read as a space.
  */
 export function dropDayOfMonth(text: string): string {
-  const clean = text.replace(/\u00c2(?=\s)/g, '');
-  const keepMay = (month: string) => MAY_VERB.test(month) && month !== 'MAY';
-  return clean
-    .replace(MONTH_DAY, (m, month: string, sp: string) => (keepMay(month) ? m : `${month}${sp}`))
-    .replace(DAY_MONTH, (m, _day: string, sep: string, month: string) => (keepMay(month) ? m : `${sep}${month}`));
+  return text
+    .replace(/\u00c2(?=\s)/g, '')
+    .replace(MONTH_DAY, (m, month: string, sp: string) => (isMonthWord(month) ? `${month}${sp}` : m))
+    .replace(DAY_MONTH, (m, _day: string, sep: string, month: string) => (isMonthWord(month) ? `${sep}${month}` : m));
 }
-
-const ANY_MONTH = new RegExp(MONTH, 'iu');
 
 /** True when the text names a month ("May" only capitalised). */
 export function hasMonthName(text: string): boolean {
   const m = ANY_MONTH.exec(text);
-  return m !== null && !(MAY_VERB.test(m[0]) && m[0] !== 'MAY');
+  return m !== null && isMonthWord(m[0]);
 }
