@@ -6,7 +6,7 @@
  *
  *   npm run bench:scale -- --texts 1000000 [--vectors random|clustered] [--queries 200] [--dir /tmp/x [--reuse]]
  *                          [--nprobes P --refine R]   (ANN knobs; default VECTOR_ANN_NPROBES / VECTOR_ANN_REFINE's)
- *                          [--index ivf_pq|hnsw_sq]   (the ANN index, VECTOR_ANN_INDEX; with --reuse of a
+ *                          [--index ivf_pq|hnsw_sq|ivf_rq]   (the ANN index, VECTOR_ANN_INDEX; with --reuse of a
  *                          directory indexed otherwise, the index is rebuilt first and indexBuildSec is that)
  * `--dir` keeps the data; `--reuse` then skips ingestion/indexing/truth (saved in the dir) and re-runs the
  * searches and foreign writes only (each foreign write is undone after its timed search, so the data
@@ -34,7 +34,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { VectorRecord } from '../libs/core/src/ports/vector-store.port';
 import { ExactMatrix } from '../libs/infra/src/vector-store/exact-kernel';
-import { LanceDbVectorStore, type AnnIndexKind } from '../libs/infra/src/vector-store/lancedb-vector-store.adapter';
+import { ANN_INDEX_KINDS, LanceDbVectorStore, type AnnIndexKind } from '../libs/infra/src/vector-store/lancedb-vector-store.adapter';
 
 const DIM = 384;
 const COLLECTION = 'scale';
@@ -53,8 +53,8 @@ const log = (msg: string): void => {
 const N = Number(arg('texts', '100000'));
 const KIND = arg('vectors', 'random') as 'random' | 'clustered';
 const QUERIES = Number(arg('queries', '200'));
-const INDEX = arg('index', 'ivf_pq') as AnnIndexKind;
-if (INDEX !== 'ivf_pq' && INDEX !== 'hnsw_sq') throw new Error(`--index must be ivf_pq or hnsw_sq, got ${String(INDEX)}`);
+const INDEX = arg('index', 'ivf_rq') as AnnIndexKind;
+if (!ANN_INDEX_KINDS.includes(INDEX)) throw new Error(`--index must be one of ${ANN_INDEX_KINDS.join(', ')}, got ${String(INDEX)}`);
 if (!Number.isInteger(N) || N < 1000) throw new Error('--texts must be an integer ≥ 1000');
 if (KIND !== 'random' && KIND !== 'clustered') throw new Error('--vectors must be random or clustered');
 

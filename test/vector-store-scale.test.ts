@@ -80,6 +80,7 @@ describe('LanceDB store above the index threshold (ANN path)', () => {
   it('switched to the ANN path by itself (background build after the threshold), in both processes', async () => {
     expect(await store.servingPath(c)).toBe('ann');
     expect(await other.servingPath(c)).toBe('ann');
+    expect((await other.annIndexStats(c))?.kind).toBe('ivf_rq'); // the default (VECTOR_ANN_INDEX)
     expect(await store.count(c)).toBe(N);
     const small = 'small';
     await store.ensureCollection(small, DIM);
@@ -351,9 +352,10 @@ describe('LanceDB store above the index threshold (ANN path)', () => {
   });
 });
 
-describe('LanceDB store with the IVF_HNSW_SQ index (VECTOR_ANN_INDEX=hnsw_sq)', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vector-store-hnsw-'));
-  const c = 'hnsw';
+// The default index (IVF_RQ) is the block above; the two others are built here.
+describe.each(['hnsw_sq', 'ivf_pq'] as const)('LanceDB store with VECTOR_ANN_INDEX=%s', (annIndex) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `vector-store-${annIndex}-`));
+  const c = annIndex;
   const n = 12_000;
   const vectors = clustered(21, n, DIM);
   const flaggedRows = new Set<number>();
@@ -362,7 +364,7 @@ describe('LanceDB store with the IVF_HNSW_SQ index (VECTOR_ANN_INDEX=hnsw_sq)', 
   let other: LanceDbVectorStore;
 
   beforeAll(async () => {
-    store = new LanceDbVectorStore({ dir, indexMinRows: 10_000, annIndex: 'hnsw_sq' });
+    store = new LanceDbVectorStore({ dir, indexMinRows: 10_000, annIndex });
     other = new LanceDbVectorStore({ dir, indexMinRows: 10_000 }); // reads whatever index the table has
     await store.ensureCollection(c, DIM);
     for (let i = 0; i < n; i += 4000) {
@@ -373,9 +375,10 @@ describe('LanceDB store with the IVF_HNSW_SQ index (VECTOR_ANN_INDEX=hnsw_sq)', 
 
   afterAll(() => closeAndRemove(dir, store, other));
 
-  it('builds the HNSW index and answers with recall@10 ≥ 0.98 against exact search, filters honoured, in both processes', async () => {
+  it('builds the index and answers with recall@10 ≥ 0.98 against exact search, filters honoured, in both processes', async () => {
     expect(await store.servingPath(c)).toBe('ann');
     expect(await other.servingPath(c)).toBe('ann');
+    expect((await other.annIndexStats(c))?.kind).toBe(annIndex);
     await store.setQuarantined(c, [uuid(501), uuid(1502)], true);
     for (const s of [store, other]) {
       let found = 0;
