@@ -214,7 +214,7 @@ export const ENV_SCHEMA = z.object({
   REDIS_URL: text('Redis for the BullMQ queue; unset = embedded redis-server'),
   QDRANT_URL: text('Qdrant server; unset = embedded on-disk vector store'),
   QDRANT_API_KEY: text('API key of the Qdrant server', true),
-  VECTOR_INDEX_MIN_ROWS: intVar(0, 1_000_000_000, 50_000, 'embedded store: rows from which a collection is served by an ANN index (IVF_PQ) instead of the exact in-process snapshot; 0 = never'),
+  VECTOR_INDEX_MIN_ROWS: intVar(0, 1_000_000_000, 50_000, 'embedded store: rows from which a collection is served by an ANN index (VECTOR_ANN_INDEX) instead of the exact in-process snapshot; 0 = never'),
   VECTOR_ANN_NPROBES: intVar(1, 4096, 128, 'embedded store ANN search: IVF partitions probed per query (recall vs latency)'),
   VECTOR_ANN_REFINE: intVar(0, 1000, 0, 'embedded store ANN search: refine factor (limit × this many candidates re-scored exactly); 0 = the index kind\'s default (2 for ivf_rq, 10 for ivf_pq, 4 for hnsw_sq)'),
   VECTOR_ANN_INDEX: enumVar(['ivf_pq', 'hnsw_sq', 'ivf_rq'] as const, 'ivf_rq', 'embedded store: the ANN index built at VECTOR_INDEX_MIN_ROWS (ivf_rq: RaBitQ 4-bit codes, every partition scanned — high recall on any vectors, cost linear in rows; hnsw_sq: faster searches, but LanceDB rebuilds it whole to merge new rows — for collections that are mostly read)'),

@@ -28,8 +28,8 @@
  *   answers with EXACT scores in a few ms per batch, and a foreign write costs a reload bounded by
  *   the threshold (~150 ms per 10k rows → ≤ ~0.75 s at 50k). Exact is the right tool there: recall 1,
  *   no index to train, and BiRD's 21-query batches are one pass of the kernel;
- * - once a write leaves the table at ≥ `indexMinRows` rows, the writing process trains an IVF_PQ
- *   index in the background (`buildIndexNow`). From the commit on, every process (checked once per
+ * - once a write leaves the table at ≥ `indexMinRows` rows, the writing process trains an ANN index
+ *   (IVF_RQ by default, see `annIndex`) in the background (`buildIndexNow`). From the commit on, every process (checked once per
  *   new table version) drops its snapshot and searches through LanceDB: quarantine and long
  *   exclusion lists as `where` postfilters (re-run wider, then as a prefilter, when they leave fewer
  *   than k), refine re-scores exactly. Small writes go to a delta table served exactly from memory
@@ -103,15 +103,17 @@ export interface LanceDbVectorStoreOptions {
   deltaMoveRows?: number;
   /** ANN path: delta indices (one per merge) beyond which the index is retrained in the background. Default 8 (see MAX_INDEX_DELTAS). */
   maxIndexDeltas?: number;
-  /** IVF partitions probed per ANN search (VECTOR_ANN_NPROBES). Default 128 (≈ half of the ~244 partitions at 1M rows; recall@10 0.996 on clustered 1M, 0.917 with 32 — bench:scale). */
+  /** IVF partitions probed per ANN search (VECTOR_ANN_NPROBES). Default 128: with IVF_PQ ≈ half of the ~244 partitions at 1M rows (recall@10 0.996 on clustered 1M, 0.917 with 32 — bench:scale); with IVF_RQ and IVF_HNSW_SQ (~250k rows per partition) every partition up to 32M rows. */
   nprobes?: number;
-  /** ANN candidates re-ranked by exact distance = refineFactor × limit (VECTOR_ANN_REFINE). Default 10 (IVF_PQ), 4 (IVF_HNSW_SQ). */
+  /** ANN candidates re-ranked by exact distance = refineFactor × limit (VECTOR_ANN_REFINE). Default 2 (IVF_RQ), 10 (IVF_PQ), 4 (IVF_HNSW_SQ). */
   refineFactor?: number;
   /**
-   * The ANN index built when a collection crosses `indexMinRows` (VECTOR_ANN_INDEX): 'ivf_pq' (default)
-   * or 'hnsw_sq' (IVF_HNSW_SQ: ~4× faster searches at 1M, but LanceDB rebuilds it whole on every
-   * merge of new rows — 10.6 min at 1M on 2 cores — so only for collections that are mostly read;
-   * see DELTA_MOVE_ROWS_HNSW). A collection keeps the index it has until it is retrained.
+   * The ANN index built when a collection crosses `indexMinRows` (VECTOR_ANN_INDEX): 'ivf_rq' (default;
+   * RaBitQ 4-bit codes, every partition scanned: recall ≥ 0.99 whatever the vectors' structure, cost
+   * linear in the rows; see RQ_BITS), 'ivf_pq' (a fraction of small partitions probed: for collections
+   * far above 1M with clustered vectors) or 'hnsw_sq' (IVF_HNSW_SQ: fast searches, but LanceDB rebuilds
+   * it whole on every merge of new rows — 10.6 min at 1M on 2 cores — so only for collections that are
+   * mostly read; see DELTA_MOVE_ROWS_HNSW). A collection keeps the index it has until it is retrained.
    */
   annIndex?: AnnIndexKind;
   /** IVF_HNSW_SQ: candidates explored per graph search (VECTOR_ANN_EF; at least limit × refine). Default 100. */
@@ -128,7 +130,7 @@ function annKindOf(indexType: string): AnnIndexKind {
   return 'ivf_pq';
 }
 
-/** Refine factor per index kind when VECTOR_ANN_REFINE is not set (see the measurements at DELTA_MOVE_ROWS_HNSW). */
+/** Refine factor per index kind when VECTOR_ANN_REFINE is not set (see the measurements at DELTA_MOVE_ROWS_HNSW and RQ_BITS). */
 const DEFAULT_REFINE: Readonly<Record<AnnIndexKind, number>> = { ivf_pq: 10, hnsw_sq: 4, ivf_rq: 2 };
 
 /** Name of the ANN index on `vector` (one per table; rebuilt with `replace`). */
@@ -262,12 +264,15 @@ const MAX_INDEX_DELTAS = 8;
  */
 const DELTA_MOVE_ROWS_HNSW = 20_000;
 /**
- * IVF_RQ (RaBitQ): each dimension's residual quantised to this many bits, every partition probed,
- * refine 5. Measured on 1M × 384-d random unit vectors (2 cores, 40 queries, k = 10, raw LanceDB
- * 0.37 queries, 2026-11-24): 4 bits → built in 21 s, p50 17.7 ms, recall@10 0.995 (refine 10: 20.2 ms,
- * 1.0); 2 bits → recall 0.75 at refine 5, 0.94 at refine 20; 1 bit at 200k → 0.97 only at refine 400
- * (36 ms). IVF_PQ on the same table: recall 0.43 (its partitions say nothing about random vectors).
- * `optimize` after 2,000 new rows at 1M took 29 s (one index, no delta indices piling up).
+ * IVF_RQ (RaBitQ): each dimension's residual quantised to this many bits, every partition probed
+ * (~250k rows each; VECTOR_ANN_NPROBES' default 128 covers up to 32M rows). Measured on 1M × 384-d
+ * random unit vectors (2 cores, 40 queries, k = 10, raw LanceDB 0.37 queries, 2026-11-24): 4 bits →
+ * built in 21 s, recall@10 0.973 / 0.995 / 1.0 at refine 2 / 5 / 10 (p50 14.0 / 17.7 / 20.2 ms); 2 bits →
+ * 0.75 at refine 5, 0.94 at refine 20; 1 bit at 200k → 0.97 only at refine 400 (36 ms). IVF_PQ on the
+ * same table: recall 0.43 (its partitions say nothing about random vectors). Through this store
+ * (bench:scale, k + 12 candidates asked): refine 2 / 3 / 5 → recall 0.9945 / 0.998 / 0.9985 at p50 19.1 /
+ * 20.2 / 22.1 ms, hence the default refine 2 (clustered vectors: recall 1.0 at 11.6 ms). `optimize` after
+ * 2,000 new rows at 1M took 29–31 s (the index is rewritten: one index, no delta indices piling up).
  */
 const RQ_BITS = 4;
 
