@@ -74,7 +74,7 @@ const GRID: Record<string, unknown[]> = {
 };
 
 /** Parameters that shape the candidates themselves (computed once per combination); the rest are gates. */
-const CANDIDATE_KEYS = ['maxClaimShare', 'minTopicShare', 'copyRun', 'contextNeighbours', 'searchNeighbours'];
+const CANDIDATE_KEYS = ['maxClaimShare', 'minTopicShare', 'copyRun', 'contextNeighbours', 'searchNeighbours', 'groupSize'];
 
 function candidateGrid(): Partial<ClusterScanParams>[] {
   let out: Record<string, unknown>[] = [{}];
