@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { ANN_INDEX_KINDS, DEFAULT_ANN_INDEX, type AnnIndexKind } from '../vector-store/vector-store.common';
 import { AUDIT_KINDS, DEFAULT_AUDIT_SETTINGS, UNBUILT_AUDIT_KINDS, type AuditKind, type AuditSettings } from '@forensics/core';
 import {
   DEFAULT_BIRD_PARAMS,
@@ -53,7 +54,7 @@ export interface AppConfig {
     annNprobes: number;
     /** 0 = the index kind's default. */
     annRefine: number;
-    annIndex: 'ivf_pq' | 'hnsw_sq' | 'ivf_rq';
+    annIndex: AnnIndexKind;
     annEf: number;
     attach?: Readonly<{ collection: string; serviceCollection?: string; textKey: string; vectorName?: string; idType: 'uuid' | 'integer'; quarantineKey: string }>;
   }>;
@@ -217,7 +218,7 @@ export const ENV_SCHEMA = z.object({
   VECTOR_INDEX_MIN_ROWS: intVar(0, 1_000_000_000, 50_000, 'embedded store: rows from which a collection is served by an ANN index (VECTOR_ANN_INDEX) instead of the exact in-process snapshot; 0 = never'),
   VECTOR_ANN_NPROBES: intVar(1, 4096, 128, 'embedded store ANN search: IVF partitions probed per query (recall vs latency)'),
   VECTOR_ANN_REFINE: intVar(0, 1000, 0, 'embedded store ANN search: refine factor (limit × this many candidates re-scored exactly); 0 = the index kind\'s default (2 for ivf_rq, 10 for ivf_pq, 4 for hnsw_sq)'),
-  VECTOR_ANN_INDEX: enumVar(['ivf_pq', 'hnsw_sq', 'ivf_rq'] as const, 'ivf_rq', 'embedded store: the ANN index built at VECTOR_INDEX_MIN_ROWS (ivf_rq: RaBitQ 4-bit codes, every partition scanned — high recall on any vectors, cost linear in rows; hnsw_sq: faster searches, but LanceDB rebuilds it whole to merge new rows — for collections that are mostly read)'),
+  VECTOR_ANN_INDEX: enumVar(ANN_INDEX_KINDS, DEFAULT_ANN_INDEX, 'embedded store: the ANN index built at VECTOR_INDEX_MIN_ROWS (ivf_rq: RaBitQ 4-bit codes, every partition scanned — high recall on any vectors, cost linear in rows; hnsw_sq: faster searches, but LanceDB rebuilds it whole to merge new rows — for collections that are mostly read)'),
   VECTOR_ANN_EF: intVar(1, 10000, 100, 'embedded store, hnsw_sq index: candidates explored per graph search'),
   QDRANT_ATTACH_COLLECTION: text("attach mode (needs QDRANT_URL): the RAG app's existing Qdrant collection to read, search and flag instead of our own"),
   QDRANT_ATTACH_AS: text('attach mode: the service\'s name for that collection (feedback\'s `collection`); unset = QDRANT_ATTACH_COLLECTION'),

@@ -63,6 +63,8 @@ import {
 import type { PointPage, ScoredHit, SearchRequest, StoredRecord, VectorStore } from '@forensics/core';
 import { ExactMatrix } from './exact-kernel';
 import {
+  ANN_INDEX_KINDS,
+  type AnnIndexKind,
   assertCollectionName,
   assertDimension,
   clampCosine,
@@ -74,6 +76,7 @@ import {
   parsePayload,
   uniqueIds,
   validateSearchRequests,
+  DEFAULT_ANN_INDEX,
   VectorStoreError,
   type VectorRecordInput,
 } from './vector-store.common';
@@ -120,8 +123,7 @@ export interface LanceDbVectorStoreOptions {
   ef?: number;
 }
 
-export type AnnIndexKind = 'ivf_pq' | 'hnsw_sq' | 'ivf_rq';
-export const ANN_INDEX_KINDS: readonly AnnIndexKind[] = ['ivf_pq', 'hnsw_sq', 'ivf_rq'];
+export { ANN_INDEX_KINDS, type AnnIndexKind } from './vector-store.common';
 
 /** The kind of an index as LanceDB's `listIndices` names it ("IvfPq", "IvfHnswSq", "IvfRq", …). */
 function annKindOf(indexType: string): AnnIndexKind {
@@ -356,7 +358,7 @@ export class LanceDbVectorStore implements VectorStore {
     this.compactFragments = Math.max(2, Math.floor(options.compactFragments ?? COMPACT_SMALL_FRAGMENTS));
     this.deltaMoveRowsOption = options.deltaMoveRows === undefined ? undefined : Math.max(1, Math.floor(options.deltaMoveRows));
     if (options.annIndex !== undefined && !ANN_INDEX_KINDS.includes(options.annIndex)) throw new VectorStoreError(`LanceDbVectorStore: annIndex must be one of ${ANN_INDEX_KINDS.join(', ')}, got '${String(options.annIndex)}'`);
-    this.annIndex = options.annIndex ?? 'ivf_rq';
+    this.annIndex = options.annIndex ?? DEFAULT_ANN_INDEX;
     this.ef = Math.max(1, Math.floor(options.ef ?? 100));
     this.maxIndexDeltas = Math.max(1, Math.floor(options.maxIndexDeltas ?? MAX_INDEX_DELTAS));
     this.indexMinRows = Math.max(0, Math.floor(options.indexMinRows ?? 50_000));

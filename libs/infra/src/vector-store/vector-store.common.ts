@@ -6,6 +6,14 @@ import type { SearchRequest, VectorRecord } from '@forensics/core';
 
 export const COLLECTION_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
+/**
+ * The embedded store's ANN index kinds (VECTOR_ANN_INDEX); here, not in the LanceDB adapter, so that the
+ * configuration reads the same list without loading LanceDB. See `LanceDbVectorStoreOptions.annIndex`.
+ */
+export const ANN_INDEX_KINDS = ['ivf_pq', 'hnsw_sq', 'ivf_rq'] as const;
+export type AnnIndexKind = (typeof ANN_INDEX_KINDS)[number];
+export const DEFAULT_ANN_INDEX: AnnIndexKind = 'ivf_rq';
+
 /** Base class: every error raised on purpose by a VectorStore adapter. */
 export class VectorStoreError extends Error {
   constructor(message: string) {
