@@ -34,7 +34,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { VectorRecord } from '../libs/core/src/ports/vector-store.port';
 import { ExactMatrix } from '../libs/infra/src/vector-store/exact-kernel';
-import { ANN_INDEX_KINDS, LanceDbVectorStore, type AnnIndexKind } from '../libs/infra/src/vector-store/lancedb-vector-store.adapter';
+import { LanceDbVectorStore } from '../libs/infra/src/vector-store/lancedb-vector-store.adapter';
+import { ANN_INDEX_KINDS, DEFAULT_ANN_INDEX, type AnnIndexKind } from '../libs/infra/src/vector-store/vector-store.common';
 
 const DIM = 384;
 const COLLECTION = 'scale';
@@ -53,7 +54,7 @@ const log = (msg: string): void => {
 const N = Number(arg('texts', '100000'));
 const KIND = arg('vectors', 'random') as 'random' | 'clustered';
 const QUERIES = Number(arg('queries', '200'));
-const INDEX = arg('index', 'ivf_rq') as AnnIndexKind;
+const INDEX = arg('index', DEFAULT_ANN_INDEX) as AnnIndexKind;
 if (!ANN_INDEX_KINDS.includes(INDEX)) throw new Error(`--index must be one of ${ANN_INDEX_KINDS.join(', ')}, got ${String(INDEX)}`);
 if (!Number.isInteger(N) || N < 1000) throw new Error('--texts must be an integer ≥ 1000');
 if (KIND !== 'random' && KIND !== 'clustered') throw new Error('--vectors must be random or clustered');
