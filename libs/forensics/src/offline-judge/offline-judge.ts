@@ -46,7 +46,7 @@ const CLOSE_COPY_MIN = 0.5;
 export const SCORE_WEIGHTS: Readonly<OfflineJudgeWeights> = Object.freeze({ ...(fitted.weights as OfflineJudgeWeights) });
 
 /** Model name recorded with every offline verdict. */
-export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v8';
+export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v9';
 
 // Removed (issue 13): FRAMING_CUES, a regex of PoisonedRAG's framing phrases ("in an alternate
 // universe", "contrary to popular belief", …) and its `framing` feature. It was written from the
@@ -180,6 +180,23 @@ function evidenceFor(text: string, answer: string, answerTerms: readonly string[
       best = { support, exact, windowCoverage: cov, sentenceCoverage: coverage(queryTerms, terms[i]), sentence };
     }
   });
+  if (!polar && !best.exact && containsAnswer(text, answer)) {
+    // The text states the answer verbatim but no single sentence does: the answer straddles a
+    // split ("… was decided by the Supreme Court. Craig v." | "Boren …" before abbreviations were
+    // kept together, or any split the splitter gets wrong). The pair of sentences holding it is
+    // the answer-bearing piece, with an exact match; its window is the pair and its neighbours.
+    // Held out (everything refit), candidate level: FN 208 → 197, FP 198 → 199.
+    for (let i = 0; i + 1 < sentences.length; i += 1) {
+      const joined = `${sentences[i]} ${sentences[i + 1]}`;
+      if (!containsAnswer(joined, answer)) continue;
+      const cov = coverage(queryTerms, new Set([...(terms[i - 1] ?? []), ...terms[i], ...terms[i + 1], ...(terms[i + 2] ?? [])]));
+      const value = 0.5 + 0.5 * cov;
+      if (value > bestValue) {
+        bestValue = value;
+        best = { support: 1, exact: true, windowCoverage: cov, sentenceCoverage: coverage(queryTerms, new Set([...terms[i], ...terms[i + 1]])), sentence: joined };
+      }
+    }
+  }
   if (!polar && best.support === 0) {
     // The answer may straddle a sentence split ("J. Smith"); fall back to the whole text.
     const whole = answerSupport(text, termSet(text), answer, answerTerms, partialMin);

@@ -47,8 +47,33 @@ export function contentTerms(text: string): string[] {
 }
 
 /**
+ * Abbreviations that do not end a sentence (lower case, without the dot): titles and honorifics
+ * precede a name ("Dr. Who", "St. Louis", "Gen. Patton"), "v."/"vs." join the parties of a case
+ * ("Craig v. Boren"), company suffixes sit inside names ("Paramount Pictures, Inc. v. …"). A split
+ * there cuts an answer in two ("Craig v." | "Boren …") and the answer-bearing sentence in half.
+ * English orthography, not fitted to any dataset; company suffixes can end a sentence and are
+ * joined anyway (a longer sentence costs less than a cut name).
+ */
+const NON_FINAL_ABBREVIATIONS: ReadonlySet<string> = new Set([
+  'mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'mt', 'ft', 'jr', 'sr', 'hon', 'fr', 'rev', 'pres',
+  'gen', 'col', 'lt', 'capt', 'sgt', 'maj', 'adm', 'gov', 'sen',
+  'v', 'vs', 'inc', 'ltd', 'co', 'corp',
+]);
+/** Abbreviations that precede a number: "No. 5", "Nos. 3", "Jan. 5, 1875", "pp. 12". */
+const NUMBER_ABBREVIATIONS: ReadonlySet<string> = new Set(['no', 'nos', 'vol', 'pp', 'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec']);
+
+/** Does the piece `prev` end on an abbreviation, so that `next` continues its sentence? */
+function endsOnAbbreviation(prev: string, next: string): boolean {
+  if (/(^|\s)\p{Lu}\.$/u.test(prev)) return true; // an initial: "J. R. R. Tolkien"
+  if (/(^|\s)(\p{L}\.){2,}$/u.test(prev)) return true; // an initialism: "U.S. Supreme Court", "D.C."
+  const word = (/(?:^|[\s(])(\p{L}+)\.$/u.exec(prev)?.[1] ?? '').toLowerCase();
+  return NON_FINAL_ABBREVIATIONS.has(word) || (NUMBER_ABBREVIATIONS.has(word) && /^\d/.test(next));
+}
+
+/**
  * Split text into sentences on ". ", "! ", "? ", ";" and line breaks, without splitting
- * decimals ("3.5") or common abbreviations of one capital letter ("J. R. R. Tolkien").
+ * decimals ("3.5"), initials ("J. R. R. Tolkien"), initialisms ("U.S. Army") or the usual
+ * abbreviations that never end a sentence ("Craig v. Boren", "Dr. Who", "No. 5").
  */
 export function splitSentences(text: string): string[] {
   const parts = text
@@ -56,11 +81,10 @@ export function splitSentences(text: string): string[] {
     .split(/(?<=[.!?;])\s+(?=[^a-z])|\n+/)
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
-  // Re-join pieces that ended on a single-letter initial ("J.").
   const out: string[] = [];
   for (const part of parts) {
     const prev = out[out.length - 1];
-    if (prev !== undefined && /(^|\s)\p{Lu}\.$/u.test(prev)) out[out.length - 1] = `${prev} ${part}`;
+    if (prev !== undefined && endsOnAbbreviation(prev, part)) out[out.length - 1] = `${prev} ${part}`;
     else out.push(part);
   }
   return out;

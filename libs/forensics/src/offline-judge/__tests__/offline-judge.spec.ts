@@ -16,9 +16,20 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v8/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v9/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
+  });
+
+  it('finds an answer that straddles a sentence split as an exact match in the pair of sentences', () => {
+    // "Quill! Press" is cut after "Quill!" by the splitter; no single sentence states it, the pair does.
+    const input = { query: 'which publisher printed the velmora harbor atlas', wrongAnswer: 'Quill! Press', text: 'The Velmora harbor atlas was printed by Quill! Press in a small run. Copies are rare.' };
+    const f = offlineJudgeFeatures(input);
+    expect(f.exact).toBe(true);
+    expect(f.support).toBe(1);
+    expect(f.sentence).toBe('The Velmora harbor atlas was printed by Quill! Press in a small run.');
+    // Each half alone states only part of it.
+    expect(offlineJudgeFeatures({ ...input, text: 'The Velmora harbor atlas was printed by Quill! It was rare.' }).exact).toBe(false);
   });
 
   it('marks a score inside the confidence band, either side of the YES threshold, and says so', () => {

@@ -49,6 +49,12 @@ describe('tokenize and helpers', () => {
   it('splits sentences without breaking decimals or initials', () => {
     expect(splitSentences('It cost 3.5 million. J. Smith paid! Why? yes')).toEqual(['It cost 3.5 million.', 'J. Smith paid!', 'Why? yes']);
   });
+  it('keeps abbreviations that never end a sentence inside it (titles, v., initialisms, No. 5)', () => {
+    expect(splitSentences('Ward v. Holt went to the U.S. Supreme Court in 1961. Dr. Lem argued it. It was case No. 4 of Jan. 5, 1961. He said no. Then he left.'))
+      .toEqual(['Ward v. Holt went to the U.S. Supreme Court in 1961.', 'Dr. Lem argued it.', 'It was case No. 4 of Jan. 5, 1961.', 'He said no.', 'Then he left.']);
+    // A number abbreviation joins only before a number: "Jan." ending a sentence still ends it.
+    expect(splitSentences('It opened in Jan. Sales rose.')).toEqual(['It opened in Jan.', 'Sales rose.']);
+  });
   it('joins thousands groups split by a space, never inside a longer number or a decimal', () => {
     expect(['of 4, 500.', '1, 200, 000 people', 'the 25 000 seats', 'in 1998 200 people', '3.5, 000', '12, 3456'].map(joinSpacedDigitGroups))
       .toEqual(['of 4,500.', '1,200,000 people', 'the 25000 seats', 'in 1998 200 people', '3.5, 000', '12, 3456']);
