@@ -136,6 +136,9 @@ describe('evaluation harness', () => {
     expect(nqReport.meta.offlineJudgeFit.method).toContain('refit without poisonedrag_nq');
     expect(nqReport.meta.offlineJudgeFit.fittedOn).toEqual(['poisonedrag_hotpotqa', 'robustrag_realtimeqa']);
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('![rates](rates.svg)');
+    // The targets are checked on unrounded values, and the line names the ones missed.
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/Targets, on the unrounded pooled values: DACC \d\.\d{5} ≥ 0\.98 (met|\*\*NOT met\*\*); FPR/);
+    expect(Array.isArray((res.line as { targetsNotMet?: unknown }).targetsNotMet)).toBe(true);
     expect(readFileSync(join(out, 'rates.svg'), 'utf8')).toMatch(/^<svg/);
     // A single run's line carries the decision-level numbers too (issue 13).
     const single = await runEvalCli(['--data', data, '--judge', 'offline', '--retriever', 'bm25', '--k', '3', '--out', join(dir, 'single'), '--quiet'], { log: () => {} });

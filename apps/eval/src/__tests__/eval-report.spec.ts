@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { macroRates, pooledRates } from '@forensics/algorithms';
 import offlineJudgeFit from '../../../../libs/forensics/src/offline-judge/offline-judge.fitted.json';
 import { writeReport, type ReportMeta } from '../report';
+import { checkSuiteTargets, targetSummary } from '../suite';
 import type { JudgeSummary } from '../run-evaluation';
 
 describe('report.md: offline judge fit', () => {
@@ -40,5 +41,18 @@ describe('report.md: offline judge fit', () => {
   it('the committed fit carries a leave-one-file-out entry per development file it was fitted on', () => {
     const lofo = (offlineJudgeFit as unknown as NonNullable<ReportMeta['offlineJudgeFit']>).leaveOneFileOut;
     expect(lofo?.heldOut.map((h) => h.heldOut)).toEqual(offlineJudgeFit.fittedOn.map((f) => f.replace(/\.jsonl$/, '')));
+  });
+});
+
+describe('suite targets', () => {
+  it('checks the unrounded pooled values: an FNR of 151 / 7547 (0.02001, printed 0.020) misses ≤ 0.02', () => {
+    const fnr = 151 / (7396 + 151);
+    const checks = checkSuiteTargets({ dacc: (7396 + 5755) / 13410, fpr: 108 / 5863, fnr, autoPrecision: 0.9942, recall: 0.9878, reviewPerEvent: 0.33 });
+    expect(checks.map((c) => [c.name, c.met])).toEqual([
+      ['DACC', true], ['FPR', true], ['FNR', false], ['auto precision', true], ['auto+review recall', true], ['review/event', true],
+    ]);
+    expect(targetSummary(checks)).toContain('FNR 0.02001 ≤ 0.02 **NOT met**');
+    expect(checkSuiteTargets({ dacc: null, fpr: 0.02, fnr: 150 / 7547, autoPrecision: null, recall: 0.98, reviewPerEvent: 2 }).map((c) => c.met))
+      .toEqual([null, true, true, null, true, true]);
   });
 });
