@@ -108,14 +108,20 @@ export interface SuiteTargetCheck {
   met: boolean | null;
 }
 
+interface SuiteValues { dacc: number | null; fpr: number | null; fnr: number | null; autoPrecision: number | null; recall: number | null; reviewPerEvent: number | null }
+
+/** Issue 13's targets for the no-LLM judge (the report's header is written from this list too). */
+export const SUITE_TARGETS: readonly { name: SuiteTargetCheck['name']; key: keyof SuiteValues; op: '≥' | '≤'; limit: number }[] = [
+  { name: 'DACC', key: 'dacc', op: '≥', limit: 0.98 }, { name: 'FPR', key: 'fpr', op: '≤', limit: 0.02 }, { name: 'FNR', key: 'fnr', op: '≤', limit: 0.02 },
+  { name: 'auto precision', key: 'autoPrecision', op: '≥', limit: 0.99 }, { name: 'auto+review recall', key: 'recall', op: '≥', limit: 0.98 }, { name: 'review/event', key: 'reviewPerEvent', op: '≤', limit: 2 },
+];
+
 /** Issue 13's targets on the suite's pooled numbers, unrounded. Pure. */
-export function checkSuiteTargets(v: { dacc: number | null; fpr: number | null; fnr: number | null; autoPrecision: number | null; recall: number | null; reviewPerEvent: number | null }): SuiteTargetCheck[] {
-  const check = (name: SuiteTargetCheck['name'], value: number | null, op: '≥' | '≤', limit: number): SuiteTargetCheck =>
-    ({ name, value, op, limit, met: value === null ? null : op === '≥' ? value >= limit : value <= limit });
-  return [
-    check('DACC', v.dacc, '≥', 0.98), check('FPR', v.fpr, '≤', 0.02), check('FNR', v.fnr, '≤', 0.02),
-    check('auto precision', v.autoPrecision, '≥', 0.99), check('auto+review recall', v.recall, '≥', 0.98), check('review/event', v.reviewPerEvent, '≤', 2),
-  ];
+export function checkSuiteTargets(v: SuiteValues): SuiteTargetCheck[] {
+  return SUITE_TARGETS.map(({ name, key, op, limit }) => {
+    const value = v[key];
+    return { name, value, op, limit, met: value === null ? null : op === '≥' ? value >= limit : value <= limit };
+  });
 }
 
 function aggregate(rows: readonly SuiteRow[]) {
@@ -169,7 +175,7 @@ function writeSuiteReport(out: string, rows: readonly SuiteRow[], all: ReturnTyp
     opts.judge === 'offline'
       ? 'Offline judge, **leave one file out**: each file is traced with a judge whose support gate, feature selection, weights, YES threshold and confidence band were all fitted on the OTHER development files only (apps/eval/src/judge-fit). The variants of a file are held out with it.'
       : '', '',
-    'Targets (issue 13): pooled DACC ≥ 0.98, FPR ≤ 0.02, FNR ≤ 0.02; auto-quarantine precision ≥ 0.99, auto + review recall ≥ 0.98, ≤ 2 review items per event.', '',
+    `Targets (issue 13), pooled: ${SUITE_TARGETS.map((t) => `${t.name} ${t.op} ${t.limit}`).join(', ')}.`, '',
     table, '',
     `All runs pooled: DACC ${f3(all.pooled.dacc)}, FPR ${f3(all.pooled.fpr)}, FNR ${f3(all.pooled.fnr)}; auto precision ${f3(all.decision.autoPrecision)}, recall ${f3(all.decision.recall)}, ${all.decision.reviewPerEvent?.toFixed(2)} review items per event.`,
     `Counts: ${all.pooled.counts.tp} planted texts judged YES, ${all.pooled.counts.fn} missed; ${all.pooled.counts.fp} clean texts judged YES of ${all.pooled.counts.fp + all.pooled.counts.tn}.`, '',
