@@ -145,6 +145,24 @@ describe('evaluation harness', () => {
     expect(Object.keys(single.line.decision as object)).toEqual(expect.arrayContaining(['autoPrecision', 'recall', 'reviewPerEvent']));
     await expect(runEvalCli(['--suite', 'dev', '--data', data], { log: () => {} })).rejects.toThrow(/exclude each other/);
     await expect(runEvalCli(['--suite', 'all'], { log: () => {} })).rejects.toThrow(/--suite must be dev/);
+    await expect(runEvalCli(['--suite', 'dev', '--data-dir', devDir, '--poison-set', 'gpt4'], { log: () => {} })).rejects.toThrow(/chooses the poison sets itself/);
+
+    // --suite dev --false-flag: one run per file (clean texts only, the correct answer reported), the same refit judges, one table.
+    const ffOut = join(dir, 'suite-ff');
+    const ff = await runEvalCli(['--suite', 'dev', '--false-flag', '--trust', 'identified', '--data-dir', devDir, '--retriever', 'bm25', '--k', '3', '--out', ffOut, '--quiet'], { log: () => {} });
+    const ffLine = ff.line as { runs: number; falseFlag: { trust: string; events: number; benignJudged: number; benignAutoQuarantined: number }; benignAutoQuarantinedShare: number | null; targetsNotMet: string[] };
+    expect(ffLine.runs).toBe(3);
+    expect(ffLine.falseFlag).toMatchObject({ trust: 'identified', events: 3 + 3 + 2 });
+    expect(ffLine.falseFlag.benignJudged).toBeGreaterThan(0);
+    expect(ffLine.benignAutoQuarantinedShare).toBeCloseTo(ffLine.falseFlag.benignAutoQuarantined / ffLine.falseFlag.benignJudged, 4);
+    expect(ffLine.targetsNotMet).toEqual(ffLine.benignAutoQuarantinedShare! <= 0.01 ? [] : ['falseFlag']);
+    const ffTable = (ff as { table?: string }).table!;
+    for (const row of ['| poisonedrag_nq | 3 |', '| poisonedrag_hotpotqa | 3 |', '| robustrag_realtimeqa | 2 |', '**all files (pooled)**']) expect(ffTable).toContain(row);
+    const ffReport = readFileSync(join(ffOut, 'report.md'), 'utf8');
+    expect(ffReport).toContain('leave one file out');
+    expect(ffReport).toMatch(/Pooled, unrounded: benign texts auto-quarantined \d\.\d{5} ≤ 0\.01/);
+    const ffRun = JSON.parse(readFileSync(join(ffOut, 'poisonedrag_nq', 'report.json'), 'utf8')) as { meta: { offlineJudgeFit: { fittedOn: string[] } } };
+    expect(ffRun.meta.offlineJudgeFit.fittedOn).toEqual(['poisonedrag_hotpotqa', 'robustrag_realtimeqa']);
   });
 
   const haveShared = existsSync(SHARED);

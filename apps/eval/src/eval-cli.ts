@@ -16,9 +16,12 @@ import { TrivialAnswerJudge } from './trivial-judge';
 
 export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge offline|openai|llama|trivial] [--k 5] [--limit N]
    or: npm run -s eval -- --suite dev [--data-dir ../shared/data] [--judge …] [--retriever …] [--k 5] [--limit N] [--out DIR]
+                          [--false-flag [--trust anonymous|identified]]
   --suite dev     every development file of --data-dir and its GPT-4 / Gemini rewrites (first 5 each), one table; with the
                   offline judge each file is traced with a judge refit WITHOUT that file (leave-one-file-out: gate, features,
-                  weights, threshold, band); report.md with plots in --out (default .eval/suite-dev)
+                  weights, threshold, band); report.md with plots in --out (default .eval/suite-dev); with --false-flag,
+                  one false-flag run per file (its clean texts, the correct answer reported as wrong), same refit judges,
+                  one table (default --out .eval/suite-dev-false-flag-<trust>)
          [--out DIR] [--retriever embed|bm25] [--baseline] [--poison-set given|gpt4|gemini|gemini_100] [--poison-count N]
          [--cache DIR] [--quiet] [--false-flag [--trust anonymous|identified]]
   --data          JSONL records (e.g. ../shared/data/poisonedrag_nq.jsonl); the data is read in place, never copied
@@ -80,7 +83,7 @@ export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
   if (suiteName !== undefined && suiteName !== 'dev') throw new UsageError(`--suite must be dev, got '${suiteName}'`);
   if (suiteName && str('data')) throw new UsageError('--suite and --data exclude each other (the suite reads every file of --data-dir)');
   if (str('data-dir') !== undefined && !suiteName) throw new UsageError('--data-dir applies only with --suite dev');
-  if (suiteName && (str('poison-set') !== undefined || str('poison-count') !== undefined || v['false-flag'] === true)) throw new UsageError('--suite dev chooses the poison sets itself; --poison-set, --poison-count and --false-flag apply to a single --data run');
+  if (suiteName && (str('poison-set') !== undefined || str('poison-count') !== undefined)) throw new UsageError('--suite dev chooses the poison sets itself; --poison-set and --poison-count apply to a single --data run');
   const data = str('data') ?? '';
   if (!data && !suiteName) throw new UsageError('--data FILE.jsonl (or --suite dev) is required');
   const judge = str('judge') ?? 'offline';

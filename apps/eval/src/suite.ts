@@ -41,7 +41,7 @@ export async function runSuite(
   const dev = loadDevFiles(dataDir);
   const absent = DEV_FILES.filter((f) => !dev.some((d) => d.file === f));
   if (absent.length) log(`suite dev: not in ${dataDir}, left out: ${absent.join(', ')}`);
-  const out = resolve(opts.out ?? join('.eval', 'suite-dev'));
+  const out = resolve(opts.out ?? join('.eval', opts.falseFlag ? `suite-dev-false-flag-${opts.falseFlag.trust}` : 'suite-dev'));
   mkdirSync(out, { recursive: true });
   const started = Date.now();
 
@@ -51,10 +51,12 @@ export async function runSuite(
     log(`suite dev: judge rows built (${rowsByGate.get(DEFAULT_FIT_GRID.partialSupportMin[0])!.length} per gate value, ${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
 
+  // A false-flag run uses the clean texts only: one run per file, whatever its rewrites.
   const runs = dev.flatMap(({ file, records }) => {
-    const sets = poisonSetsOf(records[0], DEV_VARIANTS).map((s) => s.name);
+    const sets = opts.falseFlag ? ['given'] : poisonSetsOf(records[0], DEV_VARIANTS).map((s) => s.name);
     return sets.map((set) => ({ file, set }));
   });
+  const falseFlagRows: FalseFlagRow[] = [];
   const rows: SuiteRow[] = [];
   const fits = new Map<string, JudgeFit>();
   for (const [i, run] of runs.entries()) {
@@ -67,6 +69,7 @@ export async function runSuite(
       '--data', join(dataDir, `${run.file}.jsonl`), '--judge', opts.judge, '--k', String(opts.k), '--retriever', opts.retriever, '--cache', opts.cacheDir, '--quiet',
       '--out', join(out, run.set === 'given' ? run.file : `${run.file}-${run.set}`),
       ...(run.set !== 'given' ? ['--poison-set', run.set, '--poison-count', String(VARIANT_COUNT)] : []),
+      ...(opts.falseFlag ? ['--false-flag', '--trust', opts.falseFlag.trust] : []),
       ...(opts.limit ? ['--limit', String(opts.limit)] : []),
     ];
     const res = await runEvalCli(argv, {
@@ -78,6 +81,12 @@ export async function runSuite(
       } : {}),
     });
     const s = res.summary as JudgeSummary;
+    if (opts.falseFlag) {
+      const ff = s.falseFlag ?? { events: 0, benignJudged: 0, benignAutoQuarantined: 0, suspectedEvents: 0, benignWithheldForReview: 0 };
+      falseFlagRows.push({ data: run.file, ...ff, review: decisionOf(s).review, fit: fit ? { yesThreshold: fit.yesThreshold, band: fit.band } : undefined });
+      log(`[${i + 1}/${runs.length}] ${run.file} false flags (${opts.falseFlag.trust}): ${ff.benignAutoQuarantined}/${ff.benignJudged} benign auto-quarantined, ${ff.suspectedEvents} suspected events (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+      continue;
+    }
     rows.push({
       data: run.file, poisonSet: run.set, events: s.events, counts: s.pooled.counts, pooled: { dacc: r4(s.pooled.dacc), fpr: r4(s.pooled.fpr), fnr: r4(s.pooled.fnr) },
       decision: decisionOf(s), hitBefore: r4(s.poisonHitRateBefore), hitAfter: r4(s.poisonHitRateAfter),
@@ -87,6 +96,7 @@ export async function runSuite(
     log(`[${i + 1}/${runs.length}] ${run.file} ${run.set}: DACC ${f3(s.pooled.dacc)} FPR ${f3(s.pooled.fpr)} FNR ${f3(s.pooled.fnr)} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
 
+  if (opts.falseFlag) return finishFalseFlagSuite(out, falseFlagRows, opts, started, log, dataDir);
   const all = aggregate(rows);
   const table = renderTable(rows, all, opts.judge === 'offline');
   writeFileSync(join(out, 'suite.json'), JSON.stringify({ dataDir, judge: opts.judge, retriever: opts.retriever, k: opts.k, limit: opts.limit ?? null, wallSeconds: (Date.now() - started) / 1000, all, runs: rows }, null, 2));
@@ -184,4 +194,62 @@ function writeSuiteReport(out: string, rows: readonly SuiteRow[], all: ReturnTyp
     'Each run\'s own report (errors quoted, per question) is in the folder named after the file.', '',
   ];
   writeFileSync(join(out, 'report.md'), md.join('\n'));
+}
+
+interface FalseFlagRow {
+  data: string;
+  events: number;
+  benignJudged: number;
+  benignAutoQuarantined: number;
+  suspectedEvents: number;
+  benignWithheldForReview: number;
+  review: number;
+  fit?: Pick<JudgeFit, 'yesThreshold' | 'band'>;
+}
+
+/** Issue 13's false-flag target: ≤ 1 % of the benign texts judged are auto-quarantined. */
+export const FALSE_FLAG_TARGET = 0.01;
+
+const pct = (n: number, d: number) => (d ? `${((100 * n) / d).toFixed(1)} %` : 'n/a');
+
+/** The `--suite dev --false-flag` table, its pooled row and the target check on the unrounded rate. */
+function finishFalseFlagSuite(
+  out: string, rows: readonly FalseFlagRow[], opts: EvalCliOptions, started: number, log: (s: string) => void, dataDir: string,
+): EvalCliResult & { table: string } {
+  const trust = opts.falseFlag!.trust;
+  const sum = (k: keyof Omit<FalseFlagRow, 'data' | 'fit'>) => rows.reduce((a, r) => a + r[k], 0);
+  const pooled = {
+    events: sum('events'), benignJudged: sum('benignJudged'), benignAutoQuarantined: sum('benignAutoQuarantined'),
+    suspectedEvents: sum('suspectedEvents'), benignWithheldForReview: sum('benignWithheldForReview'), review: sum('review'),
+  };
+  const rate = pooled.benignJudged ? pooled.benignAutoQuarantined / pooled.benignJudged : null;
+  const met = rate === null ? null : rate <= FALSE_FLAG_TARGET;
+  const lofo = opts.judge === 'offline';
+  const head = ['file', 'events', 'benign judged', 'auto-quarantined', 'share', 'suspected false-flag events', 'benign withheld for review', 'review/event', ...(lofo ? ['LOFO fit: YES / band'] : [])];
+  const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
+  for (const r of rows) {
+    lines.push(`| ${r.data} | ${r.events} | ${r.benignJudged} | ${r.benignAutoQuarantined} | ${pct(r.benignAutoQuarantined, r.benignJudged)} | ${r.suspectedEvents} | ${r.benignWithheldForReview} | ${r.events ? (r.review / r.events).toFixed(2) : 'n/a'} |${lofo ? ` ${r.fit!.yesThreshold} / [${r.fit!.band.low}, ${r.fit!.band.high}) |` : ''}`);
+  }
+  lines.push(`| **all files (pooled)** | ${pooled.events} | ${pooled.benignJudged} | ${pooled.benignAutoQuarantined} | ${pct(pooled.benignAutoQuarantined, pooled.benignJudged)} | ${pooled.suspectedEvents} | ${pooled.benignWithheldForReview} | ${pooled.events ? (pooled.review / pooled.events).toFixed(2) : 'n/a'} |${lofo ? ' |' : ''}`);
+  const table = lines.join('\n');
+  const verdict = `benign texts auto-quarantined ${rate === null ? 'n/a' : rate.toFixed(5)} ≤ ${FALSE_FLAG_TARGET} ${met === null ? 'undefined' : met ? 'met' : 'NOT met'}`;
+  writeFileSync(join(out, 'suite.json'), JSON.stringify({ dataDir, judge: opts.judge, retriever: opts.retriever, k: opts.k, limit: opts.limit ?? null, trust, wallSeconds: (Date.now() - started) / 1000, pooled, rate, met, runs: rows }, null, 2));
+  writeFileSync(join(out, 'report.md'), [
+    `# False-flag suite — development files (${trust} reporters)`, '',
+    `Judge \`${opts.judge}\`, retriever \`${opts.retriever}\`, K = ${opts.k}${opts.limit ? `, first ${opts.limit} questions per file` : ''}. Each row is \`npm run eval -- --data FILE --false-flag --trust ${trust}\`: every record's CORRECT answer reported as wrong by one ${trust} reporter, over the record's clean texts only (no poisons).`,
+    lofo ? 'Offline judge, **leave one file out**: each file is judged by a judge refit on the OTHER development files only, as in `--suite dev`.' : '', '',
+    `Target (issue 13): ≤ ${FALSE_FLAG_TARGET * 100} % of the benign texts judged are auto-quarantined.`, '',
+    table, '',
+    `Pooled, unrounded: ${verdict.replace('NOT met', '**NOT met**')}.`, '',
+    'Each run\'s own report (per question) is in the folder named after the file.', '',
+  ].join('\n'));
+  log(`target (unrounded): ${verdict}`);
+  log(`report: ${join(out, 'report.md')}`);
+  const line = {
+    suite: 'dev', judge: opts.judge, retriever: opts.retriever, k: opts.k, runs: rows.length,
+    falseFlag: { trust, events: pooled.events, benignJudged: pooled.benignJudged, benignAutoQuarantined: pooled.benignAutoQuarantined, suspectedEvents: pooled.suspectedEvents, benignWithheldForReview: pooled.benignWithheldForReview },
+    benignAutoQuarantinedShare: rate === null ? null : r4(rate), targetsNotMet: met === false ? ['falseFlag'] : [],
+    wallSeconds: Math.round((Date.now() - started) / 100) / 10,
+  };
+  return { line, files: [join(out, 'report.md'), join(out, 'suite.json')], out, table };
 }
