@@ -82,7 +82,8 @@ export async function runSuite(
     });
     const s = res.summary as JudgeSummary;
     if (opts.falseFlag) {
-      const ff = s.falseFlag ?? { events: 0, benignJudged: 0, benignAutoQuarantined: 0, suspectedEvents: 0, benignWithheldForReview: 0 };
+      const ff = s.falseFlag;
+      if (!ff) throw new Error(`suite dev --false-flag: the run of ${run.file} returned no false-flag counts`);
       falseFlagRows.push({ data: run.file, ...ff, review: decisionOf(s).review, fit: fit ? { yesThreshold: fit.yesThreshold, band: fit.band } : undefined });
       log(`[${i + 1}/${runs.length}] ${run.file} false flags (${opts.falseFlag.trust}): ${ff.benignAutoQuarantined}/${ff.benignJudged} benign auto-quarantined, ${ff.suspectedEvents} suspected events (${((Date.now() - started) / 1000).toFixed(0)} s)`);
       continue;
@@ -110,7 +111,7 @@ export async function runSuite(
 
 /** One of issue 13's targets, checked on the unrounded pooled value (the table rounds: 151 / 7547 = 0.02001 prints 0.020). */
 export interface SuiteTargetCheck {
-  name: 'DACC' | 'FPR' | 'FNR' | 'auto precision' | 'auto+review recall' | 'review/event';
+  name: 'DACC' | 'FPR' | 'FNR' | 'auto precision' | 'auto+review recall' | 'review/event' | 'benign texts auto-quarantined';
   value: number | null;
   op: '≥' | '≤';
   limit: number;
@@ -128,10 +129,11 @@ export const SUITE_TARGETS: readonly { name: SuiteTargetCheck['name']; key: keyo
 
 /** Issue 13's targets on the suite's pooled numbers, unrounded. Pure. */
 export function checkSuiteTargets(v: SuiteValues): SuiteTargetCheck[] {
-  return SUITE_TARGETS.map(({ name, key, op, limit }) => {
-    const value = v[key];
-    return { name, value, op, limit, met: value === null ? null : op === '≥' ? value >= limit : value <= limit };
-  });
+  return SUITE_TARGETS.map(({ name, key, op, limit }) => checkTarget(name, v[key], op, limit));
+}
+
+function checkTarget(name: SuiteTargetCheck['name'], value: number | null, op: '≥' | '≤', limit: number): SuiteTargetCheck {
+  return { name, value, op, limit, met: value === null ? null : op === '≥' ? value >= limit : value <= limit };
 }
 
 function aggregate(rows: readonly SuiteRow[]) {
@@ -223,7 +225,7 @@ function finishFalseFlagSuite(
     suspectedEvents: sum('suspectedEvents'), benignWithheldForReview: sum('benignWithheldForReview'), review: sum('review'),
   };
   const rate = pooled.benignJudged ? pooled.benignAutoQuarantined / pooled.benignJudged : null;
-  const met = rate === null ? null : rate <= FALSE_FLAG_TARGET;
+  const target = checkTarget('benign texts auto-quarantined', rate, '≤', FALSE_FLAG_TARGET);
   const lofo = opts.judge === 'offline';
   const head = ['file', 'events', 'benign judged', 'auto-quarantined', 'share', 'suspected false-flag events', 'benign withheld for review', 'review/event', ...(lofo ? ['LOFO fit: YES / band'] : [])];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
@@ -232,23 +234,23 @@ function finishFalseFlagSuite(
   }
   lines.push(`| **all files (pooled)** | ${pooled.events} | ${pooled.benignJudged} | ${pooled.benignAutoQuarantined} | ${pct(pooled.benignAutoQuarantined, pooled.benignJudged)} | ${pooled.suspectedEvents} | ${pooled.benignWithheldForReview} | ${pooled.events ? (pooled.review / pooled.events).toFixed(2) : 'n/a'} |${lofo ? ' |' : ''}`);
   const table = lines.join('\n');
-  const verdict = `benign texts auto-quarantined ${rate === null ? 'n/a' : rate.toFixed(5)} ≤ ${FALSE_FLAG_TARGET} ${met === null ? 'undefined' : met ? 'met' : 'NOT met'}`;
-  writeFileSync(join(out, 'suite.json'), JSON.stringify({ dataDir, judge: opts.judge, retriever: opts.retriever, k: opts.k, limit: opts.limit ?? null, trust, wallSeconds: (Date.now() - started) / 1000, pooled, rate, met, runs: rows }, null, 2));
+  const verdict = targetSummary([target]);
+  writeFileSync(join(out, 'suite.json'), JSON.stringify({ dataDir, judge: opts.judge, retriever: opts.retriever, k: opts.k, limit: opts.limit ?? null, trust, wallSeconds: (Date.now() - started) / 1000, pooled, rate, met: target.met, runs: rows }, null, 2));
   writeFileSync(join(out, 'report.md'), [
     `# False-flag suite — development files (${trust} reporters)`, '',
     `Judge \`${opts.judge}\`, retriever \`${opts.retriever}\`, K = ${opts.k}${opts.limit ? `, first ${opts.limit} questions per file` : ''}. Each row is \`npm run eval -- --data FILE --false-flag --trust ${trust}\`: every record's CORRECT answer reported as wrong by one ${trust} reporter, over the record's clean texts only (no poisons).`,
     lofo ? 'Offline judge, **leave one file out**: each file is judged by a judge refit on the OTHER development files only, as in `--suite dev`.' : '', '',
     `Target (issue 13): ≤ ${FALSE_FLAG_TARGET * 100} % of the benign texts judged are auto-quarantined.`, '',
     table, '',
-    `Pooled, unrounded: ${verdict.replace('NOT met', '**NOT met**')}.`, '',
+    `Pooled, unrounded: ${verdict}.`, '',
     'Each run\'s own report (per question) is in the folder named after the file.', '',
   ].join('\n'));
-  log(`target (unrounded): ${verdict}`);
+  log(`target (unrounded): ${verdict.replace(/\*\*/g, '')}`);
   log(`report: ${join(out, 'report.md')}`);
   const line = {
     suite: 'dev', judge: opts.judge, retriever: opts.retriever, k: opts.k, runs: rows.length,
     falseFlag: { trust, events: pooled.events, benignJudged: pooled.benignJudged, benignAutoQuarantined: pooled.benignAutoQuarantined, suspectedEvents: pooled.suspectedEvents, benignWithheldForReview: pooled.benignWithheldForReview },
-    benignAutoQuarantinedShare: rate === null ? null : r4(rate), targetsNotMet: met === false ? ['falseFlag'] : [],
+    benignAutoQuarantinedShare: rate === null ? null : r4(rate), targetsNotMet: target.met === false ? ['falseFlag'] : [],
     wallSeconds: Math.round((Date.now() - started) / 100) / 10,
   };
   return { line, files: [join(out, 'report.md'), join(out, 'suite.json')], out, table };

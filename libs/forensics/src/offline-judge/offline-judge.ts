@@ -198,7 +198,8 @@ function evidenceFor(text: string, answer: string, answerTerms: readonly string[
     }
   }
   if (!polar && best.support === 0) {
-    // The answer may straddle a sentence split ("J. Smith"); fall back to the whole text.
+    // No sentence or pair of sentences states any of the answer: the whole text may still state part of its
+    // terms spread over several sentences (partial support), or the exact answer across three or more pieces.
     const whole = answerSupport(text, termSet(text), answer, answerTerms, partialMin);
     if (whole.support > 0) best = { ...whole, windowCoverage: coverage(queryTerms, termSet(text)), sentenceCoverage: 0, sentence: '' };
   }
