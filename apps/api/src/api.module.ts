@@ -17,6 +17,7 @@ import { LoginThrottle } from './http/login-throttle';
 import { RateLimitGuard, RateLimits } from './http/rate-limit';
 import { ApiKeyGuard } from './http/api-key.guard';
 import { Authenticator } from './http/authenticator';
+import { FeedbackIntake } from './http/feedback-intake';
 import { ErrorsFilter } from './http/errors.filter';
 import { MetricsController } from './metrics/metrics.controller';
 import { DeadLettersController } from './controllers/dead-letters.controller';
@@ -36,6 +37,7 @@ export class ApiModule {
         AdminController, SessionController, ReviewController, DeadLettersController, AuditsController],
       providers: [
         Authenticator,
+        FeedbackIntake,
         LoginThrottle,
         RateLimits,
         RateLimitGuard,

@@ -18,11 +18,25 @@ export const FEEDBACK_TOKEN_ROUTE = 'forensics:feedback-token';
 export const AllowFeedbackToken = () => SetMetadata(FEEDBACK_TOKEN_ROUTE, true);
 
 /** CORS for token routes: any origin, no cookies (tokens travel in a header or the body). */
-export function setTokenRouteCors(res: Response): void {
+export function setTokenRouteCors(res: { setHeader(name: string, value: string): unknown }): void {
   res.setHeader('Access-Control-Allow-Origin', '*');
   res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
   res.setHeader('Access-Control-Allow-Headers', 'Content-Type, Authorization, Idempotency-Key');
   res.setHeader('Access-Control-Max-Age', '600');
+}
+
+/** The 401 of a request without credentials. */
+export function missingCredentials(tokenRoute: boolean): UnauthorizedException {
+  return new UnauthorizedException(tokenRoute
+    ? 'missing credentials: send an API key (X-API-Key or Authorization: Bearer <key>) or a feedback token (Authorization: FeedbackToken <token>)'
+    : 'missing API key: send X-API-Key or Authorization: Bearer <key> (or log in to the console)');
+}
+
+/** 403 unless the principal holds one of the permissions the route names. */
+export function assertPermitted(principal: Principal, needed: readonly Permission[]): void {
+  if (!needed.some((p) => principal.permissions.has(p))) {
+    throw new ForbiddenException(`this endpoint needs the ${needed.join(' or ')} permission, which ${principal.name} does not have`);
+  }
 }
 
 /**
@@ -47,7 +61,7 @@ export class ApiKeyGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
 
     const authenticated = await this.authenticator.authenticate(req, { tokenRoute });
-    if (!authenticated) throw new UnauthorizedException(tokenRoute ? 'missing credentials: send an API key (X-API-Key or Authorization: Bearer <key>) or a feedback token (Authorization: FeedbackToken <token>)' : 'missing API key: send X-API-Key or Authorization: Bearer <key> (or log in to the console)');
+    if (!authenticated) throw missingCredentials(tokenRoute);
     req.principal = authenticated.principal;
     if (authenticated.session) req.consoleSession = authenticated.session;
     if (authenticated.feedbackToken) {
@@ -60,9 +74,6 @@ export class ApiKeyGuard implements CanActivate {
 
   /** 403 unless the principal holds one of the permissions the route names (`manage` if none). */
   private authorize(principal: Principal, targets: Parameters<Reflector['getAllAndOverride']>[1]): void {
-    const needed = this.reflector.getAllAndOverride<Permission[] | undefined>(REQUIRED_PERMISSIONS, targets) ?? ['manage'];
-    if (!needed.some((p) => principal.permissions.has(p))) {
-      throw new ForbiddenException(`this endpoint needs the ${needed.join(' or ')} permission, which ${principal.name} does not have`);
-    }
+    assertPermitted(principal, this.reflector.getAllAndOverride<Permission[] | undefined>(REQUIRED_PERMISSIONS, targets) ?? ['manage']);
   }
 }

@@ -54,15 +54,18 @@ export interface ConsoleSession {
   expiresAt: Date;
 }
 
-export function principalOf(req: Request): Principal | undefined {
-  return (req as AuthenticatedRequest).principal;
+/** Anything the guard (or the intake's fast path) attached a principal to. */
+export type WithPrincipal = Request | { principal?: Principal };
+
+export function principalOf(req: WithPrincipal): Principal | undefined {
+  return (req as { principal?: Principal }).principal;
 }
 
 /**
  * Who acts, for audit records: names the user and the key id, e.g. `user:alice key:3f2a…`, or the
  * feedback token's answer. Never contains a secret.
  */
-export function actorOf(req: Request): string {
+export function actorOf(req: WithPrincipal): string {
   const p = principalOf(req);
   if (!p) return 'api';
   return p.keyId ? `${p.name} key:${p.keyId}` : p.name;

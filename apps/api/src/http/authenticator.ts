@@ -1,7 +1,7 @@
 import { parse as parseCookie } from 'cookie';
 import { BadRequestException, ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import type { Request } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 import {
   AuthenticateKeyUseCase, AuthenticationError, BOOTSTRAP_KEY_ID_PREFIX, CORE_SETTINGS, FeedbackTokenError, ResolveSessionUseCase, sameSecret, verifyFeedbackToken,
   type CoreSettings, type Identity,
@@ -15,6 +15,22 @@ export const SESSION_COOKIE = 'forensics_session';
 export const CSRF_HEADER = 'x-csrf-token';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * What the Authenticator reads of a request: its method, headers and (on token routes) parsed body.
+ * An express Request is one; so is the intake's fast path's bare node request (fast-intake.ts).
+ */
+export interface CredentialRequest {
+  method?: string;
+  headers: IncomingHttpHeaders;
+  body?: unknown;
+}
+
+/** A request header by its lower-case name (a repeated header: node has joined it, as express's req.header does). */
+export function headerOf(req: { headers: IncomingHttpHeaders }, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
 
 /** A key from `API_KEYS`: a bootstrap admin. Its id is a hash prefix, never the key. */
 export function bootstrapKeyId(apiKey: string): string {
@@ -39,7 +55,7 @@ export function principalOfIdentity(identity: Identity, via: Principal['via']): 
  * requests, most of the traffic, never pay for it (cookie-parser on every request cost ~4% of the
  * intake's CPU, bench:intake --cpu-prof).
  */
-export function cookieOf(req: Request, name: string): string | undefined {
+export function cookieOf(req: { headers: IncomingHttpHeaders }, name: string): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
   const value = parseCookie(header)[name];
@@ -51,14 +67,14 @@ export function cookieOf(req: Request, name: string): string | undefined {
  * `Sec-Fetch-Site: cross-site`. Requests without these headers (curl, old browsers on same-origin
  * GETs) pass; SameSite=Strict already keeps the cookie off cross-site requests in current browsers.
  */
-export function assertSameOrigin(req: Request, what: string): void {
-  const origin = req.header('origin');
+export function assertSameOrigin(req: { headers: IncomingHttpHeaders }, what: string): void {
+  const origin = headerOf(req, 'origin');
   if (origin !== undefined) {
     let host: string | null = null;
     try { host = origin === 'null' ? null : new URL(origin).host; } catch { host = null; }
-    if (!host || host !== req.header('host')) throw new ForbiddenException(`${what} from a foreign origin is refused`);
+    if (!host || host !== headerOf(req, 'host')) throw new ForbiddenException(`${what} from a foreign origin is refused`);
   }
-  if (req.header('sec-fetch-site') === 'cross-site') throw new ForbiddenException(`${what} from a cross-site page is refused`);
+  if (headerOf(req, 'sec-fetch-site') === 'cross-site') throw new ForbiddenException(`${what} from a cross-site page is refused`);
 }
 
 export interface AuthenticateOptions {
@@ -100,13 +116,13 @@ export class Authenticator {
     this.bootstrapIds = new Set(config.apiKeys.map(bootstrapKeyId));
   }
 
-  async authenticate(req: Request, opts: AuthenticateOptions = {}): Promise<Authenticated | null> {
-    const authorization = req.header('authorization');
+  async authenticate(req: CredentialRequest, opts: AuthenticateOptions = {}): Promise<Authenticated | null> {
+    const authorization = headerOf(req, 'authorization');
     const scheme = authorization ? /^FeedbackToken(?:\s+(.*))?$/i.exec(authorization.trim()) : null;
     const headerToken = scheme ? (scheme[1] ?? '').trim() : undefined;
     const body = req.body as Record<string, unknown> | undefined;
     const bodyToken = opts.tokenRoute && body && typeof body === 'object' && !Array.isArray(body) && 'feedbackToken' in body ? body.feedbackToken : undefined;
-    const apiKey = req.header('x-api-key') ?? (headerToken === undefined ? authorization?.replace(/^Bearer\s+/i, '') : undefined);
+    const apiKey = headerOf(req, 'x-api-key') ?? (headerToken === undefined ? authorization?.replace(/^Bearer\s+/i, '') : undefined);
 
     if (headerToken !== undefined || bodyToken !== undefined) {
       if (!opts.tokenRoute) throw new UnauthorizedException('feedback tokens are accepted only by POST /v1/feedback; this endpoint needs an API key');
@@ -149,7 +165,7 @@ export class Authenticator {
     return this.authenticateKey.execute({ key: apiKey });
   }
 
-  private async fromSession(req: Request, token: string): Promise<Authenticated> {
+  private async fromSession(req: CredentialRequest, token: string): Promise<Authenticated> {
     let resolved;
     try {
       resolved = await this.resolveSession.execute({ token });
@@ -162,9 +178,9 @@ export class Authenticator {
     if (identity.keyId.startsWith(BOOTSTRAP_KEY_ID_PREFIX) && !this.bootstrapIds.has(identity.keyId)) {
       throw new UnauthorizedException('the key of this session is no longer configured: log in again');
     }
-    if (!SAFE_METHODS.has(req.method.toUpperCase())) {
+    if (!SAFE_METHODS.has((req.method ?? 'GET').toUpperCase())) {
       assertSameOrigin(req, 'a state-changing request');
-      const sent = req.header(CSRF_HEADER);
+      const sent = headerOf(req, CSRF_HEADER);
       if (!sent || !sameSecret(sent, session.csrfSecret)) {
         throw new ForbiddenException(`missing or wrong X-CSRF-Token header: a state-changing request with the session cookie must send the csrfToken returned at login`);
       }

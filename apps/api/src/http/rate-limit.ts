@@ -7,7 +7,7 @@ import { Counter } from 'prom-client';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AUDIT_LOG, type AuditLogRepository } from '@forensics/core';
 import { APP_CONFIG, METRICS, REDIS_CONNECTION, type AppConfig, type ForensicsMetrics } from '@forensics/infra';
-import { actorOf, type AuthenticatedRequest } from './auth';
+import { actorOf, type Principal } from './auth';
 import { TooManyRequestsException } from './login-throttle';
 
 /**
@@ -45,6 +45,17 @@ const RATE_LIMIT_TIMEOUT_MS = 250;
 /** Applies the rate limits of `route` to an endpoint (after authentication: the guard reads the principal). */
 export const RateLimit = (route: RateLimitedRoute) => applyDecorators(SetMetadata(RATE_LIMITED_ROUTE, route), UseGuards(RateLimitGuard));
 
+/** What the limits read of a request: an express request after the guard, or the intake's fast path's view of one. */
+export interface RateLimitSubject {
+  principal?: Principal;
+  feedbackToken?: { answerId: string };
+  /** The client address (express: `req.ip`); else the socket's. */
+  ip?: string;
+  socket: { remoteAddress?: string };
+  body?: unknown;
+  path: string;
+}
+
 /** A scope key shown in audit records: addresses are hashed (a client's IP is personal data); ids and names are not secrets. */
 function shownKey(scope: Scope, key: string): string {
   return scope === 'address' ? `addr:${createHash('sha256').update(key).digest('hex').slice(0, 16)}` : key;
@@ -80,7 +91,7 @@ export class RateLimits {
   }
 
   /** The scope keys of a request (scopes whose limit is off are left out). */
-  keysOf(route: RateLimitedRoute, req: AuthenticatedRequest): [Scope, string][] {
+  keysOf(route: RateLimitedRoute, req: RateLimitSubject): [Scope, string][] {
     const out: [Scope, string][] = [];
     const p = req.principal;
     const keyId = p?.keyId ?? p?.name ?? 'anonymous';
@@ -98,7 +109,7 @@ export class RateLimits {
   }
 
   /** Consumes one point of every scope of the request; throws 429 (Retry-After set) when one is over. */
-  async check(route: RateLimitedRoute, req: AuthenticatedRequest, res: Response): Promise<void> {
+  async check(route: RateLimitedRoute, req: RateLimitSubject, res: { setHeader(name: string, value: string): unknown }): Promise<void> {
     const keys = this.keysOf(route, req);
     if (!keys.length) return;
     const consumed = keys.map(([scope, key]) => this.limiters.get(scope)!.consume(key).then((r) => ({ scope, key, ok: true, r }), (e: unknown) => {
@@ -145,7 +156,7 @@ export class RateLimitGuard implements CanActivate {
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const route = this.reflector.get<RateLimitedRoute | undefined>(RATE_LIMITED_ROUTE, ctx.getHandler());
-    if (route) await this.limits.check(route, ctx.switchToHttp().getRequest<AuthenticatedRequest>(), ctx.switchToHttp().getResponse<Response>());
+    if (route) await this.limits.check(route, ctx.switchToHttp().getRequest<RateLimitSubject>(), ctx.switchToHttp().getResponse<Response>());
     return true;
   }
 }

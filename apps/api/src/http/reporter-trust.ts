@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { NewFeedback } from '@forensics/core';
-import type { AuthenticatedRequest } from './auth';
+import type { Principal } from './auth';
 
 type TrustLevel = NonNullable<NewFeedback['trust']>;
 
@@ -11,12 +11,12 @@ type TrustLevel = NonNullable<NewFeedback['trust']>;
  * - an API key or console session is `identified`, or `reviewer` when it may decide quarantines;
  *   its reporter is the key (and the `reporter` the key's holder names, e.g. its end user).
  */
-export function addressSource(req: AuthenticatedRequest): string {
+export function addressSource(req: { ip?: string; socket: { remoteAddress?: string } }): string {
   const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
   return `addr:${createHash('sha256').update(ip).digest('hex').slice(0, 16)}`;
 }
 
-export function keyReporterTrust(req: AuthenticatedRequest, namedReporter: string | null): { trust: TrustLevel; reporterSource: string } {
+export function keyReporterTrust(req: { principal?: Principal }, namedReporter: string | null): { trust: TrustLevel; reporterSource: string } {
   const p = req.principal;
   const trust: TrustLevel = p?.permissions.has('decide') ? 'reviewer' : 'identified';
   const key = `key:${p?.keyId ?? p?.name ?? 'unknown'}`;

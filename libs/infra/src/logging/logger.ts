@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import pino, { type DestinationStream, type Logger as PinoInstance } from 'pino';
+import type { Options as HttpLoggingOptions } from 'pino-http';
 import { currentLogContext } from './log-context';
 
 /**
@@ -30,6 +31,29 @@ export function createJsonLogger(opts: { name: string; level?: string; destinati
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
+ * pino-http's options for the API's request lines: the request id (a well-formed `X-Request-Id` or
+ * a new UUID, echoed in the response header), only method, URL, id and status, never headers or
+ * bodies. Used by JsonLoggingModule (every Nest route) and by the intake's fast path, which logs
+ * POST /v1/feedback the same way without going through Nest.
+ */
+export function jsonHttpLoggingOptions(logger: PinoInstance): HttpLoggingOptions {
+  return {
+    logger,
+    genReqId: (req: IncomingMessage, res: ServerResponse) => {
+      const given = req.headers['x-request-id'];
+      const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+      res.setHeader('X-Request-Id', id);
+      return id;
+    },
+    serializers: {
+      req: (req: { id?: unknown; method?: string; url?: string }) => ({ id: req.id, method: req.method, url: req.url?.split('?')[0] }),
+      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+    },
+    customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+  };
+}
+
+/**
  * nestjs-pino over `logger`: every Nest `Logger` line goes to it as JSON; within an HTTP request
  * (API) each line carries the request id (`req.id`, from a well-formed `X-Request-Id` or a new
  * UUID, echoed in the response header). Only method, URL, id and status of requests are logged,
@@ -42,20 +66,7 @@ export class JsonLoggingModule {
       module: JsonLoggingModule,
       imports: [
         LoggerModule.forRoot({
-          pinoHttp: {
-            logger,
-            genReqId: (req: IncomingMessage, res: ServerResponse) => {
-              const given = req.headers['x-request-id'];
-              const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-              res.setHeader('X-Request-Id', id);
-              return id;
-            },
-            serializers: {
-              req: (req: { id?: unknown; method?: string; url?: string }) => ({ id: req.id, method: req.method, url: req.url?.split('?')[0] }),
-              res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
-            },
-            customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-          },
+          pinoHttp: jsonHttpLoggingOptions(logger),
         }),
       ],
       exports: [LoggerModule],
