@@ -133,6 +133,10 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
       expect(again).toEqual({ event: e, created: false });
       const plain = await event();
       expect(plain).toMatchObject({ correctAnswer: null, servedIds: [], reporter: null, idempotencyKey: null });
+      // The intake writes its events as QUEUED (its job is added right after).
+      const queued = (await repos.feedback.create({ collection, query: 'q?', wrongAnswer: 'w', k: 3, status: 'QUEUED' })).event;
+      expect(queued.status).toBe('QUEUED');
+      expect((await repos.feedback.get(queued.id))!.status).toBe('QUEUED');
       expect(plain.id).not.toBe(e.id);
       expect((await repos.feedback.create({ collection, query: 'q?', wrongAnswer: 'w', k: 3 })).event.id).not.toBe(plain.id);
       expect(await repos.feedback.get(randomUUID())).toBeNull();

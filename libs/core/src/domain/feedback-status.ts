@@ -10,6 +10,11 @@ import type { FeedbackStatus } from '../ports/repositories';
  * compare-and-set from FAILED only, so two re-drives (or a re-drive racing anything else) move it
  * once, and TRACED / BOUNDED events are never re-opened. The failure stays in the audit log
  * (`traceback.failed` per failure, `feedback.redriven` per re-drive).
+ *
+ * The other exception is the intake's own: a new event is written as QUEUED and its job added right
+ * after (DispatchTracebackUseCase.dispatchNew, one write per report); if the queue cannot be
+ * reached, the same request moves it QUEUED → RECEIVED (compare-and-set: a worker that already took
+ * the job wins), so RECEIVED keeps meaning "no job yet" for the reconciler.
  */
 export const PENDING_STATUSES: readonly FeedbackStatus[] = ['RECEIVED', 'QUEUED', 'TRACING'];
 export const TERMINAL_STATUSES: readonly FeedbackStatus[] = ['TRACED', 'BOUNDED', 'FAILED'];

@@ -29,7 +29,7 @@ export class InMemoryFeedbackEventRepository extends InMemoryRepository implemen
     const at = this.now();
     const event: FeedbackRow = {
       id: randomUUID(), collection: input.collection, query: input.query, wrongAnswer: input.wrongAnswer, correctAnswer: input.correctAnswer ?? null,
-      servedIds: [...(input.servedIds ?? [])], reporter: input.reporter ?? null, idempotencyKey: key, status: 'RECEIVED', step: null, k: input.k,
+      servedIds: [...(input.servedIds ?? [])], reporter: input.reporter ?? null, idempotencyKey: key, status: input.status ?? 'RECEIVED', step: null, k: input.k,
       trace: null, failureReason: null, attempts: 0, createdAt: at, updatedAt: at, tracedAt: null, answerId, verification: null, verificationDetails: null,
       trust: input.trust ?? 'identified', reporterSource: input.reporterSource ?? null, reportKey: input.reportKey ?? null,
     };

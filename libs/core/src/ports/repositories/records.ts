@@ -118,6 +118,11 @@ export interface NewFeedback {
   trust?: TrustLevel;
   reporterSource?: string | null;
   reportKey?: string | null;
+  /**
+   * Status written with the row: RECEIVED (default), or QUEUED when the caller adds its job right
+   * after (DispatchTracebackUseCase.dispatchNew, which sets it back to RECEIVED if that fails).
+   */
+  status?: 'RECEIVED' | 'QUEUED';
 }
 
 /** Fields of an event that change without a status transition. */

@@ -25,9 +25,9 @@ export interface SubmitFeedbackDeps {
 }
 
 /**
- * Persists a feedback event BEFORE acknowledging it, then dispatches its traceback.
- * If enqueueing fails the event stays RECEIVED and the worker's sweeper enqueues it later:
- * nothing acknowledged is ever lost.
+ * Persists a feedback event BEFORE acknowledging it (written as QUEUED), then adds its traceback
+ * job. If enqueueing fails the event goes back to RECEIVED and the worker's reconciler enqueues it
+ * later: nothing acknowledged is ever lost.
  */
 export class SubmitFeedbackUseCase {
   static readonly inject: InjectMap<SubmitFeedbackDeps> = { documents: DOCUMENTS, feedback: FEEDBACK_EVENTS, audit: AUDIT_LOG, dispatch: DispatchTracebackUseCase, settings: CORE_SETTINGS };
@@ -52,6 +52,8 @@ export class SubmitFeedbackUseCase {
       // Reporter trust (issue 13): the API sets it from the credentials, never from the body; in-process
       // callers that pass none (the eval harness, the CLI) are the operator's own code: identified.
       trust: cmd.trust ?? 'identified', reporterSource: cmd.reporterSource ?? null, reportKey: feedbackReportKey(clean(cmd.query)!, clean(cmd.wrongAnswer)!),
+      // Written as QUEUED, its job added right after (dispatchNew): one write per report.
+      status: 'QUEUED',
     });
     if (!created) {
       if (event.query !== clean(cmd.query) || event.wrongAnswer !== clean(cmd.wrongAnswer) || event.collection !== cmd.collection) {
@@ -59,7 +61,12 @@ export class SubmitFeedbackUseCase {
       }
       return { event, created, queued: event.status !== 'RECEIVED' };
     }
-    await this.deps.audit.append({ actor: cmd.reporter ?? 'anonymous', action: 'feedback.received', entityType: 'FeedbackEvent', entityId: event.id, details: { collection: event.collection } });
-    return { ...(await this.deps.dispatch.execute({ event })), created };
+    // The audit entry and the job side by side (one round trip less per report); either failing answers
+    // 5xx with the event persisted, and the reconciler gives it a job if it has none.
+    const [, dispatched] = await Promise.all([
+      this.deps.audit.append({ actor: cmd.reporter ?? 'anonymous', action: 'feedback.received', entityType: 'FeedbackEvent', entityId: event.id, details: { collection: event.collection } }),
+      this.deps.dispatch.dispatchNew({ event }),
+    ]);
+    return { ...dispatched, created };
   }
 }

@@ -26,8 +26,8 @@ import { isUuid } from './prisma-json';
 
 
 // The columns a new event is inserted with (the rest take their defaults), and their casts.
-const INSERT_COLUMNS = ['id', 'collection', 'query', 'wrongAnswer', 'correctAnswer', 'servedIds', 'reporter', 'idempotencyKey', 'k', 'answerId', 'trust', 'reporterSource', 'reportKey'] as const;
-const CASTS: Partial<Record<(typeof INSERT_COLUMNS)[number], string>> = { id: '::uuid', answerId: '::uuid', servedIds: '::text[]', k: '::int' };
+const INSERT_COLUMNS = ['id', 'collection', 'query', 'wrongAnswer', 'correctAnswer', 'servedIds', 'reporter', 'idempotencyKey', 'k', 'answerId', 'trust', 'reporterSource', 'reportKey', 'status'] as const;
+const CASTS: Partial<Record<(typeof INSERT_COLUMNS)[number], string>> = { id: '::uuid', answerId: '::uuid', servedIds: '::text[]', k: '::int', status: '::"FeedbackStatus"' };
 
 type TransitionChange = Parameters<FeedbackEventRepository['transition']>[1];
 
@@ -60,7 +60,7 @@ export class BatchingFeedbackEventRepository implements FeedbackEventRepository 
     const data = inputs.map((input) => ({
       id: randomUUID(), collection: input.collection, query: input.query, wrongAnswer: input.wrongAnswer, correctAnswer: input.correctAnswer ?? null,
       servedIds: input.servedIds ?? [], reporter: input.reporter ?? null, idempotencyKey: input.idempotencyKey || null, k: input.k, answerId: input.answerId ?? null,
-      trust: input.trust ?? 'identified', reporterSource: input.reporterSource ?? null, reportKey: input.reportKey ?? null,
+      trust: input.trust ?? 'identified', reporterSource: input.reporterSource ?? null, reportKey: input.reportKey ?? null, status: input.status ?? 'RECEIVED',
     }));
     const params: unknown[] = [];
     const values = data.map((d) => `(${INSERT_COLUMNS.map((c) => { params.push(d[c]); return `$${params.length}${CASTS[c] ?? ''}`; }).join(', ')}, now())`);

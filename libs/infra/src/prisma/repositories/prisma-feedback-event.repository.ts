@@ -27,7 +27,7 @@ export class PrismaFeedbackEventRepository implements FeedbackEventRepository {
     const data = {
       collection: input.collection, query: input.query, wrongAnswer: input.wrongAnswer, correctAnswer: input.correctAnswer ?? null,
       servedIds: input.servedIds ?? [], reporter: input.reporter ?? null, idempotencyKey: input.idempotencyKey ?? null, k: input.k, answerId: input.answerId ?? null,
-      trust: input.trust ?? 'identified', reporterSource: input.reporterSource ?? null, reportKey: input.reportKey ?? null,
+      trust: input.trust ?? 'identified', reporterSource: input.reporterSource ?? null, reportKey: input.reportKey ?? null, status: input.status ?? 'RECEIVED',
     };
     const key = input.idempotencyKey;
     if (key) {
