@@ -2,7 +2,7 @@
  * Intake benchmark (issue 15, item 1): `POST /v1/feedback` under load against the real service.
  *
  *   npm run -s bench:intake -- [--duration 20] [--connections 50] [--mode serve|api] [--paths both|key|token]
- *                              [--tokens N] [--settle-ms 3000] [--cpu-prof DIR] [--env KEY=VALUE ...]
+ *                              [--warmup 3] [--tokens N] [--settle-ms 3000] [--cpu-prof DIR] [--env KEY=VALUE ...]
  *
  * Starts embedded Postgres + Redis on a temp data dir (this process owns them, so they outlive the
  * service and the counts are read after it stopped), then the service as a child process:
@@ -10,7 +10,8 @@
  * `--mode api` = `npm run start:api` alone (no worker: intake without tracing competing for the cores).
  * It ingests a small collection through the API, logs answers with feedback tokens (rows written
  * straight into Postgres and tokens signed with the service's secret: tens of thousands are needed,
- * one token gives one event), and drives `POST /v1/feedback` with autocannon for a fixed time and
+ * one token gives one event), and drives `POST /v1/feedback` with autocannon (after a `--warmup`
+ * of 3 s whose requests count for losses, not for the figures) for a fixed time and
  * connection count, requests alternating between the API-key path (unique body and Idempotency-Key
  * per request) and the feedback-token path (a fresh token per request). Every 202's event id is kept;
  * after the service has stopped, each is looked up in Postgres (a row) and Redis (its job, in any
@@ -40,16 +41,17 @@ const PREFIX = 'forensics';
 
 interface Args {
   duration: number; connections: number; mode: 'serve' | 'api'; paths: 'both' | 'key' | 'token'; tokens: number | null;
-  settleMs: number; cpuProf: string | null; env: Record<string, string>; keep: boolean;
+  settleMs: number; cpuProf: string | null; env: Record<string, string>; keep: boolean; warmup: number;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { duration: 20, connections: 50, mode: 'serve', paths: 'both', tokens: null, settleMs: 3000, cpuProf: null, env: {}, keep: false };
+  const a: Args = { duration: 20, connections: 50, mode: 'serve', paths: 'both', tokens: null, settleMs: 3000, cpuProf: null, env: {}, keep: false, warmup: 3 };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     const val = () => inline ?? argv[++i];
     switch (flag) {
       case '--duration': a.duration = Number(val()); break;
+      case '--warmup': a.warmup = Number(val()); break;
       case '--connections': a.connections = Number(val()); break;
       case '--mode': a.mode = val() as Args['mode']; break;
       case '--paths': a.paths = val() as Args['paths']; break;
@@ -62,6 +64,7 @@ function parseArgs(argv: string[]): Args {
     }
   }
   if (!(a.duration > 0) || !(a.connections > 0)) throw new Error('--duration and --connections must be positive');
+  if (!(a.warmup >= 0)) throw new Error('--warmup is a number of seconds (0 = none)');
   if (!['serve', 'api'].includes(a.mode)) throw new Error('--mode is serve or api');
   if (!['both', 'key', 'token'].includes(a.paths)) throw new Error('--paths is both, key or token');
   return a;
@@ -176,7 +179,7 @@ async function main(): Promise<void> {
     if (docIds.length < 3) throw new Error(`expected the ingested texts in Postgres, found ${docIds.length}`);
 
     // Answers + tokens: one token gives one event, so enough for the token path at well over the target rate.
-    const tokenCount = args.paths === 'key' ? 0 : (args.tokens ?? Math.ceil(args.duration * 4000 * (args.paths === 'both' ? 0.5 : 1)));
+    const tokenCount = args.paths === 'key' ? 0 : (args.tokens ?? Math.ceil((args.duration + args.warmup) * 4000 * (args.paths === 'both' ? 0.5 : 1)));
     const tokens: string[] = [];
     for (let off = 0; off < tokenCount; off += 5000) {
       const ids: string[] = []; const qs: string[] = []; const ans: string[] = []; const served: string[] = [];
@@ -205,11 +208,10 @@ async function main(): Promise<void> {
     const pgPid = Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
     const redisPid = (JSON.parse(readFileSync(join(dataDir, 'run', 'redis.json'), 'utf8')) as { pid: number }).pid;
     const groups = { api: () => [child!.pid!], worker: () => processTree(child!.pid!).slice(1), postgres: () => processTree(pgPid), redis: () => [redisPid], bench: () => [process.pid] };
-    const cpuBefore = Object.fromEntries(Object.entries(groups).map(([k, f]) => [k, cpuSeconds(f())]));
-    const run = autocannon({
+    const drive = (duration: number) => autocannon({
       url: `${url}/v1/feedback`,
       connections: args.connections,
-      duration: args.duration,
+      duration,
       timeout: 10,
       requests: [{
         method: 'POST',
@@ -238,10 +240,20 @@ async function main(): Promise<void> {
         },
       }],
     } as autocannon.Options);
+    // Warm-up (JIT, connection pools, the first batches): its requests are real and counted for losses,
+    // not for the figures (req/s, latency, CPU per request), which come from the measured run only.
+    if (args.warmup > 0) {
+      const w = await drive(args.warmup);
+      log(`warm-up: ${w.requests.total} requests in ${args.warmup} s (not in the figures); p99 ${w.latency.p99} ms`);
+    }
+    const cpuBefore = Object.fromEntries(Object.entries(groups).map(([k, f]) => [k, cpuSeconds(f())]));
+    const run = drive(args.duration);
     const result = await run;
     const load1 = os.loadavg()[0];
     const cpuMsPerReq = Object.fromEntries(Object.entries(groups).map(([k, f]) => [k, +(((cpuSeconds(f()) - cpuBefore[k]) * 1000) / Math.max(1, result.requests.total)).toFixed(3)]));
     log(`autocannon done: ${result.requests.total} requests, ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts; load ${load1.toFixed(2)}`);
+    const l = result.latency as unknown as Record<string, number>;
+    log(`latency ms: p50 ${l.p50}, p90 ${l.p90}, p97.5 ${l.p97_5}, p99 ${l.p99}, p99.9 ${l.p99_9}, max ${l.max}; req/s per second: ${(result.requests as unknown as { p50: number; min: number; max: number }).min}..${(result.requests as unknown as { max: number }).max}`);
 
     // A bounded enqueue may complete after its 202 (queued:false); give it (and the reconciler in serve mode) a moment.
     await sleep(args.settleMs);
@@ -281,7 +293,7 @@ async function main(): Promise<void> {
       reqPerSec: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors, timeouts: result.timeouts,
       accepted: sum('accepted'), persisted: sum('persisted'), enqueued: sum('enqueued'), lost: sum('lost'),
       duplicates: stats.duplicates, queuedFalse: stats.unqueued, rowsInDb, jobsWaiting: waiting, statuses: stats.statuses, byPath,
-      cpuMsPerReq, tokensExhausted: stats.tokensExhausted, mode: args.mode, connections: args.connections, durationS: args.duration, cores, load1: +load1.toFixed(2),
+      cpuMsPerReq, tokensExhausted: stats.tokensExhausted, mode: args.mode, connections: args.connections, durationS: args.duration, warmupS: args.warmup, cores, load1: +load1.toFixed(2),
     }));
   } finally {
     if (child) await stopChild(child).catch(() => {});

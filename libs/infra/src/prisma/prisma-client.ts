@@ -1,5 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient } from './generated/client';
+import { registerPool } from './sql-client';
 
 export { PrismaClient };
 export type { Prisma } from './generated/client';
@@ -11,8 +13,12 @@ export type { Prisma } from './generated/client';
  * one traceback attempt failed with P2028 "Unable to start a transaction in the given time").
  */
 export function createPrismaClient(databaseUrl: string): PrismaClient {
-  return new PrismaClient({
-    adapter: new PrismaPg({ connectionString: databaseUrl, max: 10 }),
+  // The pool is ours so the intake's batched SQL can use it directly (sql-client.ts); Prisma ends it on $disconnect.
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  const client = new PrismaClient({
+    adapter: new PrismaPg(pool, { disposeExternalPool: true }),
     transactionOptions: { maxWait: 10_000, timeout: 15_000 },
   });
+  registerPool(client, pool);
+  return client;
 }

@@ -6,6 +6,7 @@ import { toRow as answerToRow } from './prisma-answer.repository';
 import { toRow as documentToRow } from './prisma-document.repository';
 import { toRow } from './prisma-feedback-event.repository';
 import { isUuid } from './prisma-json';
+import { sqlClientOf, type SqlClient } from '../sql-client';
 
 /*
  * Intake writes as group commits (issue 15: POST /v1/feedback under load). Per request the intake
@@ -16,12 +17,13 @@ import { isUuid } from './prisma-json';
  * 202 still means the row is in Postgres. A failed statement rejects every request of its batch and
  * writes none of its rows (one statement = one transaction).
  *
- * The batched statements are SQL written here, sent through the same Prisma client ($queryRawUnsafe,
- * every value a bound parameter): Prisma's model API cost 0.65 ms of CPU per row for
- * createManyAndReturn (its query compiler plans every batch size anew), the same INSERT as SQL
- * 0.09 ms (20-row batches, measured on this machine) — the model calls were ~45% of the API's CPU
- * under the intake benchmark. The SQL names the columns of prisma/schema.prisma; the repository
- * contract tests run these statements against Postgres.
+ * The batched statements are SQL written here, every value a bound parameter, sent through
+ * node-postgres on the Prisma client's own pool (sql-client.ts): Prisma's model API cost 0.65 ms of
+ * CPU per row for createManyAndReturn (its query compiler plans every batch size anew), the same
+ * INSERT as SQL through Prisma's raw queries 0.09 ms (20-row batches, measured on this machine) —
+ * the model calls were ~45% of the API's CPU under the intake benchmark, the raw-query layer later
+ * still ~11%. The SQL names the columns of prisma/schema.prisma; the repository contract tests run
+ * these statements against Postgres.
  */
 
 
@@ -48,7 +50,10 @@ export class BatchingFeedbackEventRepository implements FeedbackEventRepository 
   private readonly creates: MicroBatcher<NewFeedback, { event: FeedbackRow; created: boolean }>;
   private readonly transitions = new Map<string, MicroBatcher<string, FeedbackRow | null>>();
 
+  private readonly sql: SqlClient;
+
   constructor(private readonly db: PrismaClient, private readonly inner: FeedbackEventRepository, private readonly opts: MicroBatcherOptions = {}) {
+    this.sql = sqlClientOf(db);
     this.creates = new MicroBatcher((items) => this.createBatch(items), opts);
   }
 
@@ -64,8 +69,8 @@ export class BatchingFeedbackEventRepository implements FeedbackEventRepository 
     }));
     const params: unknown[] = [];
     const values = data.map((d) => `(${INSERT_COLUMNS.map((c) => { params.push(d[c]); return `$${params.length}${CASTS[c] ?? ''}`; }).join(', ')}, now())`);
-    const sql = `INSERT INTO "FeedbackEvent" (${INSERT_COLUMNS.map((c) => `"${c}"`).join(', ')}, "updatedAt") VALUES ${values.join(', ')} ON CONFLICT DO NOTHING RETURNING *`;
-    const inserted = new Map((await this.db.$queryRawUnsafe<FeedbackEvent[]>(sql, ...params)).map((e) => [e.id, e]));
+    const text = `INSERT INTO "FeedbackEvent" (${INSERT_COLUMNS.map((c) => `"${c}"`).join(', ')}, "updatedAt") VALUES ${values.join(', ')} ON CONFLICT DO NOTHING RETURNING *`;
+    const inserted = new Map((await this.sql.query<FeedbackEvent>(text, params)).map((e) => [e.id, e]));
     const losers = data.filter((d) => !inserted.has(d.id));
     let holders: FeedbackEvent[] = [];
     if (losers.length) {
@@ -97,9 +102,9 @@ export class BatchingFeedbackEventRepository implements FeedbackEventRepository 
   }
 
   private async transitionBatch(ids: string[], from: FeedbackStatus[], to: FeedbackStatus): Promise<(FeedbackRow | null)[]> {
-    const rows = await this.db.$queryRawUnsafe<FeedbackEvent[]>(
+    const rows = await this.sql.query<FeedbackEvent>(
       'UPDATE "FeedbackEvent" SET "status" = $1::"FeedbackStatus", "updatedAt" = now() WHERE "id" = ANY($2::uuid[]) AND "status" = ANY($3::"FeedbackStatus"[]) RETURNING *',
-      to, [...new Set(ids)], from,
+      [to, [...new Set(ids)], from],
     );
     const moved = new Map(rows.map((r) => [r.id, r]));
     return ids.map((id) => {
@@ -120,12 +125,15 @@ export class BatchingFeedbackEventRepository implements FeedbackEventRepository 
 export class BatchingAuditLogRepository implements AuditLogRepository {
   private readonly appends: MicroBatcher<AuditEntry, void>;
 
-  constructor(private readonly db: PrismaClient, private readonly inner: AuditLogRepository, opts: MicroBatcherOptions = {}) {
+  private readonly sql: SqlClient;
+
+  constructor(db: PrismaClient, private readonly inner: AuditLogRepository, opts: MicroBatcherOptions = {}) {
+    this.sql = sqlClientOf(db);
     this.appends = new MicroBatcher<AuditEntry, void>(async (entries) => {
-      await this.db.$executeRawUnsafe(
+      await this.sql.query(
         'INSERT INTO "AuditLog" ("actor", "action", "entityType", "entityId", "details") SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[])',
-        entries.map((e) => e.actor), entries.map((e) => e.action), entries.map((e) => e.entityType), entries.map((e) => e.entityId),
-        entries.map((e) => (e.details === undefined || e.details === null ? null : JSON.stringify(e.details))),
+        [entries.map((e) => e.actor), entries.map((e) => e.action), entries.map((e) => e.entityType), entries.map((e) => e.entityId),
+          entries.map((e) => (e.details === undefined || e.details === null ? null : JSON.stringify(e.details)))],
       );
       return entries.map(() => undefined);
     }, opts);
@@ -145,21 +153,22 @@ export class BatchingAuditLogRepository implements AuditLogRepository {
  */
 export function withBatchedReads<R extends { documents: DocumentRepository; answers: AnswerRepository; feedback: FeedbackEventRepository }>(db: PrismaClient, repos: R, opts: MicroBatcherOptions = {}): R {
   const { documents, answers, feedback } = repos;
+  const sql = sqlClientOf(db);
   const collections = new MicroBatcher<string, CollectionRow | null>(async (names) => {
-    const rows = await db.$queryRawUnsafe<CollectionRow[]>('SELECT "name", "embedder", "dimension" FROM "Collection" WHERE "name" = ANY($1::text[])', [...new Set(names)]);
+    const rows = await sql.query<CollectionRow>('SELECT "name", "embedder", "dimension" FROM "Collection" WHERE "name" = ANY($1::text[])', [[...new Set(names)]]);
     const byName = new Map(rows.map((r) => [r.name, r]));
     return names.map((n) => byName.get(n) ?? null);
   }, opts);
   const docs = new MicroBatcher<readonly string[], DocumentRow[]>(async (lists) => {
     const valid = [...new Set(lists.flat().filter(isUuid))];
-    const rows = valid.length ? await db.$queryRawUnsafe<Document[]>('SELECT * FROM "Document" WHERE "id" = ANY($1::uuid[])', valid) : [];
+    const rows = valid.length ? await sql.query<Document>('SELECT * FROM "Document" WHERE "id" = ANY($1::uuid[])', [valid]) : [];
     const byId = new Map(rows.map((d) => [d.id, documentToRow(d)]));
     return lists.map((ids) => [...new Set(ids)].flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])));
   }, opts);
   /** One `SELECT * … WHERE column = ANY($1::uuid[])` per batch; each caller gets the row whose column equals its id (non-UUIDs: null). */
   const byUuid = <Row extends Record<string, unknown>, Out>(table: string, column: string, toOut: (r: Row) => Out) => new MicroBatcher<string, Out | null>(async (ids) => {
     const valid = [...new Set(ids.filter(isUuid))];
-    const rows = valid.length ? await db.$queryRawUnsafe<Row[]>(`SELECT * FROM "${table}" WHERE "${column}" = ANY($1::uuid[])`, valid) : [];
+    const rows = valid.length ? await sql.query<Row>(`SELECT * FROM "${table}" WHERE "${column}" = ANY($1::uuid[])`, [valid]) : [];
     const found = new Map(rows.map((r) => [String(r[column]), r]));
     return ids.map((id) => { const r = found.get(id); return r ? toOut(r) : null; });
   }, opts);
