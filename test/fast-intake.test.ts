@@ -11,6 +11,8 @@
 import { ApiKeyGuard } from '../apps/api/src/http/api-key.guard';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
+import { connect } from 'node:net';
+import { Logger } from '@nestjs/common';
 import { TRACEBACK_QUEUE_NAME, tracebackJobId } from '@forensics/infra';
 import { createTestApp, type TestApp } from './support/test-app';
 import { TEST_API_KEY, uniqueName } from './support/test-runtime';
@@ -155,6 +157,27 @@ describe('intake fast path: same answers as the Nest route', () => {
     expect(Number(answers[2][0].headers['retry-after'])).toBeGreaterThanOrEqual(1);
     const audits = await fast.prisma.auditLog.count({ where: { action: 'ratelimit.exceeded', entityId: { contains: reporter } } });
     expect(audits).toBe(2); // one per app: the first refusal of the window
+  });
+
+  it('a client that goes away mid-body gets nothing and leaves nothing; the next request is served', async () => {
+    const before = await fast.prisma.feedbackEvent.count();
+    const warned = jest.spyOn(Logger.prototype, 'warn');
+    const failed = jest.spyOn(Logger.prototype, 'error');
+    const u = new URL(fast.url);
+    await new Promise<void>((resolve, reject) => {
+      const sock = connect(Number(u.port), u.hostname, () => {
+        sock.write(`POST /v1/feedback HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nX-API-Key: ${TEST_API_KEY}\r\nContent-Length: 200\r\n\r\n{"query": "who wr`);
+        setTimeout(() => { sock.destroy(); resolve(); }, 100);
+      });
+      sock.on('error', reject);
+    });
+    const r = await post(fast, { collection, query: 'who wrote moby dick??', wrongAnswer: 'Dickens' });
+    expect(r.status).toBe(202);
+    expect(await fast.prisma.feedbackEvent.count()).toBe(before + 1);
+    // Not an outage: nothing answered, nothing logged as a dependency failure or an error.
+    expect([...warned.mock.calls, ...failed.mock.calls]).toEqual([]);
+    warned.mockRestore();
+    failed.mockRestore();
   });
 
   it("the fast app's events are rows and jobs, and its requests are counted under the route's label", async () => {

@@ -139,14 +139,18 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: FastIntak
 /** The request as the Authenticator, RateLimits and FeedbackIntake read it. */
 type CredentialView = RateLimitSubject & IntakeRequest & { method?: string; headers: IncomingMessage['headers']; principal?: Principal };
 
-/** The whole body (Content-Length bytes, checked by `takes`); null when the client aborted. */
+/**
+ * The whole body (Content-Length bytes, checked by `takes`); null when the client went away before
+ * sending it (an aborted request's stream errors with ECONNRESET: the client's doing, not an outage
+ * to answer or log as one).
+ */
 function readBody(req: IncomingMessage): Promise<Buffer | null> {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let ended = false;
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => { ended = true; resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)); });
-    req.on('error', (e) => (ended ? undefined : reject(e)));
+    req.on('error', () => { if (!ended) resolve(null); });
     req.on('close', () => { if (!ended) resolve(null); });
   });
 }
