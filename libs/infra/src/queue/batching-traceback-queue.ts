@@ -53,6 +53,10 @@ export class BatchingTracebackQueue implements TracebackQueue {
     return this.inner.redriveTraceback ? this.inner.redriveTraceback(feedbackId) : this.inner.enqueueTraceback(feedbackId).then(() => 'added' as const);
   }
 
+  liveJobs(feedbackIds: readonly string[]): Promise<Set<string>> {
+    return this.inner.liveJobs ? this.inner.liveJobs(feedbackIds) : Promise.resolve(new Set<string>());
+  }
+
   ping(): Promise<void> { return this.inner.ping(); }
 
   close(): Promise<void> { return this.inner.close(); }

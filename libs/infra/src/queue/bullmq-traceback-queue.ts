@@ -129,6 +129,33 @@ export class BullMqTracebackQueue implements TracebackQueue {
     return 'live';
   }
 
+  /**
+   * One pipeline for the page: per id, whether the job's hash exists and whether the job sits in the
+   * failed or completed set (EXISTS + two ZSCOREs: constant time each). A job that exists and is in
+   * neither is waiting, delayed, prioritized or active — live; the reconciler leaves it alone.
+   * (`Job.getState`, which `redriveTraceback` uses, also looks the id up in the wait list — a scan of
+   * the whole list per job; over a backlog of 50k waiting jobs the reconciler's pass spent minutes in
+   * Redis.)
+   */
+  async liveJobs(feedbackIds: readonly string[]): Promise<Set<string>> {
+    const live = new Set<string>();
+    if (!feedbackIds.length) return live;
+    const q = this.queue;
+    // On the producer's connection: refused at once while Redis is down, never buffered.
+    await this.producerQueue();
+    const pipe = this.producer!.connection.pipeline();
+    for (const id of feedbackIds) {
+      const jobId = tracebackJobId(id);
+      pipe.exists(q.toKey(jobId)).zscore(q.keys.failed, jobId).zscore(q.keys.completed, jobId);
+    }
+    const out = (await pipe.exec()) ?? [];
+    feedbackIds.forEach((id, i) => {
+      const [exists, failed, completed] = [out[3 * i], out[3 * i + 1], out[3 * i + 2]].map((r) => (r?.[0] ? undefined : r?.[1]));
+      if (exists === 1 && (failed === null || failed === undefined) && (completed === null || completed === undefined)) live.add(id);
+    });
+    return live;
+  }
+
   private async add(feedbackId: string): Promise<unknown> {
     const queue = await this.producerQueue();
     return queue.add(TRACEBACK_JOB, { feedbackId }, { ...tracebackJobOptions(this.opts.attempts, this.opts.backoffMs), jobId: tracebackJobId(feedbackId) });

@@ -40,12 +40,30 @@ export class ReconcilePendingFeedbackUseCase {
     let after: { updatedAt: Date; id: string } | undefined;
     for (;;) {
       const page = await feedback.listStale(PENDING_STATUSES, before, pageSize, after);
-      for (const event of page) await this.reconcileOne(event, out);
+      const live = await this.liveOf(page);
+      for (const event of page) if (!live.has(event.id)) await this.reconcileOne(event, out);
       if (page.length < pageSize) break;
       const last = page[page.length - 1];
       after = { updatedAt: last.updatedAt, id: last.id };
     }
     return out;
+  }
+
+  /**
+   * The page's QUEUED / TRACING events whose job is live, in one call when the queue can tell
+   * (`liveJobs`): a burst of intake leaves tens of thousands of events QUEUED behind live jobs, and
+   * asking about each one every pass kept the reconciler busy for most of its period. Empty when the
+   * queue cannot tell or cannot be reached (then every event goes through `reconcileOne`, as before).
+   */
+  private async liveOf(page: readonly FeedbackRow[]): Promise<Set<string>> {
+    const queue = this.deps.queue;
+    const ids = page.filter((e) => e.status !== 'RECEIVED').map((e) => e.id);
+    if (!ids.length || !queue.liveJobs) return new Set();
+    try {
+      return await queue.liveJobs(ids);
+    } catch {
+      return new Set();
+    }
   }
 
   private async reconcileOne(event: FeedbackRow, out: ReconcileResult): Promise<void> {

@@ -90,4 +90,46 @@ describe('ReconcilePendingFeedbackUseCase', () => {
     expect(queue.calls).toEqual(ids.filter((_, i) => i % 4 !== 0));
     expect(out.errors).toBe(0);
   });
+
+  it('with a queue that tells live jobs for a page at once, asks about each event only when its job is not live', async () => {
+    const { repos, queue, reconcile, make, advance } = await setup();
+    const asked: string[][] = [];
+    const withLive = Object.assign(queue, {
+      liveJobs: async (ids: readonly string[]) => {
+        asked.push([...ids]);
+        return new Set(ids.filter((id) => ['waiting', 'active'].includes(queue.jobs.get(id) ?? '')));
+      },
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const ev = await make(`p${i}`);
+      await repos.feedback.transition(ev.id, { from: ['RECEIVED'], to: 'QUEUED' });
+      // Every third job failed, one was lost; the rest wait.
+      if (i % 3 === 0) withLive.jobs.set(ev.id, 'failed');
+      else if (i !== 4) withLive.jobs.set(ev.id, 'waiting');
+      ids.push(ev.id);
+      advance(1);
+    }
+    const received = await make('r');
+    advance(10_000);
+    const out = await reconcile.execute({ graceMs: 5_000, pageSize: 5 });
+    expect(out.dispatched).toEqual([received.id]);
+    // Only the failed and the lost jobs were re-driven, one call each; the waiting ones were never asked about.
+    expect(queue.calls).toEqual(ids.filter((_, i) => i % 3 === 0 || i === 4));
+    expect(out.redriven).toEqual(ids.filter((_, i) => i % 3 === 0 || i === 4).map((id) => ({ feedbackId: id, outcome: ids.indexOf(id) === 4 ? 'added' : 'retried' })));
+    // One question per page, about its QUEUED / TRACING events (never the RECEIVED one).
+    expect(asked.flat().sort()).toEqual([...ids].sort());
+    expect(asked.length).toBe(3);
+  });
+
+  it('a queue that cannot tell (liveJobs fails) is asked about every event, as before', async () => {
+    const { repos, queue, reconcile, make, advance } = await setup();
+    Object.assign(queue, { liveJobs: async () => { throw new Error('queue unreachable'); } });
+    const ev = await make('x');
+    await repos.feedback.transition(ev.id, { from: ['RECEIVED'], to: 'QUEUED' });
+    queue.jobs.set(ev.id, 'waiting');
+    advance(10_000);
+    expect(await reconcile.execute({ graceMs: 5_000 })).toEqual({ dispatched: [], redriven: [], errors: 0 });
+    expect(queue.calls).toEqual([ev.id]);
+  });
 });
