@@ -16,7 +16,7 @@ export interface TracebackQueue {
    * The ids among `feedbackIds` whose job is live (exists, neither failed nor completed), for many
    * events in one round trip, so the reconciler re-drives only the others. Optional: without it the
    * reconciler asks `redriveTraceback` for every pending event (one or more round trips each; with
-   * BullMQ a state lookup that scans the wait list — quadratic under a backlog).
+   * BullMQ also a state lookup that scans the wait list).
    */
   liveJobs?(feedbackIds: readonly string[]): Promise<Set<string>>;
   ping(): Promise<void>;
