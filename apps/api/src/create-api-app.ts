@@ -86,7 +86,7 @@ export async function createApiApp(config: AppConfig, opts: ApiAppOptions = {}):
     .build();
   SwaggerModule.setup('docs', app, SwaggerModule.createDocument(app, doc), { jsonDocumentUrl: 'docs/openapi.json' });
   if (config.intakeFastPath) {
-    // POST /v1/feedback by a lean handler in front of express (fast-intake.ts: same steps, ~2x cheaper).
+    // POST /v1/feedback by a lean handler in front of express (fast-intake.ts: same steps, ~0.3 ms less CPU per request).
     const httpLogger = jsonLogger ? pinoHttp(jsonHttpLoggingOptions(jsonLogger)) : null;
     installFastIntake(app.getHttpServer(), {
       authenticator: app.get(Authenticator), rateLimits: app.get(RateLimits), intake: app.get(FeedbackIntake), metrics: app.get<ForensicsMetrics>(METRICS),
