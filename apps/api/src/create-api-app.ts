@@ -1,12 +1,11 @@
 import 'reflect-metadata';
-import type { DynamicModule } from '@nestjs/common';
+import { Logger, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { createJsonLogger, InfrastructureModule, JsonLoggingModule, jsonHttpLoggingOptions, METRICS, type AppConfig, type ForensicsMetrics } from '@forensics/infra';
 import bytes from 'bytes';
-import { Logger } from '@nestjs/common';
 import { storage, Store } from 'nestjs-pino/storage';
 import { pinoHttp } from 'pino-http';
 import type { Logger as PinoInstance } from 'pino';

@@ -54,6 +54,19 @@ export interface ConsoleSession {
   expiresAt: Date;
 }
 
+/**
+ * Who called, as the guard (or the intake's fast path) established it: what the feedback intake and
+ * the rate limits read of an authenticated request. An AuthenticatedRequest is one.
+ */
+export interface Caller {
+  principal?: Principal;
+  /** Set when a feedback token authenticated the request. */
+  feedbackToken?: { answerId: string };
+  /** The client address (express: `req.ip`, which follows `trust proxy`); else the socket's. */
+  ip?: string;
+  socket: { remoteAddress?: string };
+}
+
 /** Anything the guard (or the intake's fast path) attached a principal to. */
 export type WithPrincipal = Request | { principal?: Principal };
 

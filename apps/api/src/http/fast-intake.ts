@@ -3,9 +3,8 @@ import type { Logger } from '@nestjs/common';
 import type { RequestHandler } from 'express';
 import type { ForensicsMetrics } from '@forensics/infra';
 import { assertPermitted, missingCredentials, setTokenRouteCors } from './api-key.guard';
-import type { Principal } from './auth';
-import type { Authenticator } from './authenticator';
-import type { FeedbackIntake, IntakeRequest } from './feedback-intake';
+import { headerOf, type Authenticator, type CredentialRequest } from './authenticator';
+import type { FeedbackIntake } from './feedback-intake';
 import { bodyErrorOf, httpErrorOf } from './http-errors';
 import type { RateLimits, RateLimitSubject } from './rate-limit';
 
@@ -52,8 +51,7 @@ export interface FastIntakeDeps {
   log: Pick<Logger, 'warn' | 'error'>;
 }
 
-export const FAST_INTAKE_PATH = '/v1/feedback';
-const ROUTE_LABEL = FAST_INTAKE_PATH;
+const FAST_INTAKE_PATH = '/v1/feedback';
 const JSON_TYPE = /^application\/json\s*(?:;(.*))?$/i;
 const CHARSET = /(?:^|;)\s*charset\s*=\s*"?([^";\s]+)"?/i;
 
@@ -79,7 +77,7 @@ export function installFastIntake(server: Server, deps: FastIntakeDeps): boolean
     if (!takes(req, deps)) return express(req, res);
     const start = process.hrtime.bigint();
     res.on('finish', () => {
-      const labels = { method: 'POST', route: ROUTE_LABEL, status_code: String(res.statusCode) };
+      const labels = { method: 'POST', route: FAST_INTAKE_PATH, status_code: String(res.statusCode) };
       deps.metrics.httpRequests.inc(labels);
       deps.metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
     });
@@ -119,15 +117,14 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: FastIntak
     if ('error' in body) return send(res, body.error.status, body.error.body);
     // Before any refusal, so a cross-origin browser can read the error message (as ApiKeyGuard does, after body-parser).
     setTokenRouteCors(res);
-    const view: CredentialView = { method: req.method, headers: req.headers, body: body.value, path: FAST_INTAKE_PATH, socket: req.socket, ip: req.socket.remoteAddress };
+    const view: CredentialView = { method: req.method, headers: req.headers, body: body.value, path: FAST_INTAKE_PATH, socket: req.socket };
     const authenticated = await deps.authenticator.authenticate(view, { tokenRoute: true });
     if (!authenticated) throw missingCredentials(true);
     view.principal = authenticated.principal;
     if (authenticated.feedbackToken) view.feedbackToken = authenticated.feedbackToken;
     else assertPermitted(authenticated.principal, ['feedback']);
     await deps.rateLimits.check('feedback', view, res);
-    const key = req.headers['idempotency-key'];
-    const out = await deps.intake.create(body.value, Array.isArray(key) ? key.join(', ') : key, view);
+    const out = await deps.intake.create(body.value, headerOf(req, 'idempotency-key'), view);
     send(res, 202, out);
   } catch (e) {
     const answer = httpErrorOf(e, deps.log);
@@ -137,7 +134,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: FastIntak
 }
 
 /** The request as the Authenticator, RateLimits and FeedbackIntake read it. */
-type CredentialView = RateLimitSubject & IntakeRequest & { method?: string; headers: IncomingMessage['headers']; principal?: Principal };
+type CredentialView = RateLimitSubject & CredentialRequest;
 
 /**
  * The whole body (Content-Length bytes, checked by `takes`); null when the client went away before

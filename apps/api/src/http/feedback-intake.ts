@@ -1,16 +1,7 @@
 import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { AnswerFeedbackUseCase, assertStorable, CORE_SETTINGS, SubmitFeedbackUseCase, validateAnswerFeedback, validateFeedback, type CoreSettings } from '@forensics/core';
-import { actorOf, type Principal } from './auth';
+import { actorOf, type Caller } from './auth';
 import { addressSource, keyReporterTrust } from './reporter-trust';
-
-/** What POST /v1/feedback knows of an authenticated request (the guard's or the fast path's view of it). */
-export interface IntakeRequest {
-  principal?: Principal;
-  /** Set when a feedback token authenticated the request. */
-  feedbackToken?: { answerId: string };
-  ip?: string;
-  socket: { remoteAddress?: string };
-}
 
 /**
  * POST /v1/feedback after authentication, authorisation and rate limits: the body validated for how
@@ -27,7 +18,7 @@ export class FeedbackIntake {
     @Inject(CORE_SETTINGS) private readonly settings: CoreSettings,
   ) {}
 
-  async create(body: unknown, idempotencyKey: string | undefined, req: IntakeRequest): Promise<Record<string, unknown>> {
+  async create(body: unknown, idempotencyKey: string | undefined, req: Caller): Promise<Record<string, unknown>> {
     assertStorable('Idempotency-Key', idempotencyKey);
     if (req.feedbackToken) return this.createWithToken(body, req.feedbackToken.answerId, addressSource(req));
     const cmd = validateFeedback(body, this.settings.defaultCollection);

@@ -7,7 +7,7 @@ import { Counter } from 'prom-client';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AUDIT_LOG, type AuditLogRepository } from '@forensics/core';
 import { APP_CONFIG, METRICS, REDIS_CONNECTION, type AppConfig, type ForensicsMetrics } from '@forensics/infra';
-import { actorOf, type Principal } from './auth';
+import { actorOf, type Caller } from './auth';
 import { TooManyRequestsException } from './login-throttle';
 
 /**
@@ -45,13 +45,8 @@ const RATE_LIMIT_TIMEOUT_MS = 250;
 /** Applies the rate limits of `route` to an endpoint (after authentication: the guard reads the principal). */
 export const RateLimit = (route: RateLimitedRoute) => applyDecorators(SetMetadata(RATE_LIMITED_ROUTE, route), UseGuards(RateLimitGuard));
 
-/** What the limits read of a request: an express request after the guard, or the intake's fast path's view of one. */
-export interface RateLimitSubject {
-  principal?: Principal;
-  feedbackToken?: { answerId: string };
-  /** The client address (express: `req.ip`); else the socket's. */
-  ip?: string;
-  socket: { remoteAddress?: string };
+/** What the limits read of a request: its caller, its body (a named reporter) and its path (audit). */
+export interface RateLimitSubject extends Caller {
   body?: unknown;
   path: string;
 }

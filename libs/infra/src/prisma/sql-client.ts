@@ -3,10 +3,9 @@ import type { PrismaClient } from './generated/client';
 
 /**
  * SQL with bound parameters, rows back: what the intake's batched statements need
- * (batching-repositories.ts). Two implementations: straight through node-postgres on the pool the
- * Prisma client itself runs on (the default: Prisma's raw-query path converted every value of every
- * returned row in its own layer — ~11% of the API's CPU under bench:intake), or Prisma's
- * `$queryRawUnsafe` for a client whose pool is not known here.
+ * (batching-repositories.ts), straight through node-postgres on the pool the Prisma client itself
+ * runs on (Prisma's raw-query path converted every value of every returned row in its own layer —
+ * ~11% of the API's CPU under bench:intake).
  */
 export interface SqlClient {
   query<Row>(sql: string, params: readonly unknown[]): Promise<Row[]>;
@@ -33,11 +32,9 @@ const UTC_TYPES = {
   },
 };
 
-/** The SQL client of a Prisma client: its own pool through node-postgres when known, else Prisma's raw queries. */
+/** The SQL client of a Prisma client made by createPrismaClient (the only place the service makes one): its own pool. */
 export function sqlClientOf(db: PrismaClient): SqlClient {
   const pool = pools.get(db);
-  if (pool) {
-    return { query: async <Row>(sql: string, params: readonly unknown[]) => (await pool.query({ text: sql, values: [...params], types: UTC_TYPES } as pg.QueryConfig)).rows as Row[] };
-  }
-  return { query: <Row>(sql: string, params: readonly unknown[]) => db.$queryRawUnsafe<Row[]>(sql, ...params) };
+  if (!pool) throw new Error('sqlClientOf: this Prisma client was not made by createPrismaClient, so its pool is unknown');
+  return { query: async <Row>(sql: string, params: readonly unknown[]) => (await pool.query({ text: sql, values: [...params], types: UTC_TYPES } as pg.QueryConfig)).rows as Row[] };
 }
