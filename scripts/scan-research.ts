@@ -9,6 +9,10 @@
  *   npx tsx scripts/scan-research.ts eval [NAME...]        runs the scan (libs/forensics localCandidates + passesGates) over the
  *        stored graphs, sweeps its thresholds, and fits them leave-one-file-out (fit on two files under
  *        ≤ 1 flagged benign text per 1,000, measured on the third). The poison lists are used only to measure.
+ *   npx tsx scripts/scan-research.ts learned [NAME...]     how far a LEARNED group score gets (an upper bound for the signals the
+ *        scan has): every text's group (itself and its 4 nearest neighbours) described by 16 structural and lexical features
+ *        and their pairwise products, a logistic model fitted leave-one-file-out (threshold from the training files at
+ *        ≤ 1 benign/1k) and, as a ceiling, fitted and measured on the same file.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -16,6 +20,7 @@ import { IngestCorpusUseCase, RunAuditUseCase, StartAuditUseCase } from '@forens
 import { composeUseCases, createInMemoryRepositories, InMemoryAuditRunRepository, InMemoryVectorStore, ScriptedJudge } from '@forensics/core/testing';
 import { CachedEmbedder } from '../apps/eval/src/cached-embedder.adapter';
 import { dataName, loadEvalRecords, oneCollection } from '../apps/eval/src/eval-data';
+import { fitLassoLogistic } from '../apps/eval/src/judge-fit/logistic';
 import { findHubs, localCandidates, passesGates, scanDoc, validateClusterScanParams, type ClusterScanParams, type KnnList, type ScanCandidate } from '../libs/forensics/src';
 
 const OUT = resolve('.eval/scan-research');
@@ -129,6 +134,92 @@ async function evaluate(names: string[]): Promise<void> {
   if (dflt) console.log(`defaults (DEFAULT_CLUSTER_SCAN_PARAMS): ${files.map((f, x) => `${f.name} ${fmt(dflt.perFile[x]!)}`).join(' | ')}`);
 }
 
+
+/** One text's group (itself + its `m` nearest neighbours) and what describes it. */
+interface GroupRow { members: number[]; poisoned: number; x: number[] }
+
+const LEARNED_FEATURES = ['tightness', 'meanSim', 'closure', 'gap', 'margin', 'minShare', 'claims', 'shared', 'answerLike', 'jaccardMean', 'jaccardMax', 'copy', 'lengthCv', 'logWords', 'coreShare', 'claimShare'];
+
+function groupRows(s: Stored & { vectors: Float32Array }, m = 4, hoodK = 20, copyRun = 12): GroupRow[] {
+  const n = s.texts.length;
+  const sim = (a: number, b: number) => { let x = 0; for (let d = 0; d < s.dim; d++) x += s.vectors[a * s.dim + d]! * s.vectors[b * s.dim + d]!; return x; };
+  const docs = s.texts.map(scanDoc);
+  const runs = docs.map((d) => new Set(d.seq.map((_, x) => d.seq.slice(x, x + copyRun).join(' ')).filter((_, x) => x + copyRun <= d.seq.length)));
+  const copies = (a: number, b: number) => { for (const r of runs[a]!) if (runs[b]!.has(r)) return true; return false; };
+  const seen = new Set<string>();
+  const rows: GroupRow[] = [];
+  for (let i = 0; i < n; i++) {
+    const g = [i, ...s.knn[i]!.j.slice(0, m)].sort((a, b) => a - b);
+    if (seen.has(g.join(','))) continue;
+    seen.add(g.join(','));
+    const inG = new Set(g);
+    let tight = 1, sum = 0, pairs = 0, copy = 0, jMean = 0, jMax = 0;
+    for (let a = 0; a < g.length; a++) for (let b = a + 1; b < g.length; b++) {
+      const v = sim(g[a]!, g[b]!); tight = Math.min(tight, v); sum += v; pairs++;
+      if (copies(g[a]!, g[b]!)) copy = 1;
+      const A = docs[g[a]!]!.tokens, B = docs[g[b]!]!.tokens; let both = 0; for (const t of A) if (B.has(t)) both++;
+      const j = both / (A.size + B.size - both || 1); jMean += j / 10; jMax = Math.max(jMax, j);
+    }
+    // Closure: how many of each member's m nearest neighbours are in the group (a closed clique = 1).
+    let closure = 0; for (const x of g) closure += s.knn[x]!.j.slice(0, m).filter((y) => inG.has(y)).length / m / g.length;
+    // Gap: each member's weakest tie inside minus its best tie outside.
+    let gap = 0; for (const x of g) { let inMin = 1; for (const y of g) if (y !== x) inMin = Math.min(inMin, sim(x, y)); const l = s.knn[x]!; const o = l.j.findIndex((y) => !inG.has(y)); gap += (inMin - (o >= 0 ? l.s[o]! : 0)) / g.length; }
+    const hood = new Set<number>(); for (const x of g) for (const y of s.knn[x]!.j.slice(0, hoodK)) if (!inG.has(y)) hood.add(y);
+    let around = 0, aroundN = 0; for (const x of g) for (const y of hood) { around += sim(x, y); aroundN++; }
+    let minShare = 1, claims = 0, shared = 0, answerLike = 0;
+    for (const t of docs[g[0]!]!.tokens) {
+      if (!g.every((x) => docs[x]!.tokens.has(t))) continue;
+      shared++;
+      let c = 0; for (const y of hood) if (docs[y]!.tokens.has(t)) c++;
+      const share = hood.size ? c / hood.size : 0;
+      minShare = Math.min(minShare, share);
+      if (share <= 0.05) { claims++; if (g.every((x) => docs[x]!.answerLike.has(t))) answerLike = 1; }
+    }
+    const words = g.map((x) => docs[x]!.words); const mw = words.reduce((a, b) => a + b, 0) / g.length;
+    const sd = Math.sqrt(words.reduce((a, b) => a + (b - mw) ** 2, 0) / g.length);
+    const tokens = g.reduce((a, x) => a + docs[x]!.tokens.size, 0) / g.length || 1;
+    const base = [tight, sum / pairs, closure, gap, sum / pairs - (aroundN ? around / aroundN : 0), minShare, Math.min(claims, 5), Math.min(shared, 15), answerLike, jMean, jMax, copy, mw ? sd / mw : 0, Math.log(mw + 1), shared / tokens, claims / tokens];
+    const x = [...base];
+    for (let a = 0; a < base.length; a++) for (let b = a; b < base.length; b++) x.push(base[a]! * base[b]!);
+    rows.push({ members: g, poisoned: g.filter((y) => s.poison[y]).length, x });
+  }
+  return rows;
+}
+
+/** Recall and flagged benign per 1k as groups are flagged in score order (each point = one more group). */
+function flagCurve(rows: readonly GroupRow[], score: (r: GroupRow) => number, poison: readonly boolean[]) {
+  const P = poison.filter(Boolean).length, n = poison.length;
+  const flagged = new Set<number>();
+  let tp = 0, fp = 0;
+  return rows.map((r) => ({ r, s: score(r) })).sort((a, b) => b.s - a.s).map(({ r, s }) => {
+    for (const m of r.members) if (!flagged.has(m)) { flagged.add(m); if (poison[m]) tp++; else fp++; }
+    return { t: s, recall: tp / P, benign: (fp / n) * 1000 };
+  });
+}
+
+async function learnedScore(names: string[]): Promise<void> {
+  const files = names.map((name) => { const s = load(name); const rows = groupRows(s); process.stderr.write(`${name}: ${rows.length} groups\n`); return { name, poison: s.poison, rows }; });
+  // Labelled groups: ≥ 4 of 5 planted (positive) or none (negative); mixed groups are left out of the fit.
+  const fit = (rows: readonly GroupRow[]) => {
+    const data = rows.filter((r) => r.poisoned >= 4 || r.poisoned === 0);
+    const pos = data.filter((r) => r.poisoned >= 4).length, neg = data.length - pos;
+    const f = fitLassoLogistic(data.map((r) => Float64Array.from(r.x)), data.map((r) => (r.poisoned >= 4 ? 1 : 0)), data.map((r) => (r.poisoned >= 4 ? 0.5 / pos : 0.5 / neg)), { lambda: 0, ridge: 1e-3 });
+    return (r: GroupRow) => { let z = f.bias; for (let j = 0; j < r.x.length; j++) z += f.weights[j]! * r.x[j]!; return z; };
+  };
+  const atCap = (pts: { recall: number; benign: number }[], cap: number) => { let best = { recall: 0, benign: 0 }; for (const p of pts) { if (p.benign > cap) break; best = p; } return best; };
+  const fmt = (r: { recall: number; benign: number }) => `recall ${r.recall.toFixed(3)} at ${r.benign.toFixed(2)} benign/1k`;
+  for (const held of files) {
+    const train = files.filter((f) => f !== held);
+    const score = fit(train.flatMap((f) => f.rows));
+    // The threshold: the lowest score each training file can go down to under ≤ 1 benign/1k; the stricter of them.
+    const t = Math.max(...train.map((f) => { let th = Infinity; for (const p of flagCurve(f.rows, score, f.poison)) { if (p.benign > FIT_CAP) break; th = p.t; } return th; }));
+    const pts = flagCurve(held.rows, score, held.poison);
+    let at = { recall: 0, benign: 0 }; for (const p of pts) if (p.t >= t) at = p;
+    const own = fit(held.rows);
+    console.log(`${held.name}: held out ${fmt(at)} (best threshold for this file: ${fmt(atCap(pts, 1))}); fitted and measured on this file alone: ${fmt(atCap(flagCurve(held.rows, own, held.poison), 1))}`);
+  }
+}
+
 /** The audit as the service runs it (in-memory repositories and store), default parameters. */
 async function audit(file: string): Promise<void> {
   const records = loadEvalRecords(resolve(file));
@@ -155,8 +246,9 @@ async function main(): Promise<void> {
   const [cmd, ...rest] = process.argv.slice(2);
   if (cmd === 'audit') { for (const f of rest) await audit(f); return; }
   if (cmd === 'build') { for (const f of rest) await build(f); return; }
+  if (cmd === 'learned') { await learnedScore(rest.length ? rest : ['poisonedrag_nq', 'poisonedrag_hotpotqa', 'robustrag_realtimeqa']); return; }
   if (cmd === 'eval') { await evaluate(rest.length ? rest : ['poisonedrag_nq', 'poisonedrag_hotpotqa', 'robustrag_realtimeqa']); return; }
-  throw new Error('usage: scan-research.ts build FILE... | audit FILE... | eval [NAME...]');
+  throw new Error('usage: scan-research.ts build FILE... | audit FILE... | eval [NAME...] | learned [NAME...]');
 }
 
 if (require.main === module || process.argv[1]?.endsWith('scan-research.ts')) void main().catch((e) => { console.error(e); process.exit(1); });
