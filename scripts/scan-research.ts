@@ -24,6 +24,8 @@ import { fitLassoLogistic } from '../apps/eval/src/judge-fit/logistic';
 import { findHubs, localCandidates, passesGates, scanDoc, validateClusterScanParams, type ClusterScanParams, type KnnList, type ScanCandidate } from '../libs/forensics/src';
 
 const OUT = resolve('.eval/scan-research');
+/** The collections issue 12's scan target names (built by `build`). */
+const SCAN_FILES = ['poisonedrag_nq', 'poisonedrag_hotpotqa', 'robustrag_realtimeqa'] as const;
 const K = 50;
 
 export interface Stored { name: string; texts: string[]; poison: boolean[]; knn: KnnList[]; dim: number }
@@ -134,24 +136,22 @@ async function evaluate(names: string[]): Promise<void> {
   if (dflt) console.log(`defaults (DEFAULT_CLUSTER_SCAN_PARAMS): ${files.map((f, x) => `${f.name} ${fmt(dflt.perFile[x]!)}`).join(' | ')}`);
 }
 
-
 /** One text's group (itself + its `m` nearest neighbours) and what describes it. */
 interface GroupRow { members: number[]; poisoned: number; x: number[] }
-
-const LEARNED_FEATURES = ['tightness', 'meanSim', 'closure', 'gap', 'margin', 'minShare', 'claims', 'shared', 'answerLike', 'jaccardMean', 'jaccardMax', 'copy', 'lengthCv', 'logWords', 'coreShare', 'claimShare'];
 
 function groupRows(s: Stored & { vectors: Float32Array }, m = 4, hoodK = 20, copyRun = 12): GroupRow[] {
   const n = s.texts.length;
   const sim = (a: number, b: number) => { let x = 0; for (let d = 0; d < s.dim; d++) x += s.vectors[a * s.dim + d]! * s.vectors[b * s.dim + d]!; return x; };
   const docs = s.texts.map(scanDoc);
-  const runs = docs.map((d) => new Set(d.seq.map((_, x) => d.seq.slice(x, x + copyRun).join(' ')).filter((_, x) => x + copyRun <= d.seq.length)));
+  const runs = docs.map((d) => new Set(Array.from({ length: Math.max(0, d.seq.length - copyRun + 1) }, (_, x) => d.seq.slice(x, x + copyRun).join(' '))));
   const copies = (a: number, b: number) => { for (const r of runs[a]!) if (runs[b]!.has(r)) return true; return false; };
   const seen = new Set<string>();
   const rows: GroupRow[] = [];
   for (let i = 0; i < n; i++) {
     const g = [i, ...s.knn[i]!.j.slice(0, m)].sort((a, b) => a - b);
-    if (seen.has(g.join(','))) continue;
-    seen.add(g.join(','));
+    const key = g.join(',');
+    if (seen.has(key)) continue;
+    seen.add(key);
     const inG = new Set(g);
     let tight = 1, sum = 0, pairs = 0, copy = 0, jMean = 0, jMax = 0;
     for (let a = 0; a < g.length; a++) for (let b = a + 1; b < g.length; b++) {
@@ -178,6 +178,8 @@ function groupRows(s: Stored & { vectors: Float32Array }, m = 4, hoodK = 20, cop
     const words = g.map((x) => docs[x]!.words); const mw = words.reduce((a, b) => a + b, 0) / g.length;
     const sd = Math.sqrt(words.reduce((a, b) => a + (b - mw) ** 2, 0) / g.length);
     const tokens = g.reduce((a, x) => a + docs[x]!.tokens.size, 0) / g.length || 1;
+    // tightness, mean similarity, closure, gap, cohesion margin, smallest token share around, claims, shared tokens,
+    // answer-like claim, word overlap (mean, max), copies, length CV, log words, shared and claim tokens per token.
     const base = [tight, sum / pairs, closure, gap, sum / pairs - (aroundN ? around / aroundN : 0), minShare, Math.min(claims, 5), Math.min(shared, 15), answerLike, jMean, jMax, copy, mw ? sd / mw : 0, Math.log(mw + 1), shared / tokens, claims / tokens];
     const x = [...base];
     for (let a = 0; a < base.length; a++) for (let b = a; b < base.length; b++) x.push(base[a]! * base[b]!);
@@ -246,8 +248,8 @@ async function main(): Promise<void> {
   const [cmd, ...rest] = process.argv.slice(2);
   if (cmd === 'audit') { for (const f of rest) await audit(f); return; }
   if (cmd === 'build') { for (const f of rest) await build(f); return; }
-  if (cmd === 'learned') { await learnedScore(rest.length ? rest : ['poisonedrag_nq', 'poisonedrag_hotpotqa', 'robustrag_realtimeqa']); return; }
-  if (cmd === 'eval') { await evaluate(rest.length ? rest : ['poisonedrag_nq', 'poisonedrag_hotpotqa', 'robustrag_realtimeqa']); return; }
+  if (cmd === 'learned') { await learnedScore(rest.length ? rest : [...SCAN_FILES]); return; }
+  if (cmd === 'eval') { await evaluate(rest.length ? rest : [...SCAN_FILES]); return; }
   throw new Error('usage: scan-research.ts build FILE... | audit FILE... | eval [NAME...] | learned [NAME...]');
 }
 
