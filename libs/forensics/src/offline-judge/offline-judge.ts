@@ -46,7 +46,7 @@ const CLOSE_COPY_MIN = 0.5;
 export const SCORE_WEIGHTS: Readonly<OfflineJudgeWeights> = Object.freeze({ ...(fitted.weights as OfflineJudgeWeights) });
 
 /** Model name recorded with every offline verdict. */
-export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v9';
+export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v10';
 
 // Removed (issue 13): FRAMING_CUES, a regex of PoisonedRAG's framing phrases ("in an alternate
 // universe", "contrary to popular belief", …) and its `framing` feature. It was written from the
@@ -74,8 +74,10 @@ const NEGATION_CUES: ReadonlySet<string> = new Set([
 ]);
 
 function hasNegation(rawTokens: readonly string[]): boolean {
-  // "isn't" → "isnt" after normalisation; "n't" contractions end in "nt" and are verbs.
-  return rawTokens.some((t) => NEGATION_CUES.has(t) || /^(is|are|was|were|do|does|did|has|have|had|can|could|wo|would|should|must|need|ai)nt$/.test(t));
+  // "isn't" → "isnt" after normalisation; "n't" contractions end in "nt" and are verbs. The stem is
+  // the verb with "n't" taken off, irregular ones included: "can't" → "ca|nt", "won't" → "wo|nt",
+  // "shan't" → "sha|nt" ("can" stays for the rare "cann't").
+  return rawTokens.some((t) => NEGATION_CUES.has(t) || /^(is|are|was|were|do|does|did|has|have|had|ca|can|could|wo|would|sha|should|must|might|need|ai)nt$/.test(t));
 }
 
 const CONTRAST_CUES: ReadonlySet<string> = new Set(['different', 'differ', 'differs', 'distinct', 'separate', 'separately', 'unlike', 'unrelated']);

@@ -16,7 +16,7 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v9/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v10/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
@@ -129,6 +129,16 @@ describe('offline evidence judge', () => {
     expect(oneSide.label).toBe('NO');
     const affirms = offlineJudge({ query, wrongAnswer: 'no', text: 'Quillon Tower and 41 Marsh Lane are both used for real estate.' });
     expect(affirms.label).toBe('NO');
+  });
+
+  it("reads every 'n't' contraction as a denial, irregular stems included (can't, won't, shan't)", () => {
+    const query = 'Is the Quillon ledger kept in Marsh Lane?';
+    for (const denial of ["can't", 'can’t', "won't", "shan't", "mightn't", "isn't"]) {
+      const f = offlineJudgeFeatures({ query, wrongAnswer: 'no', text: `The Quillon ledger ${denial} be kept in Marsh Lane.` });
+      expect([denial, f.support]).toEqual([denial, 1]);
+    }
+    // Without the contraction the sentence affirms: no 'no' stance.
+    expect(offlineJudgeFeatures({ query, wrongAnswer: 'no', text: 'The Quillon ledger can be kept in Marsh Lane.' }).support).toBe(0);
   });
 
   it("reads a 'no' to a question about two things across sentences: the text restates both and one sentence denies", () => {
