@@ -158,8 +158,9 @@ function groupRows(s: Stored & { vectors: Float32Array }, m = 4, hoodK = 20, cop
       const v = sim(g[a]!, g[b]!); tight = Math.min(tight, v); sum += v; pairs++;
       if (copies(g[a]!, g[b]!)) copy = 1;
       const A = docs[g[a]!]!.tokens, B = docs[g[b]!]!.tokens; let both = 0; for (const t of A) if (B.has(t)) both++;
-      const j = both / (A.size + B.size - both || 1); jMean += j / 10; jMax = Math.max(jMax, j);
+      const j = both / (A.size + B.size - both || 1); jMean += j; jMax = Math.max(jMax, j);
     }
+    jMean /= pairs;
     // Closure: how many of each member's m nearest neighbours are in the group (a closed clique = 1).
     let closure = 0; for (const x of g) closure += s.knn[x]!.j.slice(0, m).filter((y) => inG.has(y)).length / m / g.length;
     // Gap: each member's weakest tie inside minus its best tie outside.
@@ -208,13 +209,14 @@ async function learnedScore(names: string[]): Promise<void> {
     const f = fitLassoLogistic(data.map((r) => Float64Array.from(r.x)), data.map((r) => (r.poisoned >= 4 ? 1 : 0)), data.map((r) => (r.poisoned >= 4 ? 0.5 / pos : 0.5 / neg)), { lambda: 0, ridge: 1e-3 });
     return (r: GroupRow) => { let z = f.bias; for (let j = 0; j < r.x.length; j++) z += f.weights[j]! * r.x[j]!; return z; };
   };
-  const atCap = (pts: { recall: number; benign: number }[], cap: number) => { let best = { recall: 0, benign: 0 }; for (const p of pts) { if (p.benign > cap) break; best = p; } return best; };
+  // The last point of a curve under `cap` benign/1k, with its score threshold (Infinity when none is).
+  const atCap = (pts: { t: number; recall: number; benign: number }[], cap: number) => { let best = { t: Infinity, recall: 0, benign: 0 }; for (const p of pts) { if (p.benign > cap) break; best = p; } return best; };
   const fmt = (r: { recall: number; benign: number }) => `recall ${r.recall.toFixed(3)} at ${r.benign.toFixed(2)} benign/1k`;
   for (const held of files) {
     const train = files.filter((f) => f !== held);
     const score = fit(train.flatMap((f) => f.rows));
     // The threshold: the lowest score each training file can go down to under ≤ 1 benign/1k; the stricter of them.
-    const t = Math.max(...train.map((f) => { let th = Infinity; for (const p of flagCurve(f.rows, score, f.poison)) { if (p.benign > FIT_CAP) break; th = p.t; } return th; }));
+    const t = Math.max(...train.map((f) => atCap(flagCurve(f.rows, score, f.poison), FIT_CAP).t));
     const pts = flagCurve(held.rows, score, held.poison);
     let at = { recall: 0, benign: 0 }; for (const p of pts) if (p.t >= t) at = p;
     const own = fit(held.rows);
