@@ -4,12 +4,12 @@
  * FEEDBACK_LIMITS, INGEST_TEXT_LIMIT) stay exported by their use-case modules, not from here.
  */
 export { MAX_LISTED_PROBLEMS, SERVED_ID_MAX_LENGTH, assertStorable, parseRequest, requestProblems, unstorableProblems, unstorableReason } from './domain/request-schema';
-export { AnswerQueryRequest, type AnswerQueryRequestBody } from './use-cases/answer-query/answer-query.schema';
-export { CorrectAnswerRequest, type CorrectAnswerRequestBody } from './use-cases/enhance-answer/correct-answer.schema';
-export { INGEST_MAX_RECORDS, IngestDocumentsRequest, IngestRecordSchema, type IngestDocumentsRequestBody, type IngestRecordInput } from './use-cases/ingest-corpus/ingest-corpus.schema';
-export { ENHANCEMENT_STATES, ListEnhancementsQuery, type ListEnhancementsQueryParams } from './use-cases/list-enhancements/list-enhancements.schema';
-export { QUARANTINE_STATES, ListQuarantinesQuery, type ListQuarantinesQueryParams } from './use-cases/list-quarantines/list-quarantines.schema';
-export { AnswerFeedbackRequest, type AnswerFeedbackRequestBody } from './use-cases/log-answer/answer-feedback.schema';
-export { LogAnswerRequest, type LogAnswerRequestBody } from './use-cases/log-answer/log-answer.schema';
-export { REVIEW_NOTE_LIMIT, ReviewNoteRequest, type ReviewNoteRequestBody } from './use-cases/restore-quarantine/review-note.schema';
-export { SubmitFeedbackRequest, type SubmitFeedbackRequestBody } from './use-cases/submit-feedback/submit-feedback.schema';
+export { AnswerQueryRequest, type AnswerQueryRequestBody } from './use-cases/serving/answer-query/answer-query.schema';
+export { CorrectAnswerRequest, type CorrectAnswerRequestBody } from './use-cases/serving/enhance-answer/correct-answer.schema';
+export { INGEST_MAX_RECORDS, IngestDocumentsRequest, IngestRecordSchema, type IngestDocumentsRequestBody, type IngestRecordInput } from './use-cases/collections/ingest-corpus/ingest-corpus.schema';
+export { ENHANCEMENT_STATES, ListEnhancementsQuery, type ListEnhancementsQueryParams } from './use-cases/serving/list-enhancements/list-enhancements.schema';
+export { QUARANTINE_STATES, ListQuarantinesQuery, type ListQuarantinesQueryParams } from './use-cases/quarantine/list-quarantines/list-quarantines.schema';
+export { AnswerFeedbackRequest, type AnswerFeedbackRequestBody } from './use-cases/serving/log-answer/answer-feedback.schema';
+export { LogAnswerRequest, type LogAnswerRequestBody } from './use-cases/serving/log-answer/log-answer.schema';
+export { REVIEW_NOTE_LIMIT, ReviewNoteRequest, type ReviewNoteRequestBody } from './use-cases/quarantine/restore-quarantine/review-note.schema';
+export { SubmitFeedbackRequest, type SubmitFeedbackRequestBody } from './use-cases/feedback/submit-feedback/submit-feedback.schema';

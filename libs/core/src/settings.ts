@@ -1,5 +1,5 @@
 import type { ConsensusParams, DecisionPolicyParams, TraceParams, TrustParams } from '@forensics/algorithms';
-import type { EvidenceSettings } from './use-cases/run-traceback/collect-evidence';
+import type { EvidenceSettings } from './use-cases/traceback/run-traceback/collect-evidence';
 
 /** Secret and lifetime of the feedback tokens handed out with each logged answer. */
 export interface FeedbackTokenSettings {

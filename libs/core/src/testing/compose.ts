@@ -10,12 +10,12 @@ import {
   type GradientProbeProvision, type Token,
 } from '../ports/tokens';
 import { API_KEYS, IDENTITY_SETTINGS, SESSIONS, USERS } from '../ports/tokens';
-import { DEFAULT_TOUCH_INTERVAL_MS, type IdentitySettings } from '../use-cases/manage-keys/identity';
+import { DEFAULT_TOUCH_INTERVAL_MS, type IdentitySettings } from '../use-cases/identity/manage-keys/identity';
 import type { TracebackQueue } from '../ports/traceback-queue.port';
 import type { VectorStore } from '../ports/vector-store.port';
 import type { CoreSettings } from '../settings';
 import type { InjectionKey, UseCaseClass } from '../use-case';
-import { NeighbourCache } from '../use-cases/run-traceback/collect-evidence';
+import { NeighbourCache } from '../use-cases/traceback/run-traceback/collect-evidence';
 import { InMemoryTracebackQueue } from './in-memory-traceback-queue';
 import { FAILED_JOBS, type FailedJobs } from '../ports/dead-letters.port';
 import { InMemoryFailedJobs } from './in-memory-failed-jobs';

@@ -7,12 +7,12 @@ import {
   type AnswerFeedbackRequestBody, type AnswerQueryRequestBody, type CorrectAnswerRequestBody, type IngestDocumentsRequestBody, type ListEnhancementsQueryParams,
   type ListQuarantinesQueryParams, type LogAnswerRequestBody, type ReviewNoteRequestBody, type SubmitFeedbackRequestBody,
 } from '../../schemas';
-import { ANSWER_LIMITS, validateAnswerQuery } from '../../use-cases/answer-query/answer-query.use-case';
-import { CORRECT_ANSWER_LIMIT } from '../../use-cases/enhance-answer/enhance-answer.use-case';
-import { INGEST_TEXT_LIMIT, parseIngestRecord } from '../../use-cases/ingest-corpus/ingest-corpus.use-case';
-import { validateAnswerFeedback } from '../../use-cases/log-answer/answer-feedback.use-case';
-import { validateLogAnswer } from '../../use-cases/log-answer/log-answer.use-case';
-import { FEEDBACK_LIMITS, validateFeedback } from '../../use-cases/submit-feedback/submit-feedback.use-case';
+import { ANSWER_LIMITS, validateAnswerQuery } from '../../use-cases/serving/answer-query/answer-query.use-case';
+import { CORRECT_ANSWER_LIMIT } from '../../use-cases/serving/enhance-answer/enhance-answer.use-case';
+import { INGEST_TEXT_LIMIT, parseIngestRecord } from '../../use-cases/collections/ingest-corpus/ingest-corpus.use-case';
+import { validateAnswerFeedback } from '../../use-cases/serving/log-answer/answer-feedback.use-case';
+import { validateLogAnswer } from '../../use-cases/serving/log-answer/log-answer.use-case';
+import { FEEDBACK_LIMITS, validateFeedback } from '../../use-cases/feedback/submit-feedback/submit-feedback.use-case';
 
 /** The ValidationError a parse throws (fails the test when it does not throw one). */
 function failure(fn: () => unknown): ValidationError {

@@ -6,7 +6,7 @@
  */
 import { mulberry32 } from '@forensics/algorithms';
 import { hasReservedMarkers, stripReservedMarkers } from '../text-identity';
-import { wrapLatest } from '../../use-cases/enhance-answer/enhance-answer.use-case';
+import { wrapLatest } from '../../use-cases/serving/enhance-answer/enhance-answer.use-case';
 
 type Rng = () => number;
 const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)];

@@ -1,6 +1,6 @@
 import { echoInput, ValidationError } from '../errors';
 import { assertStorable, parseRequest, unstorableProblems, unstorableReason } from '../request-schema';
-import { IngestDocumentsRequest } from '../../use-cases/ingest-corpus/ingest-corpus.schema';
+import { IngestDocumentsRequest } from '../../use-cases/collections/ingest-corpus/ingest-corpus.schema';
 
 describe('unstorable input (issue 10)', () => {
   it('finds NUL and lone surrogates, not paired surrogates or other control characters', () => {

@@ -3,7 +3,7 @@ import {
   AnswerQueryUseCase, DispatchTracebackUseCase, EnhanceAnswerUseCase, IngestCorpusUseCase, ProcessFeedbackEventUseCase, QuarantineTextUseCase,
   RunTracebackUseCase, ReconcilePendingFeedbackUseCase, SubmitFeedbackUseCase, SyncQuarantinesUseCase, USE_CASES, VerifyTracebackUseCase,
 } from '../../use-cases';
-import { NeighbourCache } from '../../use-cases/run-traceback/collect-evidence';
+import { NeighbourCache } from '../../use-cases/traceback/run-traceback/collect-evidence';
 import {
   composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryTracebackQueue, InMemoryVectorStore, ScriptedJudge, TEST_CORE_SETTINGS,
 } from '..';

@@ -1,6 +1,6 @@
 import { documentIdFor, textHash } from '../../domain/text-identity';
-import { IngestCorpusUseCase } from '../../use-cases/ingest-corpus/ingest-corpus.use-case';
-import { RunTracebackUseCase } from '../../use-cases/run-traceback/run-traceback.use-case';
+import { IngestCorpusUseCase } from '../../use-cases/collections/ingest-corpus/ingest-corpus.use-case';
+import { RunTracebackUseCase } from '../../use-cases/traceback/run-traceback/run-traceback.use-case';
 import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryTracebackQueue, InMemoryVectorStore, ScriptedJudge } from '..';
 
 const POISON = [

@@ -7,7 +7,7 @@ import type { Failpoints } from '../../ports/runtime.port';
 import { AUDIT_LOG, CORE_SETTINGS, DOMAIN_EVENTS, FAILPOINTS } from '../../ports/tokens';
 import type { CoreSettings } from '../../settings';
 import type { InjectMap } from '../../use-case';
-import { QuarantineTextUseCase } from '../quarantine-text/quarantine-text.use-case';
+import { QuarantineTextUseCase } from '../quarantine/quarantine-text/quarantine-text.use-case';
 import { DEFAULT_AUDIT_SETTINGS } from './audit-queue.port';
 import { ClusterScanAudit } from './cluster-scan/cluster-scan.audit';
 import { ReTraceAudit } from './re-trace/re-trace.audit';

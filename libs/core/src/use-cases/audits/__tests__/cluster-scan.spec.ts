@@ -1,5 +1,5 @@
 import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryAuditRunRepository, InMemoryVectorStore, ScriptedJudge } from '../../../testing';
-import { IngestCorpusUseCase } from '../../ingest-corpus/ingest-corpus.use-case';
+import { IngestCorpusUseCase } from '../../collections/ingest-corpus/ingest-corpus.use-case';
 import { StartAuditUseCase } from '../manage-audits.use-case';
 import { RunAuditUseCase } from '../run-audit.use-case';
 import { readKnnGraph } from '../cluster-scan/cluster-scan.audit';

@@ -1,8 +1,8 @@
 import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryAuditRunRepository, InMemoryVectorStore, ScriptedJudge } from '../../../testing';
-import { IngestCorpusUseCase } from '../../ingest-corpus/ingest-corpus.use-case';
-import { RestoreQuarantineUseCase } from '../../restore-quarantine/restore-quarantine.use-case';
-import { RunTracebackUseCase } from '../../run-traceback/run-traceback.use-case';
-import { SubmitFeedbackUseCase } from '../../submit-feedback/submit-feedback.use-case';
+import { IngestCorpusUseCase } from '../../collections/ingest-corpus/ingest-corpus.use-case';
+import { RestoreQuarantineUseCase } from '../../quarantine/restore-quarantine/restore-quarantine.use-case';
+import { RunTracebackUseCase } from '../../traceback/run-traceback/run-traceback.use-case';
+import { SubmitFeedbackUseCase } from '../../feedback/submit-feedback/submit-feedback.use-case';
 import { StartAuditUseCase } from '../manage-audits.use-case';
 import { RunAuditUseCase } from '../run-audit.use-case';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { AuditCancelledError, type AuditContext } from '../../../ports/audits.port';
 import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryAuditRunRepository, InMemoryVectorStore, ScriptedJudge } from '../../../testing';
-import { IngestCorpusUseCase } from '../../ingest-corpus/ingest-corpus.use-case';
-import { QuarantineTextUseCase } from '../../quarantine-text/quarantine-text.use-case';
-import { BTE_PROXY_KIND } from '../../serving/serving-view';
+import { IngestCorpusUseCase } from '../../collections/ingest-corpus/ingest-corpus.use-case';
+import { QuarantineTextUseCase } from '../../quarantine/quarantine-text/quarantine-text.use-case';
+import { BTE_PROXY_KIND } from '../../serving/serving-view/serving-view';
 import { StartAuditUseCase } from '../manage-audits.use-case';
 import { ReconcileAudit } from '../reconcile/reconcile.audit';
 import { RunAuditUseCase } from '../run-audit.use-case';

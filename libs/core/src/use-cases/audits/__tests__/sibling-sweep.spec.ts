@@ -1,6 +1,6 @@
 import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryAuditRunRepository, InMemoryVectorStore, ScriptedJudge } from '../../../testing';
-import { IngestCorpusUseCase } from '../../ingest-corpus/ingest-corpus.use-case';
-import { QuarantineTextUseCase } from '../../quarantine-text/quarantine-text.use-case';
+import { IngestCorpusUseCase } from '../../collections/ingest-corpus/ingest-corpus.use-case';
+import { QuarantineTextUseCase } from '../../quarantine/quarantine-text/quarantine-text.use-case';
 import { StartAuditUseCase } from '../manage-audits.use-case';
 import { RunAuditUseCase } from '../run-audit.use-case';
 

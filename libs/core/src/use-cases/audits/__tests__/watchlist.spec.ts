@@ -1,7 +1,7 @@
 import type { TrustLevel } from '@forensics/algorithms';
 import type { QuarantineEvidence } from '../../../ports/repositories';
 import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore, ScriptedJudge } from '../../../testing';
-import { IngestCorpusUseCase } from '../../ingest-corpus/ingest-corpus.use-case';
+import { IngestCorpusUseCase } from '../../collections/ingest-corpus/ingest-corpus.use-case';
 import { watchedEvents, watchOptions } from '../watchlist';
 
 const evidence: QuarantineEvidence = { policy: { name: 'judge-only', decision: 'QUARANTINE', withhold: true, reason: 'judge', inputs: {} }, judge: { kind: 'scripted', model: 's', promptVersion: 'v', signals: null }, retrieval: null, retrieverEvidence: null };

@@ -5,8 +5,8 @@ import type { AnswerRepository } from '../../../ports/repositories';
 import { ANSWERS, VECTOR_STORE } from '../../../ports/tokens';
 import type { VectorStore } from '../../../ports/vector-store.port';
 import type { InjectMap } from '../../../use-case';
-import { BTE_PROXY_KIND } from '../../serving/serving-view';
-import { SubmitFeedbackUseCase } from '../../submit-feedback/submit-feedback.use-case';
+import { BTE_PROXY_KIND } from '../../serving/serving-view/serving-view';
+import { SubmitFeedbackUseCase } from '../../feedback/submit-feedback/submit-feedback.use-case';
 
 export interface ClusterScanAuditDeps { store: VectorStore; answers: AnswerRepository; submitFeedback: SubmitFeedbackUseCase; runs: AuditRunRepository }
 

@@ -8,7 +8,7 @@ import type { VectorStore } from '../../../ports/vector-store.port';
 import type { CoreSettings } from '../../../settings';
 import type { InjectMap } from '../../../use-case';
 import { mapPool } from '../../../util/pool';
-import { cachedVerdict } from '../../run-traceback/verdict-cache';
+import { cachedVerdict } from '../../traceback/run-traceback/verdict-cache';
 import { activeRecords, watchedEvents, watchOptions } from '../watchlist';
 
 export interface ReTraceAuditDeps {

@@ -4,8 +4,8 @@ import type { DocumentRepository, DocumentRow, EnhancementRepository } from '../
 import { DOCUMENTS, EMBEDDER, ENHANCEMENTS, VECTOR_STORE } from '../../../ports/tokens';
 import type { VectorStore } from '../../../ports/vector-store.port';
 import type { InjectMap } from '../../../use-case';
-import { BTE_PROXY_KIND } from '../../serving/serving-view';
-import { SyncQuarantinesUseCase } from '../../sync-quarantines/sync-quarantines.use-case';
+import { BTE_PROXY_KIND } from '../../serving/serving-view/serving-view';
+import { SyncQuarantinesUseCase } from '../../quarantine/sync-quarantines/sync-quarantines.use-case';
 
 export interface ReconcileAuditDeps {
   documents: DocumentRepository;

@@ -7,7 +7,7 @@ import { CORE_SETTINGS, EMBEDDER, FEEDBACK_EVENTS, JUDGE, QUARANTINES, VECTOR_ST
 import type { CoreSettings } from '../../../settings';
 import type { VectorStore } from '../../../ports/vector-store.port';
 import type { InjectMap } from '../../../use-case';
-import { BTE_PROXY_KIND } from '../../serving/serving-view';
+import { BTE_PROXY_KIND } from '../../serving/serving-view/serving-view';
 import { paraphraseStates, PARAPHRASE_FLOOR, SeedSet } from '../seed-paraphrase';
 import { activeRecords, watchedEvents, watchOptions } from '../watchlist';
 
