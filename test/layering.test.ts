@@ -45,4 +45,19 @@ describe('layering rules (.dependency-cruiser.cjs)', () => {
     }
     expect(existsSync(SCRATCH)).toBe(false);
   }, 60_000);
+  it('two files that import each other fail with no-circular', () => {
+    const a = join(ROOT, 'libs', 'forensics', 'src', '__cycle_probe_a__.ts');
+    const b = join(ROOT, 'libs', 'forensics', 'src', '__cycle_probe_b__.ts');
+    expect(existsSync(a) || existsSync(b)).toBe(false);
+    try {
+      writeFileSync(a, "// Scratch file written by test/layering.test.ts; deleted when the test ends.\nimport { b } from './__cycle_probe_b__';\nexport const a = (): number => b() + 1;\n");
+      writeFileSync(b, "// Scratch file written by test/layering.test.ts; deleted when the test ends.\nimport type { a } from './__cycle_probe_a__';\nexport const b = (): number => 1;\nexport type A = typeof a;\n");
+      const r = lintDeps('libs/forensics');
+      expect(r.status).toBe(1);
+      expect(r.output).toMatch(/error no-circular: libs\/forensics\/src\/__cycle_probe_a__\.ts/);
+    } finally {
+      rmSync(a, { force: true });
+      rmSync(b, { force: true });
+    }
+  }, 60_000);
 });

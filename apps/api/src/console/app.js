@@ -9,30 +9,19 @@ import { renderEvents } from './events.js';
 import { renderAudit } from './audit.js';
 import { renderDeadLetters } from './dead-letters.js';
 import { renderAudits } from './audits.js';
+import { leavePage, pageKeys, session } from './shell.js';
 
-/** Shared across pages: who is logged in and the last queue page (for j/k on the item page). */
-export const session = { me: null, queueIds: [], queueHash: '#/queue' };
-
-export function can(permission) {
-  return !!session.me && Array.isArray(session.me.permissions) && session.me.permissions.includes(permission);
-}
+// session, can and page live in shell.js (the pages import them from there); re-exported for callers of app.js.
+export { can, page, session } from './shell.js';
 
 const main = document.getElementById('main');
-let cleanup = null;
-let keys = {};
-
-/** What a page gives the router: shortcuts (key → {label, run}) and a cleanup run when leaving. */
-export function page({ shortcuts = {}, onLeave = null } = {}) {
-  keys = shortcuts;
-  cleanup = onLeave;
-}
 
 const GLOBAL_KEYS = { '?': 'show / hide this help', 'g q': 'queue', 'g e': 'events', 'g l': 'audit log' };
 
 function showHelp() {
   const existing = document.getElementById('help');
   if (existing) { existing.remove(); return; }
-  const rows = [...Object.entries(keys).map(([k, v]) => [k, v.label]), ...Object.entries(GLOBAL_KEYS)];
+  const rows = [...Object.entries(pageKeys()).map(([k, v]) => [k, v.label]), ...Object.entries(GLOBAL_KEYS)];
   const box = h('section', { id: 'help', class: 'help', role: 'dialog', 'aria-label': 'Keyboard shortcuts', tabindex: '-1' },
     h('h2', { text: 'Keyboard shortcuts' }),
     h('table', {}, h('tbody', {}, rows.map(([k, label]) => h('tr', {}, h('th', {}, h('kbd', { text: k })), h('td', { text: label }))))),
@@ -60,7 +49,7 @@ document.addEventListener('keydown', (e) => {
   }
   if (e.key === 'g') { pendingG = true; setTimeout(() => { pendingG = false; }, 1200); return; }
   if (e.key === '?') { e.preventDefault(); showHelp(); return; }
-  const k = keys[e.key];
+  const k = pageKeys()[e.key];
   if (k) { e.preventDefault(); k.run(e); }
 });
 
@@ -115,9 +104,7 @@ function parseHash() {
 let routeSeq = 0;
 export async function route() {
   const seq = ++routeSeq;
-  if (cleanup) { try { cleanup(); } catch { /* leaving anyway */ } }
-  cleanup = null;
-  keys = {};
+  leavePage();
   document.getElementById('help')?.remove();
   const { parts, params } = parseHash();
   const view = clear(main);

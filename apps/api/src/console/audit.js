@@ -1,6 +1,6 @@
 // The audit log, newest first, filterable by actor, action, entity id, text and date.
 import { api, qs } from './api.js';
-import { page } from './app.js';
+import { page } from './shell.js';
 import { clear, field, fmtDate, h, jsonPre, short } from './dom.js';
 
 const KEYS = ['actor', 'action', 'entityId', 'q', 'from', 'to'];

@@ -1,7 +1,7 @@
 // Database audits (GET /v1/audits…): runs with status and progress bars (refreshed while any runs),
 // one run's counts and findings with links to the review items they created; admins can start a run.
 import { api, ApiError, qs } from './api.js';
-import { can, page } from './app.js';
+import { can, page } from './shell.js';
 import { badge, clear, fmtDate, field, h, jsonPre, short, toast } from './dom.js';
 
 const KINDS = ['reconcile', 'cluster-scan', 'sibling-sweep', 're-trace'];

@@ -1,7 +1,7 @@
 // Dead letters (GET /v1/dead-letters): feedback events that ended FAILED and failed queue jobs,
 // read-only (re-driving them is POST /v1/dead-letters/redrive, for admins, through the API).
 import { api, qs } from './api.js';
-import { page } from './app.js';
+import { page } from './shell.js';
 import { clear, fmtDate, h, short } from './dom.js';
 
 export async function renderDeadLetters(view, params, current) {

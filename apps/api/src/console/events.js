@@ -1,7 +1,7 @@
 // Feedback events: status, step, verification, verdict counts, items per state, enhancements; each
 // links to its items in the queue.
 import { api, qs } from './api.js';
-import { page } from './app.js';
+import { page } from './shell.js';
 import { clear, field, fmtDate, h, short } from './dom.js';
 
 const STATUSES = ['', 'RECEIVED', 'QUEUED', 'TRACING', 'TRACED', 'BOUNDED', 'FAILED'];

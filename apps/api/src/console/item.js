@@ -3,7 +3,7 @@
 // history and earlier decisions; decisions (approve / restore / purge with typed confirmation) and
 // the claim (taken on open, renewed every minute, released on leave).
 import { api, ApiError } from './api.js';
-import { can, page, session } from './app.js';
+import { can, page, session } from './shell.js';
 import { badge, clear, field, fmtDate, fmtNum, h, highlighted, jsonPre, miniBar, s, short, toast } from './dom.js';
 
 const RENEW_MS = 60_000;

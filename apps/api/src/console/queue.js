@@ -2,7 +2,7 @@
 // export links. The filter lives in the URL hash (#/queue?state=…&q=…), so it survives reloads and
 // the back button; `cursor` is the opaque keyset cursor of the page shown.
 import { api, ApiError, qs, requestId } from './api.js';
-import { can, page, session } from './app.js';
+import { can, page, session } from './shell.js';
 import { badge, clear, field, fmtDate, h, miniBar, short, toast } from './dom.js';
 
 const STATES = ['NEEDS_REVIEW', 'QUARANTINED', 'RESTORED', 'PURGED'];

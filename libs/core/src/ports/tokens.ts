@@ -11,14 +11,10 @@ import type { TracebackQueue } from './traceback-queue.port';
 import type { VectorStore } from './vector-store.port';
 import type { Clock, Failpoints, NeighbourLists } from './runtime.port';
 import type { CoreSettings, IdentitySettings } from '../settings';
+import { token } from './token';
 
-/**
- * Injection tokens of the ports. Core stays framework-free: a token is a plain symbol that carries
- * the port's type, so the composition root (libs/infra, Nest) binds adapters to tokens and builds
- * each use case from its declared dependencies (see `UseCase` in ../use-case.ts).
- */
-export type Token<T> = symbol & { readonly __port?: T };
-const token = <T>(name: string): Token<T> => Symbol(name) as Token<T>;
+/** Injection tokens of the ports (a token is a typed symbol: see ./token.ts). */
+export type { Token } from './token';
 
 export const DOCUMENTS = token<DocumentRepository>('DocumentRepository');
 export const FEEDBACK_EVENTS = token<FeedbackEventRepository>('FeedbackEventRepository');

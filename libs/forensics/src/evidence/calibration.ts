@@ -14,7 +14,8 @@
  * 3. Combination: for the subset of signals present, z = c₀ + Σ c_k·logit(P_k), combined = σ(z),
  *    again a logistic regression (one per subset, so a missing signal is never read as benign).
  */
-import type { EvidenceSignal } from './evidence.params';
+/** The retriever-side evidence signals (declared here, re-exported by evidence.params.ts, so the two files do not import each other). */
+export type EvidenceSignal = 'bird' | 'grada' | 'progrank';
 
 export const EVIDENCE_SIGNALS: readonly EvidenceSignal[] = ['bird', 'grada', 'progrank'];
 

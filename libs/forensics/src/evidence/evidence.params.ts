@@ -6,7 +6,7 @@
  */
 import type { EvidenceCalibration } from './calibration';
 
-export type EvidenceSignal = 'bird' | 'grada' | 'progrank';
+export type { EvidenceSignal } from './calibration';
 
 /** `birdSuspicion`, `gradaSuspicion`, `progrankSuspicion`. */
 export interface SignalSuspicionParams {

@@ -1,5 +1,5 @@
 import type { TrustLevel } from '@forensics/algorithms';
-import type { Token } from '../tokens';
+import type { Token } from '../token';
 
 /** One report of the same folded (query, wrong answer) in a collection. */
 export interface SameReportRow { eventId: string; source: string | null; trust: TrustLevel; createdAt: Date }

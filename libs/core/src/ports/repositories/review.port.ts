@@ -1,4 +1,4 @@
-import type { Token } from '../tokens';
+import type { Token } from '../token';
 import type { FeedbackStatus, JsonObject, Label, QuarantineState, Verification } from './records';
 
 /**

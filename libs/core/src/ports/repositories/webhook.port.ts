@@ -1,5 +1,5 @@
 import type { DomainEventType } from '../domain-events.port';
-import type { Token } from '../tokens';
+import type { Token } from '../token';
 import type { JsonObject } from './records';
 
 /**
