@@ -26,7 +26,7 @@
  * returns them (RunTraceback's registerUnknown; `payload.externalId` = the app's point id).
  * Other collection names than the attached one are served by the normal QdrantVectorStore.
  */
-import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
+import type { QdrantClient } from '@qdrant/js-client-rest';
 import type { PointPage, ScoredHit, SearchRequest, StoredRecord, VectorStore } from '@forensics/core';
 import {
   documentIdOf,
@@ -37,6 +37,7 @@ import {
   type QdrantAttachConfig,
 } from './qdrant-attach.mapping';
 import { QdrantVectorStore } from './qdrant-vector-store.adapter';
+import { chunks, QDRANT_ID_CHUNK as ID_CHUNK, qdrantClient, type QdrantPointId as PointId, queryBatchHits, searchFilter, statusOf } from './qdrant.common';
 import {
   assertCollectionName,
   assertDimension,
@@ -62,26 +63,7 @@ export interface QdrantAttachedVectorStoreOptions {
   timeoutMs?: number;
 }
 
-const ID_CHUNK = 1000;
 const OWN_PREFIX = 'rf_own_';
-
-type Filter = Schemas['Filter'];
-type Condition = Schemas['Condition'];
-type PointId = string | number;
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-function statusOf(error: unknown): number | undefined {
-  if (error && typeof error === 'object' && 'status' in error) {
-    const status = (error as { status: unknown }).status;
-    if (typeof status === 'number') return status;
-  }
-  return undefined;
-}
 
 export class QdrantAttachedVectorStore implements VectorStore {
   readonly kind = 'qdrant';
@@ -104,7 +86,7 @@ export class QdrantAttachedVectorStore implements VectorStore {
     assertCollectionName(this.attachedAs);
     assertCollectionName(this.ownName());
     this.tieSlack = Math.max(0, Math.floor(options.tieSlack ?? 8));
-    this.client = new QdrantClient({ url: options.url, apiKey: options.apiKey, timeout: options.timeoutMs ?? 30_000, checkCompatibility: false });
+    this.client = qdrantClient(options);
     this.own = new QdrantVectorStore({ url: options.url, apiKey: options.apiKey, timeoutMs: options.timeoutMs, tieSlack: options.tieSlack });
   }
 
@@ -335,35 +317,24 @@ export class QdrantAttachedVectorStore implements VectorStore {
   }
 
   private async searchApp(requests: readonly SearchRequest[]): Promise<ScoredHit[][]> {
-    const live = requests.map((r, i) => ({ r, i })).filter(({ r }) => r.k > 0);
-    const results: ScoredHit[][] = requests.map(() => []);
-    if (live.length === 0) return results;
-    const responses = await this.client.queryBatch(this.cfg.collection, {
-      searches: live.map(({ r }) => {
-        const mustNot: Condition[] = [];
-        if (!r.includeQuarantined) mustNot.push({ key: this.cfg.quarantineKey, match: { value: true } });
-        const exclude = uniqueIds(r.excludeIds ?? []).map((id) => pointIdOf(id, this.cfg.idType)).filter((p): p is PointId => p !== null);
-        if (exclude.length > 0) mustNot.push({ has_id: exclude });
-        const filter: Filter | undefined = mustNot.length > 0 ? { must_not: mustNot } : undefined;
-        return {
-          query: Array.from(r.vector, Number),
-          ...(this.cfg.vectorName ? { using: this.cfg.vectorName } : {}),
-          limit: r.k + this.tieSlack,
-          filter,
-          with_payload: this.payloadSelector(),
-          with_vector: false,
-        };
+    return queryBatchHits(
+      requests,
+      (searches) => this.client.queryBatch(this.cfg.collection, { searches }),
+      (r) => ({
+        query: Array.from(r.vector, Number),
+        ...(this.cfg.vectorName ? { using: this.cfg.vectorName } : {}),
+        limit: r.k + this.tieSlack,
+        filter: searchFilter(r, this.cfg.quarantineKey, uniqueIds(r.excludeIds ?? []).map((id) => pointIdOf(id, this.cfg.idType)).filter((p): p is PointId => p !== null)),
+        with_payload: this.payloadSelector(),
+        with_vector: false,
       }),
-    });
-    live.forEach(({ i }, n) => {
-      results[i] = (responses[n]?.points ?? []).map((p) => ({
+      (points) => points.map((p) => ({
         id: documentIdOf(p.id, this.cfg.idType),
         score: clampCosine(p.score),
         text: textOf(p.payload as Record<string, unknown> | null, this.cfg.textKey),
         payload: servicePayloadOf(p.id),
-      }));
-    });
-    return results;
+      })),
+    );
   }
 
   /** Our own records of the attached collection; none while `rf_own_<name>` does not exist yet. */

@@ -15,7 +15,7 @@
  * returns them. Ties: Qdrant does not order equal scores, so each search asks for a few extra points
  * (`tieSlack`) and orders by score then id.
  */
-import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
+import type { QdrantClient } from '@qdrant/js-client-rest';
 import type { PointPage, ScoredHit, SearchRequest, StoredRecord, VectorStore } from '@forensics/core';
 import {
   assertCollectionName,
@@ -32,6 +32,7 @@ import {
   VectorStoreError,
   type VectorRecordInput,
 } from './vector-store.common';
+import { chunks, QDRANT_ID_CHUNK as ID_CHUNK, qdrantClient, queryBatchHits, searchFilter, statusOf } from './qdrant.common';
 
 export interface QdrantVectorStoreOptions {
   url: string;
@@ -50,10 +51,6 @@ const DENSE = 'dense';
 const RAW = 'raw';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const WRITE_CHUNK = 256;
-const ID_CHUNK = 1000;
-
-type Filter = Schemas['Filter'];
-type Condition = Schemas['Condition'];
 
 interface QdrantPayload {
   text?: unknown;
@@ -63,20 +60,6 @@ interface QdrantPayload {
 
 const isUuid = (id: string): boolean => UUID.test(id);
 const normaliseId = (id: string): string => id.toLowerCase();
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-function statusOf(error: unknown): number | undefined {
-  if (error && typeof error === 'object' && 'status' in error) {
-    const status = (error as { status: unknown }).status;
-    if (typeof status === 'number') return status;
-  }
-  return undefined;
-}
 
 function asPayloadObject(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? { ...(value as Record<string, unknown>) } : {};
@@ -102,12 +85,7 @@ export class QdrantVectorStore implements VectorStore {
     }
     this.exactSearch = options.exactSearch ?? false;
     this.tieSlack = Math.max(0, Math.floor(options.tieSlack ?? 8));
-    this.client = new QdrantClient({
-      url: options.url,
-      apiKey: options.apiKey,
-      timeout: options.timeoutMs ?? 30_000,
-      checkCompatibility: false,
-    });
+    this.client = qdrantClient(options);
   }
 
   // ---- VectorStore --------------------------------------------------------------------------------
@@ -197,32 +175,19 @@ export class QdrantVectorStore implements VectorStore {
     const dim = await this.requireDimension(collection);
     validateSearchRequests(collection, requests, dim);
     if (requests.length === 0) return [];
-    const live = requests.map((r, i) => ({ r, i })).filter(({ r }) => r.k > 0);
-    const results: ScoredHit[][] = requests.map(() => []);
-    if (live.length === 0) return results;
-    const responses = await this.call(collection, () =>
-      this.client.queryBatch(this.qname(collection), {
-        searches: live.map(({ r }) => {
-          const mustNot: Condition[] = [];
-          if (!r.includeQuarantined) mustNot.push({ key: 'quarantined', match: { value: true } });
-          const exclude = uniqueIds(r.excludeIds ?? []).filter(isUuid).map(normaliseId);
-          if (exclude.length > 0) mustNot.push({ has_id: exclude });
-          const filter: Filter | undefined = mustNot.length > 0 ? { must_not: mustNot } : undefined;
-          return {
-            query: Array.from(r.vector, Number),
-            using: DENSE,
-            limit: r.k + this.tieSlack,
-            filter,
-            with_payload: true,
-            with_vector: false,
-            params: this.exactSearch ? { exact: true } : undefined,
-          };
-        }),
+    return this.call(collection, () => queryBatchHits(
+      requests,
+      (searches) => this.client.queryBatch(this.qname(collection), { searches }),
+      (r) => ({
+        query: Array.from(r.vector, Number),
+        using: DENSE,
+        limit: r.k + this.tieSlack,
+        filter: searchFilter(r, 'quarantined', uniqueIds(r.excludeIds ?? []).filter(isUuid).map(normaliseId)),
+        with_payload: true,
+        with_vector: false,
+        params: this.exactSearch ? { exact: true } : undefined,
       }),
-    );
-    live.forEach(({ r, i }, n) => {
-      const points = responses[n]?.points ?? [];
-      results[i] = points
+      (points, r) => points
         .map((p) => {
           const payload = (p.payload ?? {}) as QdrantPayload;
           return {
@@ -233,9 +198,8 @@ export class QdrantVectorStore implements VectorStore {
           };
         })
         .sort(compareHits)
-        .slice(0, r.k);
-    });
-    return results;
+        .slice(0, r.k),
+    ));
   }
 
   async fetch(collection: string, ids: readonly string[]): Promise<StoredRecord[]> {
