@@ -7,12 +7,15 @@ import { WorkerMetrics } from './worker-metrics';
 import { AuditProcessor } from './processors/audit.processor';
 import { MaintenanceProcessor } from './processors/maintenance.processor';
 import { TracebackProcessor } from './processors/traceback.processor';
-import { webhookBackoffStrategy, WebhookDeliveryProcessor } from './processors/webhook-delivery.processor';
+import { WebhookDeliveryProcessor } from './processors/webhook-delivery.processor';
+import { webhookBackoffStrategy } from './processors/webhook-retry';
+import { AuditSchedules, WebhookOutboxSweep } from './recurring-jobs';
 
 /**
  * The worker: @nestjs/bullmq runs TracebackProcessor on the traceback queue and MaintenanceProcessor
  * (the reconciler, fired by a job scheduler) on the maintenance queue; FeedbackSweeper does the
- * start-up housekeeping and registers that scheduler. `infrastructure` is the process's one InfrastructureModule.forRoot(config).
+ * start-up housekeeping and registers that scheduler; AuditSchedules and WebhookOutboxSweep (recurring-jobs.ts)
+ * register the audit schedules and the webhook outbox sweep. `infrastructure` is the process's one InfrastructureModule.forRoot(config).
  */
 @Module({})
 export class WorkerModule {
@@ -39,7 +42,7 @@ export class WorkerModule {
       module: WorkerModule,
       imports: [infrastructure, CoreModule, DiscoveryModule],
       // WorkerMetrics: queue wait / processing times of every processor, and WORKER_METRICS_PORT.
-      providers: [ConfiguredTracebackProcessor, ConfiguredMaintenanceProcessor, ConfiguredWebhookProcessor, ConfiguredAuditProcessor, FeedbackSweeper, WorkerMetrics],
+      providers: [ConfiguredTracebackProcessor, ConfiguredMaintenanceProcessor, ConfiguredWebhookProcessor, ConfiguredAuditProcessor, FeedbackSweeper, WorkerMetrics, AuditSchedules, WebhookOutboxSweep],
     };
   }
 }
