@@ -27,7 +27,7 @@ import { LSH_MIN_TEXTS, readKnnGraph, scanCollection, scanNeighbours } from '../
 import { LanceDbVectorStore } from '../libs/infra/src/vector-store/lancedb-vector-store.adapter';
 import { applyMigrations } from '../libs/infra/src/prisma/migrator';
 import { createPrismaClient } from '../libs/infra/src/prisma/prisma-client';
-import { PrismaAuditRunRepository } from '../libs/infra/src/prisma/repositories/prisma-audit-run.repository';
+import { PrismaAuditRunRepository } from '../libs/infra/src/audits/prisma-audit-run.repository';
 import { startEmbeddedPostgres } from '../libs/infra/src/runtime/embedded-services';
 
 function arg(name: string, dflt: string): string {

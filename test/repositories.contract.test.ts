@@ -19,7 +19,7 @@ import { InMemoryWebhookRepository } from '@forensics/core/testing';
 import { PrismaWebhookRepository, SecretBox } from '@forensics/infra';
 import type { AuditRunRepository } from '@forensics/core';
 import { InMemoryAuditRunRepository } from '@forensics/core/testing';
-import { PrismaAuditRunRepository } from '../libs/infra/src/prisma/repositories/prisma-audit-run.repository';
+import { PrismaAuditRunRepository } from '../libs/infra/src/audits/prisma-audit-run.repository';
 
 let prisma: PrismaClient | null = null;
 afterAll(async () => { await prisma?.$disconnect(); });

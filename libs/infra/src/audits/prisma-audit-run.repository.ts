@@ -1,7 +1,7 @@
 import type { AuditFindingRow, AuditKind, AuditProgress, AuditRunFilter, AuditRunRepository, AuditRunRow, AuditStatus, AuditTrigger, NewAuditFinding } from '@forensics/core';
 import { ScanGraph } from '@forensics/core';
-import type { AuditFinding, AuditRun, Prisma, PrismaClient } from '../generated/client';
-import { fromJson, isUuid, jsonValue, toJson } from './prisma-json';
+import type { AuditFinding, AuditRun, Prisma, PrismaClient } from '../prisma/generated/client';
+import { fromJson, isUuid, jsonValue, toJson } from '../prisma/repositories/prisma-json';
 import { decodeScanGraph, encodeScanGraph } from './scan-graph-codec';
 
 /** Rows of at most this many bytes hold one collection's scan graph. */

@@ -15,7 +15,7 @@ import { createPrismaRepositories } from '../prisma/repositories';
 import { PrismaReviewRepository } from '../prisma/repositories/prisma-review.repository';
 import { PrismaReporterActivityRepository } from '../prisma/repositories/prisma-reporter-activity.repository';
 import { AUDIT_QUEUE, AUDIT_RUNS, AUDIT_SCHEDULES, REPORTER_ACTIVITY, REVIEW, REVIEW_SETTINGS } from '@forensics/core';
-import { PrismaAuditRunRepository } from '../prisma/repositories/prisma-audit-run.repository';
+import { PrismaAuditRunRepository } from '../audits/prisma-audit-run.repository';
 import { NoAuditQueue, NoAuditSchedules } from '../audits/bullmq-audit-queue';
 import { startEmbeddedPostgres, startEmbeddedRedis, type EmbeddedService } from '../runtime/embedded-services';
 import { createVectorStore } from '../vector-store';
