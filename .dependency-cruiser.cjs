@@ -103,6 +103,29 @@ module.exports = {
       to: { dependencyTypes: ['core'], path: IO_BUILTINS },
     },
 
+    {
+      name: 'ports-and-domain-no-use-cases',
+      severity: 'error',
+      comment:
+        'Inside core, ports (libs/core/src/ports) and domain rules (libs/core/src/domain) sit below the use cases ' +
+        '(libs/core/src/use-cases/<aggregate>/...): they never import a use case. A type both need goes into the ' +
+        'port or the domain, and the use case imports it from there.',
+      from: { path: '^libs/core/src/(ports|domain)/', pathNot: NOT_PRODUCTION },
+      to: { path: '^libs/core/src/use-cases/' },
+    },
+
+    // ── apps: through the libraries' public entry points ────────────────────────────────────────
+    {
+      name: 'apps-use-library-entry-points',
+      severity: 'error',
+      comment:
+        'Production code in apps/ imports core and the pure library through their entry points (@forensics/core, ' +
+        '@forensics/algorithms), never a file inside them: the folders inside (use-cases/<aggregate>/..., one folder ' +
+        'per algorithm) can then be regrouped without touching the apps. Export what an app needs from the barrel. (Fitted-parameter JSON files may be read directly.)',
+      from: { path: '^apps/[^/]+/src/', pathNot: NOT_PRODUCTION },
+      to: { path: ['^libs/core/src/', PURE], pathNot: ['^libs/core/src/index\\.ts$', '^libs/core/src/testing/index\\.ts$', '^libs/forensics/src/index\\.ts$', '\\.json$'] },
+    },
+
     // ── infra: adapters ────────────────────────────────────────────────────────────────────────
     {
       name: 'infra-no-apps-tests-benches-scripts',

@@ -11,3 +11,4 @@ export * from './progrank';
 export * from './gradient';
 export * from './evidence';
 export * from './cluster-scan';
+export * from './seed-paraphrase';

@@ -1,7 +1,7 @@
 import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore, ScriptedJudge } from '../../../testing';
 import type { Judge } from '../../../ports/judge.port';
 import { IngestCorpusUseCase } from '../../collections/ingest-corpus/ingest-corpus.use-case';
-import { paraphraseStates, SeedSet, statesAnswer } from '../seed-paraphrase';
+import { paraphraseStates, SeedSet, statesAnswer } from '@forensics/algorithms';
 
 const evidence = { policy: { name: 'judge-only', decision: 'QUARANTINE', withhold: true, reason: 'judge', inputs: {} }, judge: { kind: 'scripted', model: 's', promptVersion: 'v', signals: null }, retrieval: null, retrieverEvidence: null };
 

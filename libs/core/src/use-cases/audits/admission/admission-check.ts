@@ -7,7 +7,7 @@ import type { VectorStore } from '../../../ports/vector-store.port';
 import type { CoreSettings } from '../../../settings';
 import type { InjectMap } from '../../../use-case';
 import { DEFAULT_AUDIT_SETTINGS } from '../audit-queue.port';
-import { paraphraseStates, SeedSet, statesAnswer } from '../seed-paraphrase';
+import { paraphraseStates, SeedSet, statesAnswer } from '@forensics/algorithms';
 import { watchedEvents, watchOptions } from '../watchlist';
 
 export interface AdmissionCheckDeps {

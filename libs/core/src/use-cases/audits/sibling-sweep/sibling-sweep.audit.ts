@@ -8,7 +8,7 @@ import type { CoreSettings } from '../../../settings';
 import type { VectorStore } from '../../../ports/vector-store.port';
 import type { InjectMap } from '../../../use-case';
 import { BTE_PROXY_KIND } from '../../serving/serving-view/serving-view';
-import { paraphraseStates, PARAPHRASE_FLOOR, SeedSet } from '../seed-paraphrase';
+import { paraphraseStates, PARAPHRASE_FLOOR, SeedSet } from '@forensics/algorithms';
 import { activeRecords, watchedEvents, watchOptions } from '../watchlist';
 
 export interface SiblingSweepAuditDeps {

@@ -1,4 +1,6 @@
-import { containsAnswer, contentTerms, polarAnswer, POLAR_MIN_COVERAGE } from '@forensics/algorithms';
+/** Seed sets and paraphrase tests of the audits (admission check, sibling sweep): their pure part, no I/O. */
+import { polarAnswer, POLAR_MIN_COVERAGE } from '../offline-judge';
+import { containsAnswer, contentTerms } from '../text';
 
 /** A paraphrase is at least this close to one seed even when the seeds are diverse. */
 export const PARAPHRASE_FLOOR = 0.5;

@@ -1,0 +1,1 @@
+export { PARAPHRASE_FLOOR, paraphraseStates, SeedSet, statesAnswer } from './seed-paraphrase';
