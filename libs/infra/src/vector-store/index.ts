@@ -7,6 +7,7 @@ import { QdrantVectorStore } from './qdrant-vector-store.adapter';
 
 export { LanceDbVectorStore, type AnnIndexKind, type LanceDbVectorStoreOptions } from './lancedb-vector-store.adapter';
 export { QdrantVectorStore, type QdrantVectorStoreOptions } from './qdrant-vector-store.adapter';
+export { PgVectorStore, DEFAULT_PGVECTOR_SCHEMA, type PgVectorStoreOptions } from './pgvector-vector-store.adapter';
 export { QdrantAttachedVectorStore, type QdrantAttachedVectorStoreOptions } from './qdrant-attached-vector-store.adapter';
 export { documentIdOf, pointIdOf, type AttachIdType, type QdrantAttachConfig } from './qdrant-attach.mapping';
 export {
