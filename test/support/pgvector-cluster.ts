@@ -18,6 +18,8 @@ export interface PgVectorCluster {
   /** postgres:// URL of the `postgres` database (trust auth on 127.0.0.1), extension created. */
   url: string;
   port: number;
+  /** The postmaster's pid (the bench sums its processes' memory). */
+  pid(): number;
   /** URL of the same server as another role (created by the caller). */
   urlAs(user: string, password: string): string;
   stop(): Promise<void>;
@@ -48,7 +50,8 @@ export function pgvectorMissing(): string | null {
   return null;
 }
 
-export async function startPgVectorCluster(): Promise<PgVectorCluster> {
+/** `settings`: extra server settings (-c name=value), e.g. shared_buffers for the bench. */
+export async function startPgVectorCluster(opts: { settings?: Record<string, string> } = {}): Promise<PgVectorCluster> {
   const missing = pgvectorMissing();
   if (missing) throw new Error(`pgvector tests need a PostgreSQL with pgvector: ${missing}`);
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -64,7 +67,7 @@ export async function startPgVectorCluster(): Promise<PgVectorCluster> {
   const port = await freePort();
   run('pg_ctl', [
     '-D', data, '-l', path.join(dir, 'server.log'), '-w', '-t', '60',
-    '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=128MB`,
+    '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=128MB${Object.entries(opts.settings ?? {}).map(([k, v]) => ` -c ${k}=${v}`).join('')}`,
     'start',
   ]);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
@@ -80,6 +83,7 @@ export async function startPgVectorCluster(): Promise<PgVectorCluster> {
   return {
     url,
     port,
+    pid: () => Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]),
     urlAs: (user, password) => `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
     stop: async () => {
       if (stopped) return;
