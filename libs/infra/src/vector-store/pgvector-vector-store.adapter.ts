@@ -375,7 +375,10 @@ export class PgVectorStore implements VectorStore {
               throw new VectorStoreError(`pgvector: the "vector" extension is not installed in this database and could not be created (${(error as Error).message}); a superuser must run CREATE EXTENSION vector`);
             }
           }
-          await c.query(`CREATE SCHEMA IF NOT EXISTS ${escapeIdentifier(this.schema)}`);
+          // Only when missing: CREATE SCHEMA (even IF NOT EXISTS) needs CREATE on the database, which a
+          // role given a ready schema (docs/vector-stores.md, "Rights") does not have.
+          const schema = await c.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
+          if (schema.rowCount === 0) await c.query(`CREATE SCHEMA IF NOT EXISTS ${escapeIdentifier(this.schema)}`);
           await c.query(`CREATE TABLE IF NOT EXISTS ${this.q('collections')} (
             name text PRIMARY KEY, table_name text NOT NULL UNIQUE, dimension integer NOT NULL, revision bigint NOT NULL DEFAULT 0)`);
         } finally {
