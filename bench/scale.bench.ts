@@ -34,7 +34,8 @@
  * searches at hnsw.ef_search --ef (default 100) with the quarantine filter and exclusions in the query,
  * recall@10 against the same exact top-10, and postgresPssMb = the proportional set size of all the
  * cluster's processes after the searches (shared buffers counted once). The foreign write is a second
- * PgVectorStore (its own connections) upserting 100 texts and quarantining 10 rows.
+ * PgVectorStore (its own connections) upserting 100 texts and quarantining 10 rows. `--ef-sweep 200,400`
+ * adds recall@10 and p50/p99 of the same queries at other hnsw.ef_search values ("efSweep").
  */
 import { mulberry32 } from '@forensics/algorithms';
 import { spawn } from 'node:child_process';
@@ -335,12 +336,32 @@ async function pgvectorRun(truth: number[][]): Promise<Record<string, unknown>> 
       await other.setQuarantined(COLLECTION, foreignFlagged(round).filter((r) => !flagged(r)).map((r) => uuid(r + 1)), false);
     }
     await other.close();
+    // --ef-sweep 200,400: recall@10 and latency of the same queries at other hnsw.ef_search values (same index).
+    const sweep: Record<string, { p50Ms: number; p99Ms: number; recallAt10: number }> = {};
+    for (const e of arg('ef-sweep', '').split(',').filter(Boolean).map(Number)) {
+      const s2 = new PgVectorStore({ url: cluster.url, efSearch: e });
+      const l2: number[] = [];
+      let f2 = 0;
+      for (let j = 0; j < qs.length; j++) {
+        const q = qs[j];
+        const excludeIds = q.exclude.map((r) => uuid(r + 1));
+        const t = performance.now();
+        await s2.search(COLLECTION, { vector: vectorOf(q.row), k: q.k, excludeIds });
+        l2.push(performance.now() - t);
+        const ten = await s2.search(COLLECTION, { vector: vectorOf(q.row), k: 10, excludeIds });
+        const set = new Set(truth[j]);
+        f2 += ten.filter((h) => set.has(rowOf(h.id))).length;
+      }
+      await s2.close();
+      sweep[String(e)] = { p50Ms: +percentile(l2, 0.5).toFixed(1), p99Ms: +percentile(l2, 0.99).toFixed(1), recallAt10: +(f2 / (qs.length * 10)).toFixed(4) };
+      log(`pgvector ef_search ${e}: ${JSON.stringify(sweep[String(e)])}`);
+    }
     return {
       store: 'pgvector', texts: N, vectors: KIND, ingestPerSec: Math.round(N / ingestSec), index: 'hnsw(m=16,ef_construction=64)', indexBuildSec: +indexBuildSec.toFixed(1),
       maintenanceWorkMem: mwm, efSearch: ef,
       searchP50Ms: +percentile(lat, 0.5).toFixed(1), searchP99Ms: +percentile(lat, 0.99).toFixed(1),
       foreignWriteNextSearchMs: +percentile(foreignMs, 0.5).toFixed(1), foreignWriteSeen: `${seen}/${FOREIGN_ROUNDS}`,
-      postgresPssMb: pss, recallAt10: +recallAt10.toFixed(4), quarantinedReturned: flaggedReturned, excludedReturned,
+      postgresPssMb: pss, recallAt10: +recallAt10.toFixed(4), quarantinedReturned: flaggedReturned, excludedReturned, efSweep: sweep,
       cores: os.cpus().length, load1: +os.loadavg()[0].toFixed(2),
     };
   } finally {
