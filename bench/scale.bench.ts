@@ -26,6 +26,16 @@
  * - FOREIGN children ("the API again") each upsert 100 texts (one of them = the next query's vector)
  *   and quarantine 10 rows, then exit; the next search here is timed and must see the new text.
  * Vectors are a pure function of (seed, row), so every process regenerates what it needs.
+ *
+ * `--store pgvector` (issue 36): the run above, then the same texts, queries and exact truth in pgvector
+ * (PgVectorStore on a PostgreSQL 15 + pgvector cluster this process starts, test/support/pgvector-cluster.ts),
+ * a SECOND JSON line with "store":"pgvector": bulk load (10k rows per upsert, no index), then the HNSW
+ * build (m 16, ef_construction 64; maintenance_work_mem --pg-mwm, default 3GB; 1 parallel worker),
+ * searches at hnsw.ef_search --ef (default 100) with the quarantine filter and exclusions in the query,
+ * recall@10 against the same exact top-10, and postgresPssMb = the proportional set size of all the
+ * cluster's processes after the searches (shared buffers counted once). The foreign write is a second
+ * PgVectorStore (its own connections) upserting 100 texts and quarantining 10 rows. `--ef-sweep 200,400`
+ * adds recall@10 and p50/p99 of the same queries at other hnsw.ef_search values ("efSweep").
  */
 import { mulberry32 } from '@forensics/algorithms';
 import { spawn } from 'node:child_process';
@@ -35,6 +45,8 @@ import * as path from 'node:path';
 import type { VectorRecord } from '../libs/core/src/ports/vector-store.port';
 import { ExactMatrix } from '../libs/infra/src/vector-store/exact-kernel';
 import { LanceDbVectorStore } from '../libs/infra/src/vector-store/lancedb-vector-store.adapter';
+import { PgVectorStore } from '../libs/infra/src/vector-store/pgvector-vector-store.adapter';
+import { startPgVectorCluster } from '../test/support/pgvector-cluster';
 import { ANN_INDEX_KINDS, DEFAULT_ANN_INDEX, type AnnIndexKind } from '../libs/infra/src/vector-store/vector-store.common';
 
 const DIM = 384;
@@ -234,6 +246,130 @@ async function foreign(dir: string): Promise<void> {
   process.stdout.write(JSON.stringify({ newId: uuid(base) }));
 }
 
+// ---- pgvector, beside the embedded store ---------------------------------------------------------
+
+/** Proportional set size (MB) of the postmaster and its children (Pss counts shared buffers once). */
+function pssMb(rootPid: number): number {
+  const pids = [rootPid];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === rootPid) pids.push(Number(d));
+    } catch {
+      /* gone */
+    }
+  }
+  let kb = 0;
+  for (const pid of pids) {
+    try {
+      const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+      if (m) kb += Number(m[1]);
+    } catch {
+      /* gone */
+    }
+  }
+  return Math.round(kb / 1024);
+}
+
+async function pgvectorRun(truth: number[][]): Promise<Record<string, unknown>> {
+  const texts = loadTexts();
+  const ef = Number(arg('ef', '100'));
+  const mwm = arg('pg-mwm', '3GB');
+  const cluster = await startPgVectorCluster({ settings: { shared_buffers: arg('pg-shared-buffers', '1GB'), max_parallel_maintenance_workers: '1', max_wal_size: '8GB', checkpoint_timeout: '30min' } });
+  log(`pgvector cluster on port ${cluster.port} (shared_buffers ${arg('pg-shared-buffers', '1GB')}, maintenance_work_mem ${mwm}, ef_search ${ef})`);
+  const store = new PgVectorStore({ url: cluster.url, indexOnCreate: false, efSearch: ef });
+  try {
+    await store.ensureCollection(COLLECTION, DIM);
+    const t0 = performance.now();
+    for (let start = 0; start < N; start += CHUNK) {
+      const records: (VectorRecord & { quarantined?: boolean })[] = [];
+      for (let row = start; row < Math.min(N, start + CHUNK); row++) {
+        records.push({ id: uuid(row + 1), vector: vectorOf(row), text: texts[row % texts.length], payload: { externalId: `doc-${row}` }, ...(flagged(row) ? { quarantined: true } : {}) });
+      }
+      await store.upsert(COLLECTION, records);
+      if ((start / CHUNK) % 10 === 9 || start + CHUNK >= N) log(`pgvector ingested ${Math.min(N, start + CHUNK)}/${N} (${Math.round(Math.min(N, start + CHUNK) / ((performance.now() - t0) / 1000))}/s)`);
+    }
+    const ingestSec = (performance.now() - t0) / 1000;
+    log('pgvector: building the HNSW index…');
+    const t1 = performance.now();
+    await store.buildIndex(COLLECTION, { maintenanceWorkMem: mwm, parallelWorkers: 1 });
+    const indexBuildSec = (performance.now() - t1) / 1000;
+    log(`pgvector: index built in ${indexBuildSec.toFixed(1)} s`);
+    const qs = queries();
+    for (let i = 0; i < 5; i++) await store.search(COLLECTION, { vector: vectorOf(qs[i].row), k: qs[i].k, excludeIds: qs[i].exclude.map((r) => uuid(r + 1)) });
+    const lat: number[] = [];
+    let found = 0;
+    let flaggedReturned = 0;
+    let excludedReturned = 0;
+    for (let j = 0; j < qs.length; j++) {
+      const q = qs[j];
+      const vector = vectorOf(q.row);
+      const excludeIds = q.exclude.map((r) => uuid(r + 1));
+      const t = performance.now();
+      const hits = await store.search(COLLECTION, { vector, k: q.k, excludeIds });
+      lat.push(performance.now() - t);
+      const rows = hits.map((h) => rowOf(h.id));
+      flaggedReturned += rows.filter(flagged).length;
+      excludedReturned += rows.filter((r) => q.exclude.includes(r)).length;
+      const ten = await store.search(COLLECTION, { vector, k: 10, excludeIds });
+      const set = new Set(truth[j]);
+      found += ten.filter((h) => set.has(rowOf(h.id))).length;
+    }
+    const recallAt10 = found / (qs.length * 10);
+    log(`pgvector searches: p50 ${percentile(lat, 0.5).toFixed(1)} ms, p99 ${percentile(lat, 0.99).toFixed(1)} ms, recall@10 ${recallAt10.toFixed(4)}`);
+    const pss = pssMb(cluster.pid());
+    const other = new PgVectorStore({ url: cluster.url, efSearch: ef });
+    const foreignMs: number[] = [];
+    let seen = 0;
+    for (let round = 0; round < FOREIGN_ROUNDS; round++) {
+      const q = qs[round];
+      const base = N + 1000 + round * 1000;
+      await other.upsert(COLLECTION, Array.from({ length: 100 }, (_, i) => ({ id: uuid(base + i), vector: i === 0 ? vectorOf(q.row) : vectorOf(base + i), text: `foreign write ${round}.${i}` })));
+      await other.setQuarantined(COLLECTION, foreignFlagged(round).map((r) => uuid(r + 1)), true);
+      const t = performance.now();
+      const hits = await store.search(COLLECTION, { vector: vectorOf(q.row), k: q.k, excludeIds: q.exclude.map((r) => uuid(r + 1)) });
+      foreignMs.push(performance.now() - t);
+      if (hits.some((h) => h.id === uuid(base))) seen++;
+      await other.delete(COLLECTION, foreignIds(round));
+      await other.setQuarantined(COLLECTION, foreignFlagged(round).filter((r) => !flagged(r)).map((r) => uuid(r + 1)), false);
+    }
+    await other.close();
+    // --ef-sweep 200,400: recall@10 and latency of the same queries at other hnsw.ef_search values (same index).
+    const sweep: Record<string, { p50Ms: number; p99Ms: number; recallAt10: number }> = {};
+    for (const e of arg('ef-sweep', '').split(',').filter(Boolean).map(Number)) {
+      const s2 = new PgVectorStore({ url: cluster.url, efSearch: e });
+      const l2: number[] = [];
+      let f2 = 0;
+      for (let j = 0; j < qs.length; j++) {
+        const q = qs[j];
+        const excludeIds = q.exclude.map((r) => uuid(r + 1));
+        const t = performance.now();
+        await s2.search(COLLECTION, { vector: vectorOf(q.row), k: q.k, excludeIds });
+        l2.push(performance.now() - t);
+        const ten = await s2.search(COLLECTION, { vector: vectorOf(q.row), k: 10, excludeIds });
+        const set = new Set(truth[j]);
+        f2 += ten.filter((h) => set.has(rowOf(h.id))).length;
+      }
+      await s2.close();
+      sweep[String(e)] = { p50Ms: +percentile(l2, 0.5).toFixed(1), p99Ms: +percentile(l2, 0.99).toFixed(1), recallAt10: +(f2 / (qs.length * 10)).toFixed(4) };
+      log(`pgvector ef_search ${e}: ${JSON.stringify(sweep[String(e)])}`);
+    }
+    return {
+      store: 'pgvector', texts: N, vectors: KIND, ingestPerSec: Math.round(N / ingestSec), index: 'hnsw(m=16,ef_construction=64)', indexBuildSec: +indexBuildSec.toFixed(1),
+      maintenanceWorkMem: mwm, efSearch: ef,
+      searchP50Ms: +percentile(lat, 0.5).toFixed(1), searchP99Ms: +percentile(lat, 0.99).toFixed(1),
+      foreignWriteNextSearchMs: +percentile(foreignMs, 0.5).toFixed(1), foreignWriteSeen: `${seen}/${FOREIGN_ROUNDS}`,
+      postgresPssMb: pss, recallAt10: +recallAt10.toFixed(4), quarantinedReturned: flaggedReturned, excludedReturned, efSweep: sweep,
+      cores: os.cpus().length, load1: +os.loadavg()[0].toFixed(2),
+    };
+  } finally {
+    await store.close();
+    await cluster.stop();
+  }
+}
+
 // ---- the searching process ----------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -333,7 +469,8 @@ async function main(): Promise<void> {
       load1: +os.loadavg()[0].toFixed(2),
     };
     await store.close();
-    process.stdout.write(`${JSON.stringify(line)}\n`);
+    process.stdout.write(`${JSON.stringify(arg('store', 'lancedb') === 'pgvector' ? { store: 'lancedb', ...line } : line)}\n`);
+    if (arg('store', 'lancedb') === 'pgvector') process.stdout.write(`${JSON.stringify(await pgvectorRun(w.truth))}\n`);
   } finally {
     if (!keep && !arg('dir', '')) fs.rmSync(dir, { recursive: true, force: true });
   }

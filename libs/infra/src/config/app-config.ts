@@ -57,6 +57,20 @@ export interface AppConfig {
     annIndex: AnnIndexKind;
     annEf: number;
     attach?: Readonly<{ collection: string; serviceCollection?: string; textKey: string; vectorName?: string; idType: 'uuid' | 'integer'; quarantineKey: string }>;
+    /** VECTOR_STORE: 'auto' = Qdrant when QDRANT_URL is set, else the embedded store (docs/vector-stores.md). */
+    kind: 'auto' | 'lancedb' | 'qdrant' | 'pgvector';
+    /** VECTOR_STORE=pgvector: connection (PGVECTOR_URL, else DATABASE_URL), schema, HNSW knobs, attach mode. */
+    pgvector: Readonly<{
+      url?: string;
+      schema: string;
+      efSearch: number;
+      hnswM: number;
+      hnswEfConstruction: number;
+      attach?: Readonly<{
+        layout: 'langchain' | 'table'; table?: string; langchainCollection?: string; idColumn?: string; contentColumn?: string;
+        embeddingColumn?: string; idType: 'uuid' | 'integer'; serviceCollection?: string;
+      }>;
+    }>;
   }>;
   readonly host: string;
   readonly port: number;
@@ -227,6 +241,20 @@ export const ENV_SCHEMA = z.object({
   QDRANT_ATTACH_TEXT_KEY: textWithDefault('text', 'attach mode: payload key of the text (dotted path for nested keys)'),
   QDRANT_ATTACH_VECTOR: text('attach mode: named vector to search; unset = the default (unnamed) vector'),
   QDRANT_ATTACH_ID_TYPE: enumVar(['uuid', 'integer'], 'uuid', 'attach mode: type of the app\'s point ids (integers map to deterministic UUIDs)'),
+  VECTOR_STORE: enumVar(['auto', 'lancedb', 'qdrant', 'pgvector'], 'auto', 'the vector store: auto = Qdrant when QDRANT_URL is set, else the embedded on-disk store; pgvector = PostgreSQL with the pgvector extension (docs/vector-stores.md)'),
+  PGVECTOR_URL: text('VECTOR_STORE=pgvector: Postgres (with the vector extension) holding the vectors; unset = DATABASE_URL', true),
+  PGVECTOR_SCHEMA: textWithDefault('rf_vectors', 'VECTOR_STORE=pgvector: schema of our tables (collections, attach_quarantine)'),
+  PGVECTOR_EF_SEARCH: intVar(1, 1000, 100, 'VECTOR_STORE=pgvector: hnsw.ef_search, HNSW candidates per search (recall vs latency)'),
+  PGVECTOR_HNSW_M: intVar(2, 100, 16, 'VECTOR_STORE=pgvector: HNSW graph degree m of new collections'),
+  PGVECTOR_HNSW_EF_CONSTRUCTION: intVar(4, 1000, 64, 'VECTOR_STORE=pgvector: HNSW ef_construction of new collections'),
+  PGVECTOR_ATTACH_LAYOUT: derivedEnumVar(['langchain', 'table'], "pgvector attach mode: the app's table layout (langchain = langchain_pg_embedding/langchain_pg_collection; table = a plain (id, content, embedding) table); unset = no attach"),
+  PGVECTOR_ATTACH_TABLE: text("pgvector attach mode: the app's table ('name' or 'schema.name'); default for langchain: langchain_pg_embedding"),
+  PGVECTOR_ATTACH_COLLECTION: text('pgvector attach mode, langchain layout: the LangChain collection name (langchain_pg_collection.name)'),
+  PGVECTOR_ATTACH_ID_COLUMN: text('pgvector attach mode, table layout: id column (default id)'),
+  PGVECTOR_ATTACH_CONTENT_COLUMN: text('pgvector attach mode, table layout: text column (default content; langchain: document)'),
+  PGVECTOR_ATTACH_EMBEDDING_COLUMN: text('pgvector attach mode: vector column (default embedding)'),
+  PGVECTOR_ATTACH_ID_TYPE: enumVar(['uuid', 'integer'], 'uuid', "pgvector attach mode: type of the app's ids (integers map to deterministic UUIDs)"),
+  PGVECTOR_ATTACH_AS: text("pgvector attach mode: the service's name for the attached table (feedback's `collection`); default the LangChain collection or the table name"),
   QDRANT_ATTACH_QUARANTINE_KEY: textWithDefault('rf_quarantined', 'attach mode: payload flag set on quarantined points; the app excludes it with a must_not filter'),
   HOST: textWithDefault('127.0.0.1', 'API listen address'),
   PORT: intVar(0, 65535, 3000, 'API listen port'),
@@ -431,6 +459,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
   }
   const v = parsed as Partial<ConfigEnv>;
   const ok = (...names: VariableName[]) => names.every((n) => n in parsed);
+  if (v.VECTOR_STORE === 'pgvector' && !v.PGVECTOR_URL && !v.DATABASE_URL) problems.push('VECTOR_STORE=pgvector needs PGVECTOR_URL or DATABASE_URL (a PostgreSQL with the pgvector extension; the embedded PostgreSQL has none)');
+  if (v.VECTOR_STORE === 'qdrant' && !v.QDRANT_URL) problems.push('VECTOR_STORE=qdrant needs QDRANT_URL');
+  if (v.PGVECTOR_ATTACH_LAYOUT && v.VECTOR_STORE !== 'pgvector') problems.push('PGVECTOR_ATTACH_LAYOUT needs VECTOR_STORE=pgvector');
+  if (v.PGVECTOR_ATTACH_LAYOUT === 'langchain' && !v.PGVECTOR_ATTACH_COLLECTION) problems.push('PGVECTOR_ATTACH_LAYOUT=langchain needs PGVECTOR_ATTACH_COLLECTION (the LangChain collection name)');
+  if (v.PGVECTOR_ATTACH_LAYOUT === 'table' && !v.PGVECTOR_ATTACH_TABLE) problems.push('PGVECTOR_ATTACH_LAYOUT=table needs PGVECTOR_ATTACH_TABLE');
+  if (v.PGVECTOR_SCHEMA && !/^[a-z_][a-z0-9_]{0,62}$/.test(v.PGVECTOR_SCHEMA)) problems.push(`PGVECTOR_SCHEMA must be a lower-case identifier, got ${shown('PGVECTOR_SCHEMA', v.PGVECTOR_SCHEMA)}`);
   if (v.QDRANT_ATTACH_COLLECTION && !v.QDRANT_URL) problems.push('QDRANT_ATTACH_COLLECTION needs QDRANT_URL (attach mode works on a Qdrant server)');
   if (v.QDRANT_ATTACH_AS && !/^[A-Za-z0-9_-]{1,57}$/.test(v.QDRANT_ATTACH_AS)) {
     problems.push(`QDRANT_ATTACH_AS must be 1-57 characters from A-Z, a-z, 0-9, '_' and '-', got ${shown('QDRANT_ATTACH_AS', v.QDRANT_ATTACH_AS)}`);
@@ -504,6 +538,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
             quarantineKey: e.QDRANT_ATTACH_QUARANTINE_KEY,
           }
         : undefined,
+      kind: e.VECTOR_STORE,
+      pgvector: {
+        url: e.PGVECTOR_URL ?? e.DATABASE_URL,
+        schema: e.PGVECTOR_SCHEMA,
+        efSearch: e.PGVECTOR_EF_SEARCH,
+        hnswM: e.PGVECTOR_HNSW_M,
+        hnswEfConstruction: e.PGVECTOR_HNSW_EF_CONSTRUCTION,
+        attach: e.PGVECTOR_ATTACH_LAYOUT
+          ? {
+              layout: e.PGVECTOR_ATTACH_LAYOUT, table: e.PGVECTOR_ATTACH_TABLE, langchainCollection: e.PGVECTOR_ATTACH_COLLECTION,
+              idColumn: e.PGVECTOR_ATTACH_ID_COLUMN, contentColumn: e.PGVECTOR_ATTACH_CONTENT_COLUMN, embeddingColumn: e.PGVECTOR_ATTACH_EMBEDDING_COLUMN,
+              idType: e.PGVECTOR_ATTACH_ID_TYPE, serviceCollection: e.PGVECTOR_ATTACH_AS,
+            }
+          : undefined,
+      },
     },
     host: e.HOST,
     port: e.PORT,

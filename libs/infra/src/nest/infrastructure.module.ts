@@ -126,6 +126,7 @@ export class InfrastructureModule {
       { provide: VECTOR_STORE, useFactory: () => createVectorStore({
         qdrantUrl: config.qdrantUrl, qdrantApiKey: config.qdrantApiKey, dir: join(config.dataDir, 'vectors'),
         indexMinRows: config.vectorStore.indexMinRows, annNprobes: config.vectorStore.annNprobes, annRefine: config.vectorStore.annRefine, annIndex: config.vectorStore.annIndex, annEf: config.vectorStore.annEf, attach: config.vectorStore.attach,
+        kind: config.vectorStore.kind, pgvector: config.vectorStore.pgvector,
       }) },
       { provide: EMBEDDER, useFactory: () => embedderFor(config) },
       { provide: METRICS, useFactory: () => new ForensicsMetrics() },

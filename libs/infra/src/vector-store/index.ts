@@ -4,9 +4,15 @@ import { VectorStoreError } from './vector-store.common';
 import { QdrantAttachedVectorStore } from './qdrant-attached-vector-store.adapter';
 import type { AttachIdType } from './qdrant-attach.mapping';
 import { QdrantVectorStore } from './qdrant-vector-store.adapter';
+import { PgVectorAttachedVectorStore } from './pgvector-attached-vector-store.adapter';
+import type { PgVectorAttachConfig } from './pgvector-attach.mapping';
+import { PgVectorStore } from './pgvector-vector-store.adapter';
 
 export { LanceDbVectorStore, type AnnIndexKind, type LanceDbVectorStoreOptions } from './lancedb-vector-store.adapter';
 export { QdrantVectorStore, type QdrantVectorStoreOptions } from './qdrant-vector-store.adapter';
+export { PgVectorAttachedVectorStore, type PgVectorAttachedVectorStoreOptions } from './pgvector-attached-vector-store.adapter';
+export { resolvePgAttachConfig, type PgAttachLayout, type PgVectorAttachConfig } from './pgvector-attach.mapping';
+export { PgVectorStore, DEFAULT_PGVECTOR_SCHEMA, type PgVectorStoreOptions } from './pgvector-vector-store.adapter';
 export { QdrantAttachedVectorStore, type QdrantAttachedVectorStoreOptions } from './qdrant-attached-vector-store.adapter';
 export { documentIdOf, pointIdOf, type AttachIdType, type QdrantAttachConfig } from './qdrant-attach.mapping';
 export {
@@ -20,6 +26,17 @@ export {
 } from './vector-store.common';
 
 export interface VectorStoreConfig {
+  /** 'auto' (default) = Qdrant when qdrantUrl is set, else LanceDB; or a store named outright. */
+  kind?: 'auto' | 'lancedb' | 'qdrant' | 'pgvector';
+  /** kind 'pgvector': connection and options; `attach` = the app's existing table (docs/vector-stores.md). */
+  pgvector?: {
+    url?: string;
+    schema?: string;
+    efSearch?: number;
+    hnswM?: number;
+    hnswEfConstruction?: number;
+    attach?: PgVectorAttachConfig;
+  };
   /** Qdrant REST URL (e.g. from QDRANT_URL); when set, Qdrant is used. */
   qdrantUrl?: string;
   qdrantApiKey?: string;
@@ -48,7 +65,13 @@ export interface VectorStoreConfig {
  * otherwise the embedded on-disk LanceDB store under `dir`.
  */
 export function createVectorStore(config: VectorStoreConfig): VectorStore {
-  const url = config.qdrantUrl?.trim();
+  if (config.kind === 'pgvector') {
+    const pg = config.pgvector ?? {};
+    if (!pg.url) throw new VectorStoreError('VECTOR_STORE=pgvector needs a connection string (PGVECTOR_URL or DATABASE_URL)');
+    const options = { url: pg.url, schema: pg.schema, efSearch: pg.efSearch, hnswM: pg.hnswM, hnswEfConstruction: pg.hnswEfConstruction };
+    return pg.attach ? new PgVectorAttachedVectorStore({ ...options, attach: pg.attach }) : new PgVectorStore(options);
+  }
+  const url = config.kind === 'lancedb' ? undefined : config.qdrantUrl?.trim();
   if (url && config.attach) return new QdrantAttachedVectorStore({ url, apiKey: config.qdrantApiKey || undefined, attach: config.attach });
   if (config.attach) throw new VectorStoreError('Qdrant attach mode needs a Qdrant URL (QDRANT_URL)');
   if (url) return new QdrantVectorStore({ url, apiKey: config.qdrantApiKey || undefined });
