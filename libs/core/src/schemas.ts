@@ -13,3 +13,4 @@ export { AnswerFeedbackRequest, type AnswerFeedbackRequestBody } from './use-cas
 export { LogAnswerRequest, type LogAnswerRequestBody } from './use-cases/log-answer/log-answer.schema';
 export { REVIEW_NOTE_LIMIT, ReviewNoteRequest, type ReviewNoteRequestBody } from './use-cases/restore-quarantine/review-note.schema';
 export { SubmitFeedbackRequest, type SubmitFeedbackRequestBody } from './use-cases/submit-feedback/submit-feedback.schema';
+export { SERVING_LOOKUP_MAX, ServingStatusRequest, ServingStatusResponse, type ServingStatusEntry, type ServingStatusRequestBody, type ServingStatusResponseBody } from './use-cases/check-serving/check-serving.schema';

@@ -10,6 +10,7 @@ import { ListReviewItemsUseCase } from './review-items/list-review-items.use-cas
 import { ApproveQuarantineUseCase } from './approve-quarantine/approve-quarantine.use-case';
 import { AnswerQueryUseCase } from './answer-query/answer-query.use-case';
 import { CheckHealthUseCase } from './check-health/check-health.use-case';
+import { CheckServingUseCase } from './check-serving/check-serving.use-case';
 import { DeleteEnhancementUseCase } from './delete-enhancement/delete-enhancement.use-case';
 import { DescribeCollectionUseCase } from './describe-collection/describe-collection.use-case';
 import { DispatchTracebackUseCase } from './dispatch-traceback/dispatch-traceback.use-case';
@@ -40,6 +41,7 @@ import {
 } from './webhooks';
 
 export * from './audits';
+export * from './check-serving/check-serving.use-case';
 export * from './bulk-review/bulk-review.use-case';
 export * from './claim-review-item/claim-review-item.use-case';
 export * from './purge-quarantine/purge-quarantine.use-case';
@@ -85,7 +87,7 @@ export * from './webhooks';
 
 /** Every use case, for the composition root (each declares its dependencies in `static inject`). */
 export const USE_CASES = [
-  AnswerFeedbackUseCase, AnswerQueryUseCase, ApproveQuarantineUseCase, CheckHealthUseCase, DeleteEnhancementUseCase, DescribeCollectionUseCase,
+  AnswerFeedbackUseCase, AnswerQueryUseCase, ApproveQuarantineUseCase, CheckHealthUseCase, CheckServingUseCase, DeleteEnhancementUseCase, DescribeCollectionUseCase,
   DispatchTracebackUseCase, EnhanceAnswerUseCase, GetFeedbackUseCase, IngestCorpusUseCase, ListEnhancementsUseCase, ListQuarantinesUseCase,
   LogAnswerUseCase, MarkFeedbackFailedUseCase, ProcessFeedbackEventUseCase, QuarantineTextUseCase, ReconcilePendingFeedbackUseCase, RestoreQuarantineUseCase, RunTracebackUseCase,
   SubmitFeedbackUseCase, SyncQuarantinesUseCase, VerifyTracebackUseCase,
