@@ -138,6 +138,27 @@ module.exports = {
       to: { path: '^(apps|test|bench|scripts)/' },
     },
 
+    // ── client packages: the SDK and its LangChain.js integration ──────────────────────────────
+    {
+      name: 'client-no-service-code',
+      severity: 'error',
+      comment:
+        'The client SDK (libs/client, @forensics/client) is a package an app installs: it imports nothing of the ' +
+        'service (no libs/core, libs/infra, libs/forensics, apps). Its types come from the generated OpenAPI types ' +
+        'in libs/client/src/generated.',
+      from: { path: '^libs/client/src/' },
+      to: { path: OUR_CODE, pathNot: '^libs/client/src/' },
+    },
+    {
+      name: 'langchain-only-client',
+      severity: 'error',
+      comment:
+        'The LangChain.js integration (libs/langchain) imports only the client SDK among our code (and @langchain/core, ' +
+        'its peer dependency): no service code.',
+      from: { path: '^libs/langchain/src/' },
+      to: { path: OUR_CODE, pathNot: '^libs/(client|langchain)/src/' },
+    },
+
     // ── production vs tests / benches / fakes ───────────────────────────────────────────────────
     {
       name: 'production-no-tests-benches-scripts',

@@ -1,5 +1,7 @@
 /** Two projects: fast unit tests beside the code, integration/e2e tests (real Postgres, Redis, HTTP) under test/. */
 const moduleNameMapper = {
+  '^@forensics/client$': '<rootDir>/libs/client/src/index.ts',
+  '^@forensics/langchain$': '<rootDir>/libs/langchain/src/index.ts',
   '^@forensics/algorithms$': '<rootDir>/libs/forensics/src/index.ts',
   '^@forensics/core/testing$': '<rootDir>/libs/core/src/testing/index.ts',
   '^@forensics/core$': '<rootDir>/libs/core/src/index.ts',

@@ -13,3 +13,4 @@ export { AnswerFeedbackRequest, type AnswerFeedbackRequestBody } from './use-cas
 export { LogAnswerRequest, type LogAnswerRequestBody } from './use-cases/serving/log-answer/log-answer.schema';
 export { REVIEW_NOTE_LIMIT, ReviewNoteRequest, type ReviewNoteRequestBody } from './use-cases/quarantine/restore-quarantine/review-note.schema';
 export { SubmitFeedbackRequest, type SubmitFeedbackRequestBody } from './use-cases/feedback/submit-feedback/submit-feedback.schema';
+export { SERVING_LOOKUP_MAX, ServingStatusRequest, ServingStatusResponse, type ServingStatusEntry, type ServingStatusRequestBody, type ServingStatusResponseBody } from './use-cases/serving/check-serving/check-serving.schema';

@@ -1,7 +1,8 @@
 import { BadGatewayException, Body, Controller, HttpCode, Inject, Post, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AnswerQueryRequest, AnswerQueryUseCase, CORE_SETTINGS, GeneratorError, LogAnswerRequest, LogAnswerUseCase, validateAnswerQuery, validateLogAnswer, type CoreSettings } from '@forensics/core';
-import { ZodBody } from '../http/zod-request';
+import { ZodBody, ZodResponse } from '../http/zod-request';
+import { LogAnswerResponse, RagAnswerResponse, type Out } from '../http/response.schemas';
 import { Allow } from '../http/auth';
 import { RateLimit } from '../http/rate-limit';
 
@@ -24,7 +25,8 @@ export class AnswersController {
     description: 'Top-k from the collection (quarantined texts excluded), retrieval proxies replaced by their benign texts (BTE prompt then), generator answer. Hand `feedbackToken` to the browser for the feedback button.',
   })
   @ZodBody(AnswerQueryRequest)
-  async ragAnswer(@Body() body: unknown) {
+  @ZodResponse(200, RagAnswerResponse)
+  async ragAnswer(@Body() body: unknown): Promise<Out<typeof RagAnswerResponse>> {
     const cmd = validateAnswerQuery(body, { collection: this.settings.defaultCollection, k: this.settings.defaultK });
     try {
       const r = await this.answer.execute(cmd);
@@ -44,7 +46,8 @@ export class AnswersController {
     description: 'servedIds are this service\'s ids of the served texts (ingestion returns them; they are the vector store ids). Unknown ids → 400 listing them.',
   })
   @ZodBody(LogAnswerRequest)
-  async logAnswer(@Body() body: unknown) {
+  @ZodResponse(201, LogAnswerResponse, 'Created')
+  async logAnswer(@Body() body: unknown): Promise<Out<typeof LogAnswerResponse>> {
     const r = await this.log.execute(validateLogAnswer(body, this.settings.defaultCollection));
     return { ...r, feedbackTokenExpiresAt: r.feedbackTokenExpiresAt.toISOString() };
   }

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { assertStorable, DescribeCollectionUseCase, IngestCorpusUseCase, IngestDocumentsRequest, parseRequest } from '@forensics/core';
-import { ZodBody } from '../http/zod-request';
+import { assertStorable, CheckServingUseCase, DescribeCollectionUseCase, IngestCorpusUseCase, IngestDocumentsRequest, parseRequest, ServingStatusRequest } from '@forensics/core';
+import { ZodBody, ZodResponse } from '../http/zod-request';
+import { IngestResponse, ServingStatusResponse, type Out } from '../http/response.schemas';
 import { Allow } from '../http/auth';
 
 @ApiTags('collections')
@@ -11,6 +12,7 @@ export class CollectionsController {
   constructor(
     @Inject(IngestCorpusUseCase) private readonly ingest: IngestCorpusUseCase,
     @Inject(DescribeCollectionUseCase) private readonly describe: DescribeCollectionUseCase,
+    @Inject(CheckServingUseCase) private readonly serving: CheckServingUseCase,
   ) {}
 
   @Post(':name/documents')
@@ -18,10 +20,26 @@ export class CollectionsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Ingest texts {id?, text, metadata?} into a collection (idempotent by text hash; [LATEST] markers stripped)' })
   @ZodBody(IngestDocumentsRequest)
-  async add(@Param('name') name: string, @Body() body: unknown) {
+  @ZodResponse(200, IngestResponse)
+  async add(@Param('name') name: string, @Body() body: unknown): Promise<Out<typeof IngestResponse>> {
     assertStorable('collection', name);
     const { documents: records } = parseRequest(IngestDocumentsRequest, body);
     return this.ingest.execute({ collection: name, records });
+  }
+
+  @Post(':name/serving-status')
+  @Allow('read', 'answers')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Which of these texts (or ids) the service withholds from serving: quarantined, withheld for review, purged',
+    description: 'For an app that retrieves from its own store: send the retrieved texts, drop those with withheld=true. Texts are matched by ingestion\'s identity (markers stripped, NFC, SHA-256); a text never ingested is known=false, withheld=false.',
+  })
+  @ZodBody(ServingStatusRequest)
+  @ZodResponse(200, ServingStatusResponse)
+  async servingStatus(@Param('name') name: string, @Body() body: unknown): Promise<Out<typeof ServingStatusResponse>> {
+    assertStorable('collection', name);
+    const { ids, texts } = parseRequest(ServingStatusRequest, body ?? {});
+    return this.serving.execute({ collection: name, ids, texts });
   }
 
   @Get(':name')

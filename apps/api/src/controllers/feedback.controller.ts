@@ -3,7 +3,8 @@ import { ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { AnswerFeedbackRequest, assertStorable, SubmitFeedbackRequest, GetFeedbackUseCase } from '@forensics/core';
 import { AllowFeedbackToken, Public, type AuthenticatedRequest } from '../http/api-key.guard';
-import { ZodBody } from '../http/zod-request';
+import { ZodBody, ZodResponse } from '../http/zod-request';
+import { FeedbackAccepted, FeedbackView, type Out } from '../http/response.schemas';
 import { Allow } from '../http/auth';
 import { FeedbackIntake } from '../http/feedback-intake';
 import { RateLimit } from '../http/rate-limit';
@@ -32,7 +33,8 @@ export class FeedbackController {
   })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Client-chosen key (API-key requests); a retry with the same key returns the original event' })
   @ZodBody(z.union([SubmitFeedbackRequest, AnswerFeedbackRequest]))
-  async create(@Body() body: unknown, @Headers('idempotency-key') key: string | undefined, @Req() req: AuthenticatedRequest) {
+  @ZodResponse(202, FeedbackAccepted, 'Accepted')
+  async create(@Body() body: unknown, @Headers('idempotency-key') key: string | undefined, @Req() req: AuthenticatedRequest): Promise<Out<typeof FeedbackAccepted>> {
     return this.intake.create(body, key, req);
   }
 
@@ -46,7 +48,8 @@ export class FeedbackController {
   @Get(':id')
   @Allow('read', 'feedback')
   @ApiOperation({ summary: 'Status of a feedback event, judge verdicts with replies, quarantined texts' })
-  async findOne(@Param('id') id: string) {
+  @ZodResponse(200, FeedbackView)
+  async findOne(@Param('id') id: string): Promise<Out<typeof FeedbackView>> {
     assertStorable('id', id);
     return this.get.execute({ feedbackId: id });
   }

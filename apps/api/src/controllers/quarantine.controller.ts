@@ -5,10 +5,11 @@ import {
   ApproveQuarantineUseCase, assertStorable, ListQuarantinesQuery, ListQuarantinesUseCase, parseRequest, RestoreQuarantineUseCase, ReviewNoteRequest, type QuarantineRow,
 } from '@forensics/core';
 import { actorOf } from '../http/api-key.guard';
-import { ZodBody, ZodQuery } from '../http/zod-request';
+import { ZodBody, ZodQuery, ZodResponse } from '../http/zod-request';
+import { QuarantineDecision, QuarantineList, type Out } from '../http/response.schemas';
 import { Allow, principalOf } from '../http/auth';
 
-const view = (r: QuarantineRow) => ({ id: r.id, state: r.state, documentId: r.documentId, resolvedBy: r.resolvedBy, resolvedAt: r.resolvedAt });
+const view = (r: QuarantineRow): Out<typeof QuarantineDecision> => ({ id: r.id, state: r.state, documentId: r.documentId, resolvedBy: r.resolvedBy, resolvedAt: r.resolvedAt });
 
 @ApiTags('quarantine')
 @ApiSecurity('api-key')
@@ -25,6 +26,7 @@ export class QuarantineController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Confirm a NEEDS_REVIEW record: the text is quarantined (out of serving)' })
   @ZodBody(ReviewNoteRequest, { required: false })
+  @ZodResponse(200, QuarantineDecision)
   async approveOne(@Param('id') id: string, @Body() body: unknown, @Req() req: Request) {
     assertStorable('id', id);
     const { note } = parseRequest(ReviewNoteRequest, body ?? {});
@@ -35,7 +37,8 @@ export class QuarantineController {
   @Allow('read')
   @ApiOperation({ summary: 'List quarantine records (filter by state, collection)' })
   @ZodQuery(ListQuarantinesQuery)
-  async list(@Query() query: unknown) {
+  @ZodResponse(200, QuarantineList)
+  async list(@Query() query: unknown): Promise<Out<typeof QuarantineList>> {
     return { items: await this.listQuarantines.execute(parseRequest(ListQuarantinesQuery, query)) };
   }
 
@@ -44,6 +47,7 @@ export class QuarantineController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Put a quarantined text back into serving, exactly as it was' })
   @ZodBody(ReviewNoteRequest, { required: false })
+  @ZodResponse(200, QuarantineDecision)
   async restoreOne(@Param('id') id: string, @Body() body: unknown, @Req() req: Request) {
     assertStorable('id', id);
     const { note } = parseRequest(ReviewNoteRequest, body ?? {});

@@ -2,6 +2,7 @@ import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { AnswerFeedbackUseCase, assertStorable, CORE_SETTINGS, SubmitFeedbackUseCase, validateAnswerFeedback, validateFeedback, type CoreSettings } from '@forensics/core';
 import { actorOf, type Caller } from './auth';
 import { addressSource, keyReporterTrust } from './reporter-trust';
+import { FeedbackAccepted, type Out } from './response.schemas';
 
 /**
  * POST /v1/feedback after authentication, authorisation and rate limits: the body validated for how
@@ -18,7 +19,7 @@ export class FeedbackIntake {
     @Inject(CORE_SETTINGS) private readonly settings: CoreSettings,
   ) {}
 
-  async create(body: unknown, idempotencyKey: string | undefined, req: Caller): Promise<Record<string, unknown>> {
+  async create(body: unknown, idempotencyKey: string | undefined, req: Caller): Promise<Out<typeof FeedbackAccepted>> {
     assertStorable('Idempotency-Key', idempotencyKey);
     if (req.feedbackToken) return this.createWithToken(body, req.feedbackToken.answerId, addressSource(req));
     const cmd = validateFeedback(body, this.settings.defaultCollection);
@@ -27,7 +28,7 @@ export class FeedbackIntake {
     return { id: event.id, status: event.status, duplicate: !created, queued, links: { self: `/v1/feedback/${event.id}` } };
   }
 
-  private async createWithToken(body: unknown, answerId: string, reporterSource: string): Promise<Record<string, unknown>> {
+  private async createWithToken(body: unknown, answerId: string, reporterSource: string): Promise<Out<typeof FeedbackAccepted>> {
     const claimed = (body as { answerId?: unknown } | null | undefined)?.answerId;
     if (claimed !== undefined && claimed !== answerId) throw new UnauthorizedException('this feedback token was issued for a different answer');
     const input = validateAnswerFeedback(body);

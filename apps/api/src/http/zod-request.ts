@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBody, ApiQuery } from '@nestjs/swagger';
+import { ApiBody, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import { z } from 'zod';
 
 /** OpenAPI's Schema Object, as @nestjs/swagger types it (taken from ApiBody: its interfaces are not a public entry point). */
@@ -19,8 +19,8 @@ type SchemaObject = Exclude<Extract<Parameters<typeof ApiBody>[0], { schema: unk
  */
 
 /** The JSON schema of a request schema, as OpenAPI 3.0 wants it (the INPUT side: what a client sends). */
-export function openApiSchema(schema: z.ZodType): SchemaObject {
-  return cleanForOpenApi(z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input', unrepresentable: 'any' })) as SchemaObject;
+export function openApiSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): SchemaObject {
+  return cleanForOpenApi(z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' })) as SchemaObject;
 }
 
 /**
@@ -79,4 +79,20 @@ export function ZodQuery(schema: z.ZodType): MethodDecorator {
     return ApiQuery({ name, required: required.has(name), schema: rest, ...(description ? { description } : {}) });
   });
   return applyDecorators(...params);
+}
+
+/**
+ * Method decorator: documents the response body of `status` with the JSON schema of `schema` (the
+ * OUTPUT side). The handler declares `Promise<z.output<typeof schema>>` as its return type, so the
+ * compiler keeps the two together (apps/api/src/http/response.schemas.ts).
+ */
+export function ZodResponse(status: number, schema: z.ZodType, description = 'OK'): MethodDecorator {
+  return ApiResponse({ status, description, schema: openObjects(openApiSchema(schema, 'output')) as SchemaObject });
+}
+
+/** Responses may gain fields: `additionalProperties: false` (zod's output default for objects) is dropped. */
+function openObjects(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(openObjects);
+  if (typeof node !== 'object' || node === null) return node;
+  return Object.fromEntries(Object.entries(node).filter(([k, v]) => !(k === 'additionalProperties' && v === false)).map(([k, v]) => [k, openObjects(v)]));
 }

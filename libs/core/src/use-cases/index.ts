@@ -9,6 +9,7 @@ import { GetReviewItemUseCase } from './quarantine/review/review-items/get-revie
 import { ListReviewItemsUseCase } from './quarantine/review/review-items/list-review-items.use-case';
 import { ApproveQuarantineUseCase } from './quarantine/approve-quarantine/approve-quarantine.use-case';
 import { AnswerQueryUseCase } from './serving/answer-query/answer-query.use-case';
+import { CheckServingUseCase } from './serving/check-serving/check-serving.use-case';
 import { CheckHealthUseCase } from './health/check-health/check-health.use-case';
 import { DeleteEnhancementUseCase } from './serving/delete-enhancement/delete-enhancement.use-case';
 import { DescribeCollectionUseCase } from './collections/describe-collection/describe-collection.use-case';
@@ -52,6 +53,7 @@ export * from './quarantine/review/review-items/list-review-items.use-case';
 export * from './quarantine/review/review-items/review.schema';
 export * from './quarantine/review/review-items/review-view';
 export * from './serving/answer-query/answer-query.use-case';
+export * from './serving/check-serving/check-serving.use-case';
 export * from './quarantine/approve-quarantine/approve-quarantine.use-case';
 export * from './health/check-health/check-health.use-case';
 export * from './serving/delete-enhancement/delete-enhancement.use-case';
@@ -85,7 +87,7 @@ export * from './webhooks';
 
 /** Every use case, for the composition root (each declares its dependencies in `static inject`). */
 export const USE_CASES = [
-  AnswerFeedbackUseCase, AnswerQueryUseCase, ApproveQuarantineUseCase, CheckHealthUseCase, DeleteEnhancementUseCase, DescribeCollectionUseCase,
+  AnswerFeedbackUseCase, AnswerQueryUseCase, ApproveQuarantineUseCase, CheckHealthUseCase, CheckServingUseCase, DeleteEnhancementUseCase, DescribeCollectionUseCase,
   DispatchTracebackUseCase, EnhanceAnswerUseCase, GetFeedbackUseCase, IngestCorpusUseCase, ListEnhancementsUseCase, ListQuarantinesUseCase,
   LogAnswerUseCase, MarkFeedbackFailedUseCase, ProcessFeedbackEventUseCase, QuarantineTextUseCase, ReconcilePendingFeedbackUseCase, RestoreQuarantineUseCase, RunTracebackUseCase,
   SubmitFeedbackUseCase, SyncQuarantinesUseCase, VerifyTracebackUseCase,

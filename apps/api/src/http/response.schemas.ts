@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { QUARANTINE_STATES, ServingStatusResponse } from '@forensics/core';
+
+/**
+ * The response bodies of the routes the client SDK (libs/client) calls, as zod schemas: the
+ * OpenAPI document carries them (`@ZodResponse`), and each handler declares `z.output<…>` of its
+ * schema as its return type, so the compiler refuses a handler whose result no longer fits what
+ * the document (and the SDK's generated types) promise. Objects may grow:
+ * the listed fields are promised, more may come (the document does not close them: `additionalProperties` is left out).
+ */
+
+/** A Date on the server, an ISO 8601 string on the wire (JSON.stringify). */
+const timestamp = z.custom<Date | string>((v) => v instanceof Date || typeof v === 'string').meta({ type: 'string', format: 'date-time' });
+const FEEDBACK_STATUSES = ['RECEIVED', 'QUEUED', 'TRACING', 'TRACED', 'BOUNDED', 'FAILED'] as const;
+const quarantineState = z.enum(QUARANTINE_STATES);
+const documentStatus = z.enum(['ACTIVE', 'QUARANTINED', 'PURGED']);
+void documentStatus;
+
+export const IngestResponse = z.object({
+  collection: z.string(),
+  received: z.number().int(),
+  inserted: z.number().int(),
+  skipped: z.number().int(),
+  ids: z.array(z.string()).meta({ description: "the service's id of each record, in request order (use them as servedIds)" }),
+  markersStripped: z.number().int(),
+  repaired: z.number().int(),
+  admission: z.object({ watched: z.number().int(), judged: z.number().int(), held: z.number().int(), heldIds: z.array(z.string()) }),
+});
+
+const feedbackToken = { feedbackToken: z.string().meta({ description: 'signed token for the feedback button (Authorization: FeedbackToken <token>)' }), feedbackTokenExpiresAt: z.string().meta({ format: 'date-time' }) };
+
+export const LogAnswerResponse = z.object({ answerId: z.string(), ...feedbackToken });
+
+export const RagAnswerResponse = z.object({
+  answerId: z.string(),
+  answer: z.string(),
+  contexts: z.array(z.object({ id: z.string(), text: z.string(), score: z.number(), enhancement: z.literal(true).optional(), enhancementId: z.string().optional() })),
+  enhanced: z.boolean(),
+  generator: z.object({ kind: z.string(), model: z.string(), promptVersion: z.string() }),
+  ...feedbackToken,
+});
+
+export const FeedbackAccepted = z.object({
+  id: z.string(),
+  status: z.enum(FEEDBACK_STATUSES),
+  duplicate: z.boolean().meta({ description: 'true: the same Idempotency-Key or feedback token already created this event' }),
+  queued: z.boolean(),
+  answerId: z.string().optional(),
+  servedIds: z.array(z.string()).optional(),
+  droppedServedIds: z.array(z.string()).optional(),
+  message: z.string().optional(),
+  links: z.object({ self: z.string() }),
+});
+
+const judgeRef = z.object({ kind: z.string(), model: z.string(), promptVersion: z.string() });
+
+export const FeedbackView = z.object({
+  id: z.string(),
+  status: z.enum(FEEDBACK_STATUSES),
+  step: z.string().nullable(),
+  collection: z.string(),
+  query: z.string(),
+  wrongAnswer: z.string(),
+  correctAnswer: z.string().nullable(),
+  servedIds: z.array(z.string()),
+  reporter: z.string().nullable(),
+  k: z.number().int(),
+  attempts: z.number().int(),
+  failureReason: z.string().nullable(),
+  failureDetailsWithheld: z.boolean(),
+  createdAt: timestamp,
+  tracedAt: timestamp.nullable(),
+  answerId: z.string().nullable(),
+  verification: z.enum(['POISONED', 'NON_POISONED', 'INCONCLUSIVE']).nullable(),
+  verificationDetails: z.unknown(),
+  trace: z.unknown(),
+  verdicts: z.array(z.object({
+    documentId: z.string(), externalId: z.string().nullable(), text: z.string().nullable(), round: z.number().int(), label: z.string(),
+    judge: judgeRef, reply: z.string(), cached: z.boolean(), retrieval: z.object({ rank: z.number(), score: z.number().nullable() }).nullable(), evidence: z.unknown(),
+  })),
+  quarantined: z.array(z.object({
+    id: z.string(), documentId: z.string(), externalId: z.string().nullable(), text: z.string().nullable(), state: quarantineState, reason: z.string(), policy: z.string(),
+    evidence: z.unknown(), createdBy: z.string(), createdAt: timestamp, resolvedBy: z.string().nullable(), resolvedAt: timestamp.nullable(), servedDuringReview: z.boolean(),
+  })),
+  enhancements: z.array(z.object({ id: z.string(), state: z.string(), correctAnswer: z.string(), benignText: z.string(), proxyId: z.string(), generator: judgeRef, createdAt: timestamp, deletedAt: timestamp.nullable() })),
+});
+
+export const QuarantineRecordView = z.object({
+  id: z.string(), documentId: z.string(), feedbackId: z.string().nullable(), collection: z.string(), reason: z.string(), policy: z.string(), state: quarantineState,
+  servedDuringReview: z.boolean().meta({ description: 'NEEDS_REVIEW only: the text stays served while it awaits review' }),
+  evidence: z.unknown(), createdBy: z.string(), createdAt: timestamp, resolvedBy: z.string().nullable(), resolvedAt: timestamp.nullable(), note: z.string().nullable(),
+});
+export const QuarantineList = z.object({ items: z.array(QuarantineRecordView) });
+
+export const QuarantineDecision = z.object({ id: z.string(), state: quarantineState, documentId: z.string(), resolvedBy: z.string().nullable(), resolvedAt: timestamp.nullable() });
+
+export { ServingStatusResponse };
+
+export type Out<S extends z.ZodType> = z.output<S>;

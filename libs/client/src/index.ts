@@ -1,0 +1,6 @@
+/** @forensics/client — typed client of the RAG forensics service (no server code; Node ≥ 20's fetch). */
+export { ForensicsClient, FINAL_FEEDBACK_STATUSES, type ForensicsClientOptions, type RetryOptions, type WaitOptions } from './forensics-client';
+export { ForensicsApiError, parseRetryAfter, type Problem } from './errors';
+export { readWebhookEvent, verifyWebhookSignature, type VerifyOptions, type WebhookEvent, type WebhookEventType } from './webhooks';
+export type * from './types';
+export type { paths as ForensicsPaths } from './generated/openapi';
