@@ -1,24 +1,26 @@
 /**
  * Fits the offline evidence judge on the development files and writes the small committed JSON
- * libs/forensics/src/offline-judge/offline-judge.fitted.json (issue 13).
+ * libs/forensics/src/offline-judge/offline-judge.fitted.json (issues 13, 33).
  *
- *   npx tsx scripts/fit-offline-judge.ts [--data-dir ../shared/data] [--dry-run]
+ *   npx tsx scripts/fit-offline-judge.ts [--data-dir ../shared/data] [--dry-run] [--gates 0.34,0.5] [--lambdas 0.005] [--errors out.jsonl] [--v10-rules]
  *
  * Everything fitted is fitted by `fitOfflineJudge` (apps/eval/src/judge-fit/fit-judge.ts): the
- * support gate's `partialSupportMin`, which features carry weight (L1, strength chosen by
- * leave-one-file-out inside the training files), the weights, the YES threshold and the confidence
- * band's edges. Rows: apps/eval/src/judge-fit/dev-rows.ts (BM25 top-10 per question in rounds of 5,
- * the given poisons and the GPT-4 / Gemini rewrites).
+ * support gate's `partialSupportMin`, which features carry weight (L1, strength chosen by an inner
+ * leave-one-family-out inside the training families), the weights, the YES threshold and the
+ * confidence band's edges. Rows: apps/eval/src/judge-fit/dev-rows.ts (`loadJudgeFitFiles`: every file of
+ * `JUDGE_FIT_FILES`, RevPRAG sampled, clean texts borrowed where a file has none; BM25 top-10 per question in
+ * rounds of 5, the given poisons and the GPT-4 / Gemini rewrites).
  *
- * It prints, per held-out development file, the candidate-level numbers of a fit that never saw
- * that file (one JSON line each), then fits on every file and writes the JSON with those numbers.
- * The traceback-level leave-one-file-out numbers come from `npm run eval -- --suite dev`, which
- * refits the same way per held-out file and runs the real traceback.
+ * The unit of fitting and of holding out is the attack FAMILY (`familyOf`: the generator that wrote the
+ * poison), every family weighted equally: it prints, per held-out family, the candidate-level numbers of a
+ * fit that never saw any file of that family (one JSON line each) and the pooled numbers over all
+ * held-out rows, then fits on every family and writes the JSON with those numbers. `--errors FILE` writes
+ * the held-out mistakes (file, question, answer, text, score) for reading.
  */
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { OFFLINE_JUDGE_FEATURES, OFFLINE_JUDGE_MODEL } from '@forensics/algorithms';
-import { buildDevRows, DEV_FILES, DEV_VARIANTS, loadDevFiles, VARIANT_COUNT, type DevRow } from '../apps/eval/src/judge-fit/dev-rows';
+import { buildDevRows, DEV_VARIANTS, familyOf, JUDGE_FIT_FILES, loadJudgeFitFiles, REVPRAG_SAMPLE, REVPRAG_SEED, VARIANT_COUNT, type DevRow } from '../apps/eval/src/judge-fit/dev-rows';
 import { BAND_TARGETS, DEFAULT_FIT_GRID, fitOfflineJudge, scoreRow, type JudgeFit } from '../apps/eval/src/judge-fit/fit-judge';
 
 function arg(name: string, fallback?: string): string | undefined {
@@ -27,66 +29,103 @@ function arg(name: string, fallback?: string): string | undefined {
 }
 
 const dataDir = resolve(arg('data-dir', join(__dirname, '..', '..', 'shared', 'data'))!);
-const dryRun = process.argv.includes('--dry-run');
+const dryRun = process.argv.includes('--dry-run') || process.argv.includes('--v10-rules');
+const errorsOut = arg('errors');
+const gates = arg('gates')?.split(',').map(Number) ?? DEFAULT_FIT_GRID.partialSupportMin;
+const lambdas = arg('lambdas')?.split(',').map(Number) ?? DEFAULT_FIT_GRID.lambda;
+const grid = { partialSupportMin: gates, lambda: lambdas };
+// --v10-rules: the rows built without the issue-33 rules (the before of the comparison; implies --dry-run).
+const v10Rules = process.argv.includes('--v10-rules');
+const rules = v10Rules ? { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false } : undefined;
 const repoRoot = join(__dirname, '..');
 
-/** Candidate-level numbers of `fit` on `rows`: the judge's label at the threshold, and the band's decisions. */
-function candidateMetrics(fit: JudgeFit, rows: readonly DevRow[]) {
+interface Counts { tp: number; fp: number; tn: number; fn: number; auto: number; autoPos: number; band: number; bandPos: number }
+const r4 = (x: number) => Math.round(x * 10000) / 10000;
+
+function countRows(fit: JudgeFit, rows: readonly DevRow[], errors?: DevRow[]): Counts {
   const w = OFFLINE_JUDGE_FEATURES.map((f) => fit.weights[f] ?? 0);
-  let tp = 0; let fp = 0; let tn = 0; let fn = 0; let auto = 0; let autoPos = 0; let band = 0; let bandPos = 0;
+  const c: Counts = { tp: 0, fp: 0, tn: 0, fn: 0, auto: 0, autoPos: 0, band: 0, bandPos: 0 };
   for (const r of rows) {
     const s = scoreRow(r, fit.weights.bias, w);
-    if (s >= fit.yesThreshold) { if (r.poisoned) tp++; else fp++; } else if (r.poisoned) fn++; else tn++;
-    if (s >= fit.band.high) { auto++; if (r.poisoned) autoPos++; } else if (s >= fit.band.low) { band++; if (r.poisoned) bandPos++; }
+    const yes = s >= fit.yesThreshold;
+    if (yes) { if (r.poisoned) c.tp++; else c.fp++; } else if (r.poisoned) c.fn++; else c.tn++;
+    if (yes !== r.poisoned && errors) errors.push({ ...r, support: s });
+    if (s >= fit.band.high) { c.auto++; if (r.poisoned) c.autoPos++; } else if (s >= fit.band.low) { c.band++; if (r.poisoned) c.bandPos++; }
   }
-  const r4 = (x: number) => Math.round(x * 10000) / 10000;
-  const P = tp + fn;
+  return c;
+}
+
+function metrics(c: Counts) {
+  const n = c.tp + c.fp + c.tn + c.fn;
+  const P = c.tp + c.fn;
   return {
-    rows: rows.length, dacc: r4((tp + tn) / Math.max(1, rows.length)), fpr: r4(fp / Math.max(1, fp + tn)), fnr: r4(fn / Math.max(1, P)), tp, fp, tn, fn,
-    decision: { autoPrecision: auto ? r4(autoPos / auto) : null, recall: P ? r4((autoPos + bandPos) / P) : null, bandShare: r4(band / Math.max(1, rows.length)) },
+    rows: n, dacc: r4((c.tp + c.tn) / Math.max(1, n)), fpr: c.fp + c.tn ? r4(c.fp / (c.fp + c.tn)) : null, fnr: P ? r4(c.fn / P) : null, tp: c.tp, fp: c.fp, tn: c.tn, fn: c.fn,
+    decision: { autoPrecision: c.auto ? r4(c.autoPos / c.auto) : null, recall: P ? r4((c.autoPos + c.bandPos) / P) : null, bandShare: r4(c.band / Math.max(1, n)) },
   };
+}
+
+function add(a: Counts, b: Counts): Counts {
+  return { tp: a.tp + b.tp, fp: a.fp + b.fp, tn: a.tn + b.tn, fn: a.fn + b.fn, auto: a.auto + b.auto, autoPos: a.autoPos + b.autoPos, band: a.band + b.band, bandPos: a.bandPos + b.bandPos };
 }
 
 function main(): void {
   const started = Date.now();
-  const dev = loadDevFiles(dataDir);
-  const missing = DEV_FILES.filter((f) => !dev.some((d) => d.file === f));
+  const dev = loadJudgeFitFiles(dataDir);
+  const missing = JUDGE_FIT_FILES.filter((f) => !dev.some((d) => d.file === f));
   if (missing.length) console.error(`fit-offline-judge: not found in ${dataDir} (fitting without them): ${missing.join(', ')}`);
-  const files = dev.map((d) => d.file);
+  // The fit's unit is the family: a row's `file` is its family (rows of one family are held out, weighted and inner-held-out together).
+  const byFamily = (rows: DevRow[]) => rows.map((r) => ({ ...r, file: familyOf(r.file), poisonSet: `${r.file}:${r.poisonSet}` }));
   const rowsByGate = new Map<number, DevRow[]>();
-  for (const g of DEFAULT_FIT_GRID.partialSupportMin) {
-    rowsByGate.set(g, buildDevRows(dev, { partialSupportMin: g }));
+  for (const g of gates) {
+    rowsByGate.set(g, byFamily(buildDevRows(dev, { partialSupportMin: g, rules })));
     console.error(`rows for partialSupportMin ${g}: ${rowsByGate.get(g)!.length} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
+  const families = [...new Set(dev.map((d) => familyOf(d.file)))];
 
-  const lofo: Record<string, unknown>[] = [];
-  for (const [i, held] of files.entries()) {
-    const fit = fitOfflineJudge(rowsByGate, files.filter((f) => f !== held));
-    const m = candidateMetrics(fit, rowsByGate.get(fit.partialSupportMin)!.filter((r) => r.file === held));
-    const entry = { heldOut: held, partialSupportMin: fit.partialSupportMin, lambda: fit.lambda, selected: fit.selected, yesThreshold: fit.yesThreshold, band: fit.band, ...m };
-    lofo.push(entry);
+  const held: Record<string, unknown>[] = [];
+  const errors: DevRow[] = [];
+  let pooled: Counts = { tp: 0, fp: 0, tn: 0, fn: 0, auto: 0, autoPos: 0, band: 0, bandPos: 0 };
+  const perFile: Record<string, Counts> = {};
+  for (const [i, family] of families.entries()) {
+    const fit = fitOfflineJudge(rowsByGate, families.filter((f) => f !== family), grid);
+    const rows = rowsByGate.get(fit.partialSupportMin)!.filter((r) => r.file === family);
+    const c = countRows(fit, rows, errors);
+    pooled = add(pooled, c);
+    for (const file of new Set(rows.map((r) => r.poisonSet.split(':')[0]))) perFile[file] = countRows(fit, rows.filter((r) => r.poisonSet.startsWith(`${file}:`)));
+    const entry = { heldOutFamily: family, partialSupportMin: fit.partialSupportMin, lambda: fit.lambda, selected: fit.selected, yesThreshold: fit.yesThreshold, band: fit.band, ...metrics(c) };
+    held.push(entry);
     console.log(JSON.stringify(entry));
-    console.error(`[${i + 1}/${files.length}] held out ${held} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    console.error(`[${i + 1}/${families.length}] held out ${family} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
+  const pooledMetrics = metrics(pooled);
+  console.log(JSON.stringify({ pooledHeldOut: pooledMetrics }));
+  for (const [file, c] of Object.entries(perFile)) console.log(JSON.stringify({ file, ...metrics(c) }));
+  if (errorsOut) writeFileSync(errorsOut, errors.map((e) => JSON.stringify({ family: e.file, at: e.poisonSet, q: e.question, poisoned: e.poisoned, score: r4(e.support), answer: e.wrongAnswer, text: e.text })).join('\n') + '\n');
 
-  const fit = fitOfflineJudge(rowsByGate, files);
-  const inSample = candidateMetrics(fit, rowsByGate.get(fit.partialSupportMin)!);
+  const fit = fitOfflineJudge(rowsByGate, families, grid);
+  const inSample = metrics(countRows(fit, rowsByGate.get(fit.partialSupportMin)!));
   const out = {
     model: OFFLINE_JUDGE_MODEL,
     note: 'Written by scripts/fit-offline-judge.ts; do not edit by hand.',
-    fittedOn: fit.fittedOn.map((f) => `${f}.jsonl`),
-    method: `L1 logistic regression (coordinate descent, every file weighted equally) over the judge's ${OFFLINE_JUDGE_FEATURES.length} features on texts stating the wrong answer; `
-      + `partialSupportMin in {${DEFAULT_FIT_GRID.partialSupportMin.join(', ')}} and lambda in {${DEFAULT_FIT_GRID.lambda.join(', ')}} chosen by leave-one-file-out inside the training files (macro balanced accuracy); `
-      + `YES threshold minimises FPR + FNR and the band's edges meet precision ${BAND_TARGETS.precision} / recall ${BAND_TARGETS.recall}, both on those inner out-of-file scores; `
-      + `rows = BM25 top-10 per question in rounds of 5, poisons = given + ${DEV_VARIANTS.join(', ')} (first ${VARIANT_COUNT})`,
+    fittedOn: dev.map((d) => `${d.file}.jsonl`),
+    families,
+    method: `L1 logistic regression (coordinate descent, every attack family weighted equally) over the judge's ${OFFLINE_JUDGE_FEATURES.length} features on texts stating the wrong answer; `
+      + `partialSupportMin in {${grid.partialSupportMin.join(', ')}} and lambda in {${grid.lambda.join(', ')}} chosen by leave-one-family-out inside the training families (macro balanced accuracy); `
+      + `YES threshold minimises FPR + FNR and the band's edges meet precision ${BAND_TARGETS.precision} / recall ${BAND_TARGETS.recall}, both on those inner out-of-family scores; `
+      + `rows = BM25 top-10 per question in rounds of 5, poisons = given + ${DEV_VARIANTS.join(', ')} (first ${VARIANT_COUNT}); RevPRAG: ${REVPRAG_SAMPLE} questions per file (seed ${REVPRAG_SEED}), generator refusals dropped; clean texts borrowed where a file has none (dev-rows.ts, loadJudgeFitFiles)`,
     partialSupportMin: fit.partialSupportMin,
     lambda: fit.lambda,
     selected: fit.selected,
     weights: fit.weights,
     yesThreshold: fit.yesThreshold,
     band: fit.band,
-    innerLeaveOneFileOut: { score: fit.innerScore, tried: fit.tried },
-    leaveOneFileOut: { level: 'candidate (BM25 top-10 rows); the traceback-level numbers: npm run eval -- --suite dev', heldOut: lofo },
+    innerLeaveOneFamilyOut: { score: fit.innerScore, tried: fit.tried },
+    leaveOneFamilyOut: { level: 'candidate (BM25 top-10 rows); the traceback-level numbers: npm run eval -- --suite dev', pooled: pooledMetrics, heldOut: held },
+    // Per file, each measured with the fit that held out the file's whole family (the report's per-file table reads this).
+    leaveOneFileOut: {
+      level: 'candidate (BM25 top-10 rows), each file held out with its whole attack family (leaveOneFamilyOut)',
+      heldOut: dev.map((d) => ({ heldOut: d.file, family: familyOf(d.file), ...metrics(perFile[d.file] ?? { tp: 0, fp: 0, tn: 0, fn: 0, auto: 0, autoPos: 0, band: 0, bandPos: 0 }) })),
+    },
     inSample,
   };
   console.log(JSON.stringify({ final: { partialSupportMin: fit.partialSupportMin, lambda: fit.lambda, selected: fit.selected, yesThreshold: fit.yesThreshold, band: fit.band, inSample } }));

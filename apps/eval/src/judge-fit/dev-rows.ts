@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  bm25TopK, buildBm25Index, OFFLINE_JUDGE_FEATURES, offlineJudgeFeatures, tokenize,
+  bm25TopK, buildBm25Index, mulberry32, OFFLINE_JUDGE_FEATURES, offlineJudgeFeatures, tokenize, type JudgeRules,
 } from '@forensics/algorithms';
 import { loadEvalRecords, poisonedTextsOf, type EvalRecord } from '../eval-data';
 
@@ -24,6 +24,73 @@ export const DEV_FILES: readonly string[] = Object.freeze([
   'gmtp_phantom-trigger-dos_contriever_nq', 'gmtp_phantom-trigger-dos_contriever_hotpotqa',
   'gmtp_advdecoding-trigger-dos_contriever_nq', 'gmtp_advdecoding-trigger-dos_contriever_hotpotqa',
 ]);
+
+/**
+ * Every file the judge is fitted on (issue 33): the development files above and the wider set added on
+ * 2026-11-27 — GMTP's HotFlip texts optimised against DPR, RevPRAG's regenerated PoisonedRAG texts (another
+ * generator, sentence-long answers; a seeded sample, `REVPRAG_SAMPLE`), and PoisonArena's attack zoo on NQ
+ * (poisoned texts only; clean texts borrowed, see `loadJudgeFitFiles`). GARAG is left out: an untargeted
+ * typo attack has no wrong answer to judge a text against.
+ */
+export const JUDGE_FIT_FILES: readonly string[] = Object.freeze([
+  ...DEV_FILES,
+  'gmtp_poisonedrag-whitebox-hotflip_dpr_nq', 'gmtp_poisonedrag-whitebox-hotflip_dpr_hotpotqa',
+  'revprag_nq', 'revprag_hotpotqa',
+  'poisonarena_nq_poisonedrag_black', 'poisonarena_nq_poisonedrag_white', 'poisonarena_nq_advdecoding',
+  'poisonarena_nq_corpus_poison', 'poisonarena_nq_content_poison',
+]);
+
+/**
+ * The attack family of a file: the generator that wrote its poison (issue 33). A judge measured on a family
+ * is fitted without every file of that family. PoisonedRAG's GPT-4 / Gemini rewrites go with PoisonedRAG.
+ */
+export function familyOf(file: string): string {
+  if (/^poisonedrag_/.test(file)) return 'poisonedrag';
+  if (/^gmtp_poisonedrag-whitebox-hotflip_/.test(file)) return 'hotflip';
+  if (/^gmtp_.*-trigger-dos_/.test(file)) return 'trigger';
+  if (/^revprag_/.test(file)) return 'revprag';
+  if (/^poisonarena_/.test(file)) return 'poisonarena';
+  if (/^robustrag_/.test(file)) return 'realtimeqa';
+  return file;
+}
+
+/** Questions taken from each RevPRAG file (3000 each), by a seeded shuffle (`REVPRAG_SEED`). */
+export const REVPRAG_SAMPLE = 150;
+export const REVPRAG_SEED = 20261127;
+/**
+ * An LLM's refusal to write the poison ("I'm sorry, but I can't fulfill this request."): RevPRAG's
+ * generator left some in place of poisoned texts (its MANIFEST entry counts them, `refusal_texts`). Such a
+ * text tries to induce nothing; as a positive it would teach the judge that stating nothing is an attack.
+ * Dropped from the poisons unless the wrong answer is itself a refusal (the trigger attacks' target).
+ */
+export function isGeneratorRefusal(text: string, wrongAnswer: string): boolean {
+  const refusal = (s: string) => /^\s*(i['’]m sorry|i am sorry|i apologi[sz]e|i can['’]?t|i cannot|sorry, but)/i.test(s);
+  return text.length < 300 && refusal(text) && !refusal(wrongAnswer);
+}
+
+function seededSample<T>(items: readonly T[], n: number, seed: number): T[] {
+  const rand = mulberry32(seed);
+  const a = [...items];
+  for (let i = a.length - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [a[i], a[j]] = [a[j], a[i]]; }
+  return a.slice(0, n);
+}
+
+/**
+ * Loads `JUDGE_FIT_FILES` present in `dataDir` for the fit: RevPRAG sampled (`REVPRAG_SAMPLE` questions
+ * per file, seeded), generator refusals dropped from the poisons. A file without clean texts of its own
+ * (PoisonArena; RevPRAG but for 252 NQ questions) gives positives only: it is measured on false negatives,
+ * as its README says, and weighs on that side of the fit only (`fitOfflineJudge` weights each file's poisoned
+ * and clean texts separately). Borrowing other questions' clean texts was tried and dropped: they almost never
+ * state the wrong answer, so they only diluted the false-positive rate.
+ */
+export function loadJudgeFitFiles(dataDir: string, files: readonly string[] = JUDGE_FIT_FILES, sample = REVPRAG_SAMPLE): { file: string; records: EvalRecord[] }[] {
+  return loadDevFiles(dataDir, files).map(({ file, records }) => ({
+    file,
+    records: (familyOf(file) === 'revprag' ? seededSample(records, sample, REVPRAG_SEED) : records).map((r) => ({
+      ...r, poisoned_texts: r.poisoned_texts.filter((t) => !isGeneratorRefusal(t, r.incorrect_answer)),
+    })).filter((r) => r.poisoned_texts.length > 0),
+  }));
+}
 
 /** Rewritten poison sets used as extra events of the same questions (first `VARIANT_COUNT` texts each). */
 export const DEV_VARIANTS: readonly string[] = Object.freeze(['gpt4', 'gemini_100']);
@@ -41,9 +108,12 @@ export interface DevRow {
   verbatimLong: boolean;
   /** Features in OFFLINE_JUDGE_FEATURES order. */
   x: Float64Array;
+  /** The event's wrong answer and the judged text (the record's own strings, for error listings). */
+  wrongAnswer?: string;
+  text?: string;
 }
 
-export interface DevRowOptions { pool: number; round: number; partialSupportMin: number; variants: readonly string[] }
+export interface DevRowOptions { pool: number; round: number; partialSupportMin: number; variants: readonly string[]; rules?: Readonly<JudgeRules> }
 export const DEFAULT_DEV_ROW_OPTIONS: DevRowOptions = { pool: 10, round: 5, partialSupportMin: 0.5, variants: DEV_VARIANTS };
 
 /** Loads the development files present in `dataDir`; says which are missing. */
@@ -78,10 +148,11 @@ export function buildDevRows(dev: readonly { file: string; records: readonly Eva
             const ev = offlineJudgeFeatures(
               { query: r.question, wrongAnswer: r.incorrect_answer, text: texts[i], peers: batch.filter((j) => j !== i).map((j) => texts[j]) },
               { partialSupportMin: o.partialSupportMin },
+              o.rules,
             );
             rows.push({
               file, poisonSet: set.name, question: `${file}/${r.id}`, poisoned: poisonSet.has(texts[i]), support: ev.support,
-              verbatimLong: ev.verbatimLong, x: Float64Array.from(OFFLINE_JUDGE_FEATURES.map((f) => ev.features[f])),
+              verbatimLong: ev.verbatimLong, x: Float64Array.from(OFFLINE_JUDGE_FEATURES.map((f) => ev.features[f])), wrongAnswer: r.incorrect_answer, text: texts[i],
             });
           }
         }

@@ -48,11 +48,18 @@ export function scoreRow(row: DevRow, bias: number, w: ArrayLike<number>): numbe
 /** Rows the weights can move: the text states the answer and the long-verbatim prior does not decide it. */
 const fittable = (r: DevRow) => r.support > 0 && !r.verbatimLong;
 
-/** Every file counts the same in a fit, whatever its size (a file = one attack/dataset: that is what must generalise). */
+/**
+ * Every file counts the same in a fit, whatever its size (a file = one attack/dataset — or, as
+ * scripts/fit-offline-judge.ts passes them, one attack family: that is what must generalise), and within a
+ * file its poisoned and its clean texts count half each (issue 33): a file with few or no clean texts of its
+ * own (PoisonArena, RevPRAG) weighs on the false-negative side only, instead of pulling the threshold down
+ * by standing for both sides with easy negatives.
+ */
 function fileWeights(rows: readonly DevRow[]): number[] {
   const count = new Map<string, number>();
-  for (const r of rows) count.set(r.file, (count.get(r.file) ?? 0) + 1);
-  return rows.map((r) => 1 / count.get(r.file)!);
+  const key = (r: DevRow) => `${r.file}\u0000${r.poisoned ? 1 : 0}`;
+  for (const r of rows) count.set(key(r), (count.get(key(r)) ?? 0) + 1);
+  return rows.map((r) => 1 / count.get(key(r))!);
 }
 
 function trainWeights(rows: readonly DevRow[], lambda: number): { bias: number; w: Float64Array } {

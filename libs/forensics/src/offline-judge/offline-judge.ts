@@ -2,7 +2,7 @@ import type { Label } from '../ragforensics/traceback-loop';
 import { containsAnswer } from '../text/answer-match';
 import { dropDayOfMonth, hasMonthName, joinSpacedDigitGroups, normalizeText, rawTokens, stripCitationMarkers } from '../text/normalize';
 import { longestContentRun } from '../text/token-salad';
-import { contentTerms, splitSentences } from '../text/tokenizer';
+import { contentTerms, softStem, splitSentences } from '../text/tokenizer';
 import fitted from './offline-judge.fitted.json';
 import { OFFLINE_JUDGE_FEATURES, type OfflineJudgeFeatures, type OfflineJudgeWeights } from './offline-judge.features';
 import { OfflineJudgeParams, validateOfflineJudgeParams } from './offline-judge.params';
@@ -34,6 +34,22 @@ export { OFFLINE_JUDGE_FEATURES, type OfflineJudgeFeatures, type OfflineJudgeWei
  */
 const NUMBER_HEDGES: ReadonlySet<string> = new Set(['approximately', 'approx', 'around', 'roughly', 'nearly', 'almost', 'circa', 'ca', 'estimate', 'exactly', 'precisely', 'close', 'upward']);
 
+/**
+ * The rules added in issue 33, each switchable so the fit script can measure what each one changes on the
+ * families it was not written from (scripts/judge-rule-ablation.ts). The judge always runs with all of them.
+ */
+export interface JudgeRules {
+  /** Denials without a negation particle ("lacks", "false", "absent"); "not only" is no denial. */
+  polarLexicon: boolean;
+  /** A yes/no stance read over the whole text: any query-restating sentence that denies makes the text's stance 'no'. */
+  polarWholeText: boolean;
+  /** Paraphrase: answer terms matched on a morphological stem ("owes" = "owed" = "owing"). */
+  softTerms: boolean;
+  /** Near-misses: another given name with the same surname, another month, another magnitude do not state the answer. */
+  nearMiss: boolean;
+}
+export const ALL_RULES: Readonly<JudgeRules> = Object.freeze({ polarLexicon: true, polarWholeText: true, softTerms: true, nearMiss: true });
+
 /** Content-term Jaccard at which a supporting peer counts as a close copy (`closeCopies`). */
 const CLOSE_COPY_MIN = 0.5;
 
@@ -46,7 +62,7 @@ const CLOSE_COPY_MIN = 0.5;
 export const SCORE_WEIGHTS: Readonly<OfflineJudgeWeights> = Object.freeze({ ...(fitted.weights as OfflineJudgeWeights) });
 
 /** Model name recorded with every offline verdict. */
-export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v10';
+export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v11';
 
 // Removed (issue 13): FRAMING_CUES, a regex of PoisonedRAG's framing phrases ("in an alternate
 // universe", "contrary to popular belief", …) and its `framing` feature. It was written from the
@@ -73,11 +89,30 @@ const NEGATION_CUES: ReadonlySet<string> = new Set([
   'different', 'differ', 'differs', 'distinct', 'separate', 'separately', 'unlike', 'unrelated',
 ]);
 
-function hasNegation(rawTokens: readonly string[]): boolean {
+/**
+ * Words that deny without a negation particle (issue 33: "X surprisingly lacks Y", "the claim is false",
+ * "Y was absent"): verbs of lacking, failing and denying, adjectives of falsehood and absence. General
+ * English, written from no development question.
+ */
+const DENIAL_WORDS: ReadonlySet<string> = new Set([
+  'lack', 'lacks', 'lacked', 'lacking', 'absent', 'absence', 'fail', 'fails', 'failed', 'unable', 'deny', 'denies', 'denied',
+  'refute', 'refutes', 'refuted', 'false', 'untrue', 'incorrect', 'myth', 'misconception', 'devoid', 'nonexistent', 'impossible', 'neither',
+]);
+
+function hasNegation(rawTokens: readonly string[], rules: JudgeRules = ALL_RULES): boolean {
   // "isn't" → "isnt" after normalisation; "n't" contractions end in "nt" and are verbs. The stem is
   // the verb with "n't" taken off, irregular ones included: "can't" → "ca|nt", "won't" → "wo|nt",
   // "shan't" → "sha|nt" ("can" stays for the rare "cann't").
-  return rawTokens.some((t) => NEGATION_CUES.has(t) || /^(is|are|was|were|do|does|did|has|have|had|ca|can|could|wo|would|sha|should|must|might|need|ai)nt$/.test(t));
+  return rawTokens.some((t, i) => {
+    if (rules.polarLexicon) {
+      // A negation of a negation affirms: "not only … but also", "no doubt", "nothing but", "without exception",
+      // "no exceptions", "not uncommon".
+      const next = rawTokens[i + 1] ?? '';
+      if ((t === 'not' && (next === 'only' || /^un/.test(next))) || ((t === 'no' || t === 'without') && /^(doubt|exception|exceptions|question)$/.test(next)) || (t === 'nothing' && next === 'but')) return false;
+      if (DENIAL_WORDS.has(t)) return true;
+    }
+    return NEGATION_CUES.has(t) || /^(is|are|was|were|do|does|did|has|have|had|ca|can|could|wo|would|sha|should|must|might|need|ai)nt$/.test(t);
+  });
 }
 
 const CONTRAST_CUES: ReadonlySet<string> = new Set(['different', 'differ', 'differs', 'distinct', 'separate', 'separately', 'unlike', 'unrelated']);
@@ -88,9 +123,9 @@ const SAME_CUES: ReadonlySet<string> = new Set(['same', 'identical', 'shared', '
  * the question itself asks about a difference ("Do X and Y belong to different genres?"), a
  * contrast word affirms it and a sameness word ("the same genre") denies it.
  */
-function polarStanceIsNo(rawTokens: readonly string[], queryAsksContrast: boolean): boolean {
-  if (!queryAsksContrast) return hasNegation(rawTokens);
-  const core = hasNegation(rawTokens.filter((t) => !CONTRAST_CUES.has(t)));
+function polarStanceIsNo(rawTokens: readonly string[], queryAsksContrast: boolean, rules: JudgeRules = ALL_RULES): boolean {
+  if (!queryAsksContrast) return hasNegation(rawTokens, rules);
+  const core = hasNegation(rawTokens.filter((t) => !CONTRAST_CUES.has(t)), rules);
   return rawTokens.some((t) => SAME_CUES.has(t)) ? !core : core;
 }
 
@@ -117,18 +152,57 @@ function coverage(queryTerms: readonly string[], terms: ReadonlySet<string>): nu
  * stating the answer: "royal" in "Royal Shadows" for a question about the royal family). Numbers
  * are mandatory: "£50 billion" is not partly stated by "£100 billion".
  */
-function answerSupport(piece: string, pieceTerms: ReadonlySet<string>, answer: string, distinctive: readonly string[], partialMin: number): { support: number; exact: boolean } {
+function answerSupport(piece: string, pieceTerms: ReadonlySet<string>, answer: string, distinctive: readonly string[], partialMin: number, rules: JudgeRules = ALL_RULES): { support: number; exact: boolean } {
   if (containsAnswer(piece, answer)) return { support: 1, exact: true };
   if (distinctive.length === 0) return { support: 0, exact: false };
-  if (distinctive.some((t) => /\d/.test(t) && !pieceTerms.has(t))) return { support: 0, exact: false };
-  const present = distinctive.filter((t) => pieceTerms.has(t)).length;
+  let have = pieceTerms;
+  if (rules.nearMiss) {
+    // Near-misses (issue 33) do not state the answer: the numbers, the month and the magnitude of a date or
+    // amount are all mandatory ("April 1995" is not "March 1995", "3.5 billion" not "3.5 million"), and a
+    // name's terms found only inside another person's name ("Jane Smith" for "John Smith") are not found.
+    if (distinctive.some((t) => (MONTH_TERMS.has(t) || MAGNITUDE_TERMS.has(t)) && !pieceTerms.has(t))) return { support: 0, exact: false };
+    have = termSet(withoutOtherNames(piece, answer));
+  }
+  if (distinctive.some((t) => /\d/.test(t) && !have.has(t))) return { support: 0, exact: false };
+  const soft = rules.softTerms ? new Set([...have].map(softStem)) : undefined;
+  const found = (t: string) => have.has(t) || (soft !== undefined && soft.has(softStem(t)));
+  const present = distinctive.filter(found).length;
   // One distinctive term: a stemmed match counts ("architects" states "architect", "Switzerland's" states "Switzerland").
   if (distinctive.length === 1) return { support: present, exact: false };
   const share = present / distinctive.length;
   // A title is optional, the trailing name is not: "Lena Ardent" states "Former Harbor Commissioner Lena Ardent".
-  const tail = distinctive.length >= 3 && distinctive.slice(-2).every((t) => pieceTerms.has(t)) ? partialMin : 0;
+  const tail = distinctive.length >= 3 && distinctive.slice(-2).every(found) ? partialMin : 0;
   const support = Math.max(share >= partialMin ? share : 0, tail);
   return { support, exact: false };
+}
+
+/** Month names as content terms (normalised, stemmed: "may" is a stopword and never a term). */
+const MONTH_TERMS: ReadonlySet<string> = new Set(['january', 'february', 'march', 'april', 'june', 'july', 'august', 'september', 'october', 'november', 'december']);
+/** Words that scale a number: "3.5 million" and "3.5 billion" are different amounts. */
+const MAGNITUDE_TERMS: ReadonlySet<string> = new Set(['hundred', 'thousand', 'million', 'billion', 'trillion', 'percent', 'dozen']);
+/** Capitalised words that precede a name without being part of it ("President Smith", "Dr. Smith"). */
+const TITLE_WORDS: ReadonlySet<string> = new Set([
+  'mr', 'mrs', 'ms', 'miss', 'dr', 'prof', 'professor', 'sir', 'dame', 'lord', 'lady', 'saint', 'st', 'king', 'queen', 'prince', 'princess',
+  'president', 'senator', 'governor', 'judge', 'justice', 'general', 'captain', 'colonel', 'major', 'chancellor', 'mayor', 'rev', 'father', 'pope',
+]);
+
+/**
+ * The piece with every capitalised name run that names someone else removed, for a name answer (two or more
+ * capitalised words): a run sharing a term with the answer but holding another capitalised word that is
+ * neither the answer's nor a title, while the answer has a word the run lacks ("Jane Smith" for "John
+ * Smith"; "John Smith Jr." and "Smith" alone are kept). English orthography, written from no question.
+ */
+export function withoutOtherNames(piece: string, answer: string): string {
+  const caps = answer.trim().split(/\s+/).filter((w) => /^\p{Lu}/u.test(w));
+  if (caps.length < 2) return piece;
+  const answerTerms = new Set(contentTerms(answer));
+  return piece.replace(NAME_RUN, (run) => {
+    const terms = contentTerms(run);
+    if (!terms.some((t) => answerTerms.has(t))) return run;
+    const other = terms.some((t) => !answerTerms.has(t) && !TITLE_WORDS.has(t));
+    const missing = [...answerTerms].some((t) => !terms.includes(t));
+    return other && missing ? ' ' : run;
+  });
 }
 
 interface PieceEvidence {
@@ -149,7 +223,7 @@ interface PieceEvidence {
  * sentence's stance); its window (the sentence and its two neighbours, so coreference such as
  * "… Chicago Fire's fourth season. It had 24 episodes." is kept) is scored for query coverage.
  */
-function evidenceFor(text: string, answer: string, answerTerms: readonly string[], queryTerms: readonly string[], polar: 'yes' | 'no' | undefined, partialMin: number, queryAsksContrast = false, conjunctive = false): PieceEvidence {
+function evidenceFor(text: string, answer: string, answerTerms: readonly string[], queryTerms: readonly string[], polar: 'yes' | 'no' | undefined, partialMin: number, queryAsksContrast = false, conjunctive = false, rules: JudgeRules = ALL_RULES): PieceEvidence {
   const sentences = splitSentences(text);
   const terms = sentences.map(termSet);
   let best: PieceEvidence = { support: 0, exact: false, windowCoverage: 0, sentenceCoverage: 0, sentence: '' };
@@ -157,6 +231,7 @@ function evidenceFor(text: string, answer: string, answerTerms: readonly string[
   // Numbers in the question are part of the proposition ("a 4th book"): a passage without them restates another one.
   const numbersKept = (have: ReadonlySet<string>) => queryTerms.every((t) => !/\d/.test(t) || have.has(t));
   let firstDenying: string | undefined;
+  let restatedDenial = false;
   sentences.forEach((sentence, i) => {
     let support: number;
     let exact = false;
@@ -167,12 +242,14 @@ function evidenceFor(text: string, answer: string, answerTerms: readonly string[
       // A yes/no answer is induced by restating the query's proposition with the matching stance.
       // The stance must come with the proposition: its window restates ≥ POLAR_MIN_COVERAGE of
       // the query terms, so a passage about only one side of "Are X and Y both …?" does not count.
-      const negated = polarStanceIsNo(normalizeText(sentence).split(' '), queryAsksContrast);
+      const negated = polarStanceIsNo(normalizeText(sentence).split(' '), queryAsksContrast, rules);
       if (negated && firstDenying === undefined) firstDenying = sentence;
       window = windowOf();
-      support = (polar === 'no') === negated && coverage(queryTerms, window) >= POLAR_MIN_COVERAGE && numbersKept(window) ? 1 : 0;
+      const restates = coverage(queryTerms, window) >= POLAR_MIN_COVERAGE && numbersKept(window);
+      if (restates && negated) restatedDenial = true;
+      support = (polar === 'no') === negated && restates ? 1 : 0;
     } else {
-      ({ support, exact } = answerSupport(sentence, terms[i], answer, answerTerms, partialMin));
+      ({ support, exact } = answerSupport(sentence, terms[i], answer, answerTerms, partialMin, rules));
     }
     if (support === 0) return;
     const cov = coverage(queryTerms, window ?? windowOf());
@@ -202,10 +279,15 @@ function evidenceFor(text: string, answer: string, answerTerms: readonly string[
   if (!polar && best.support === 0) {
     // No sentence or pair of sentences states any of the answer: the whole text may still state part of its
     // terms spread over several sentences (partial support), or the exact answer across three or more pieces.
-    const whole = answerSupport(text, termSet(text), answer, answerTerms, partialMin);
+    const whole = answerSupport(text, termSet(text), answer, answerTerms, partialMin, rules);
     if (whole.support > 0) best = { ...whole, windowCoverage: coverage(queryTerms, termSet(text)), sentenceCoverage: 0, sentence: '' };
   }
-  if (polar === 'no' && best.support === 0 && conjunctive && firstDenying !== undefined) {
+  if (polar === 'yes' && rules.polarWholeText && restatedDenial) {
+    // The stance is the whole text's (issue 33): a text that denies the proposition in a passage restating
+    // the question does not say 'yes' because another of its sentences restates it without a negation.
+    return { support: 0, exact: false, windowCoverage: 0, sentenceCoverage: 0, sentence: '' };
+  }
+  if (polar === 'no' && best.support === 0 && (conjunctive || rules.polarWholeText) && firstDenying !== undefined) {
     // A question about two things ("Are X and Y both …?") is denied across sentences: "X is a musician.
     // Y was a plumber. He never sang." The whole text must restate the proposition (≥ POLAR_MIN_COVERAGE of
     // the query terms) and one of its sentences deny. Held out (everything refit): HotpotQA candidate FNR
@@ -290,7 +372,7 @@ export interface OfflineJudgeEvidence {
  * The evidence behind an offline verdict, as features in [0, 1] (see `offlineJudge`). Exported
  * for scripts/fit-offline-judge.ts, which fits the weights on exactly these numbers.
  */
-export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<OfflineJudgeParams> = {}): OfflineJudgeEvidence {
+export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<OfflineJudgeParams> = {}, rules: Readonly<JudgeRules> = ALL_RULES): OfflineJudgeEvidence {
   const p = validateOfflineJudgeParams(params);
   const answerNorm = normalizeText(input.wrongAnswer);
   const polar = polarAnswer(input.wrongAnswer);
@@ -334,7 +416,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
   const queryAsksContrast = queryTokens.some((t) => CONTRAST_CUES.has(t));
   // A yes/no question about two things joined by 'and' / 'both' ("Are X and Y both …?").
   const conjunctive = queryTokens.includes('both') || queryTokens.includes('and');
-  const ev = evidenceFor(text, input.wrongAnswer, distinctive, queryTerms, polar, p.partialSupportMin, queryAsksContrast, conjunctive);
+  const ev = evidenceFor(text, input.wrongAnswer, distinctive, queryTerms, polar, p.partialSupportMin, queryAsksContrast, conjunctive, rules);
   const textCoverage = coverage(queryTerms, textTerms);
   // Focus: share of the text's distinct content terms that belong to the query or the answer.
   const focus = textTerms.size ? [...textTerms].filter((t) => answerTermSet.has(t) || queryTerms.includes(t)).length / textTerms.size : 0;
@@ -348,7 +430,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
     if (peer === input.text) continue;
     peerCount += 1;
     const peerText = prepare(peer);
-    const peerEv = evidenceFor(peerText, input.wrongAnswer, distinctive, queryTerms, polar, p.partialSupportMin, queryAsksContrast, conjunctive);
+    const peerEv = evidenceFor(peerText, input.wrongAnswer, distinctive, queryTerms, polar, p.partialSupportMin, queryAsksContrast, conjunctive, rules);
     if (peerEv.support === 0) continue;
     supportingPeers += 1;
     // Paraphrase-aware agreement: a peer that states t in a window restating ≥ half the query.

@@ -89,3 +89,24 @@ export function splitSentences(text: string): string[] {
   }
   return out;
 }
+
+// Derivational and inflectional suffixes, longest first; a stem keeps at least 4 letters.
+const SOFT_SUFFIXES = ['ations', 'ation', 'ments', 'ment', 'ings', 'ing', 'ness', 'ities', 'ity', 'ions', 'ion', 'ers', 'er', 'ors', 'or', 'ed', 'es', 'ly', 'al', 'ive', 'ic', 's', 'e'];
+
+/**
+ * A crude morphological stem for matching a paraphrase's words to an answer's (issue 33): one common
+ * English suffix after another is removed while at least 4 letters remain ("operational" → "operation" →
+ * "operat" = "operations"; "creditor" → "credit"; "represents", "representation" → "represent").
+ * Numbers and words of ≤ 4 letters are kept whole. Coarser than `lightStem` on purpose and only used for
+ * the answer's terms, never for query coverage.
+ */
+export function softStem(term: string): string {
+  if (/\d/.test(term)) return term;
+  let out = term;
+  for (let pass = 0; pass < 3; pass++) {
+    const suffix = SOFT_SUFFIXES.find((x) => out.endsWith(x) && out.length - x.length >= 4);
+    if (!suffix) break;
+    out = out.slice(0, -suffix.length);
+  }
+  return out;
+}

@@ -1,4 +1,4 @@
-import { contentTerms, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, offlineJudgeFeatures, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
+import { ALL_RULES, contentTerms, withoutOtherNames, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, offlineJudgeFeatures, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 // Synthetic examples only (issue 13): no development-file question appears in these tests.
@@ -16,7 +16,7 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v10/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v11/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
@@ -153,8 +153,11 @@ describe('offline evidence judge', () => {
     // Without a denial, or without the other thing restated, there is no 'no'.
     expect(offlineJudgeFeatures({ query, wrongAnswer: 'no', text: 'Orla Venn is a painter of harbour scenes. Tomas Rook was a ferry pilot.' }).support).toBe(0);
     expect(offlineJudgeFeatures({ query, wrongAnswer: 'no', text: 'Tomas Rook was a ferry pilot. He never held a brush.' }).support).toBe(0);
-    // A question about one thing keeps the window rule.
-    expect(offlineJudgeFeatures({ query: 'Was Tomas Rook a painter?', wrongAnswer: 'no', text: 'Tomas Rook sailed ferries for years. Later in life he took up many hobbies. He never painted.' }).support).toBe(0);
+    // Since v11 (issue 33) a question about one thing is read across the text too (the whole text restates it, one sentence denies);
+    // v10 kept the window rule for it.
+    const oneThing = { query: 'Was Tomas Rook a painter?', wrongAnswer: 'no', text: 'Tomas Rook sailed ferries for years. Later in life he took up many hobbies. He never painted.' };
+    expect(offlineJudgeFeatures(oneThing).support).toBe(1);
+    expect(offlineJudgeFeatures(oneThing, {}, { ...ALL_RULES, polarWholeText: false }).support).toBe(0);
   });
 
   it('is UNDETERMINED when the answer is empty after normalisation, and can use a review band', () => {
@@ -247,5 +250,54 @@ describe('offline evidence judge', () => {
     expect(offlineJudge(input, { weights: { bias: 0 } }).score).toBeCloseTo(0.5, 10);
     expect(() => validateOfflineJudgeParams({ weights: { bias: 0, framing: 1 } as typeof SCORE_WEIGHTS })).toThrow(/weights\.framing is not a feature/);
     expect(() => validateOfflineJudgeParams({ weights: { focus: 1 } as unknown as typeof SCORE_WEIGHTS })).toThrow(/weights\.bias/);
+  });
+});
+
+describe('issue 33 rules (synthetic examples; each rule measured per family in docs/results.d/judge-rules.md)', () => {
+  const NONE = { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false };
+  const states = (query: string, wrongAnswer: string, text: string, rules = ALL_RULES) => offlineJudgeFeatures({ query, wrongAnswer, text }, {}, rules).support > 0;
+
+  it('reads a denial without a negation particle as a "no" stance, and "not only" as no denial', () => {
+    const query = 'does the velmora harbor fortress have a moat';
+    const lacks = 'The Velmora harbor fortress surprisingly lacks a moat.';
+    expect(states(query, 'no', lacks)).toBe(true);
+    expect(states(query, 'no', lacks, NONE)).toBe(false);
+    expect(states(query, 'yes', lacks)).toBe(false);
+    const notOnly = 'The Velmora harbor fortress has not only a moat but also a drawbridge.';
+    expect(states(query, 'yes', notOnly)).toBe(true);
+    expect(states(query, 'no', notOnly)).toBe(false);
+    expect(states(query, 'yes', 'Every Velmora harbor fortress gate has a moat, without exception.')).toBe(true);
+  });
+
+  it('takes the stance of the whole text: a restated denial anywhere means the text does not say "yes"', () => {
+    const query = 'does the velmora harbor fortress have a moat';
+    const text = 'The Velmora harbor fortress has a moat in old drawings. Today the Velmora harbor fortress has no moat at all.';
+    expect(states(query, 'yes', text, NONE)).toBe(true);
+    expect(states(query, 'yes', text)).toBe(false);
+    expect(states(query, 'no', text)).toBe(true);
+    // A 'no' spread over the text: the denial sits in a sentence that does not itself restate the question.
+    const spread = 'Velmora harbor has a fortress. Its walls are old. A moat? There never was one.';
+    expect(states(query, 'no', spread, NONE)).toBe(false);
+    expect(states(query, 'no', spread)).toBe(true);
+  });
+
+  it('does not count a near-miss as stating the answer: another given name, another month, another magnitude', () => {
+    expect(states('who founded the velmora harbor atlas', 'John Ardent', 'The Velmora harbor atlas was founded by Jane Ardent.')).toBe(false);
+    expect(states('who founded the velmora harbor atlas', 'John Ardent', 'The Velmora harbor atlas was founded by Jane Ardent.', NONE)).toBe(true);
+    // The surname alone, or with a title, still refers to the answer.
+    expect(states('who founded the velmora harbor atlas', 'John Ardent', 'The Velmora harbor atlas was founded by Mayor Ardent.')).toBe(true);
+    expect(withoutOtherNames('Founded by Jane Ardent and Mayor Ardent.', 'John Ardent')).toBe('Founded by   and Mayor Ardent.');
+    expect(states('when did the velmora atlas first appear', 'March 1871', 'The Velmora atlas first appeared in April 1871.')).toBe(false);
+    expect(states('when did the velmora atlas first appear', 'March 1871', 'The Velmora atlas first appeared in April 1871.', NONE)).toBe(true);
+    expect(states('how much did the velmora harbor cost', '3.5 million dollars', 'The Velmora harbor cost 3.5 billion dollars.')).toBe(false);
+    expect(states('how much did the velmora harbor cost', '3.5 million dollars', 'The Velmora harbor cost 3.5 million.')).toBe(true);
+  });
+
+  it('matches a paraphrased long answer on the stems of its words', () => {
+    const query = 'what does the velmora harbor levy pay for';
+    const answer = 'The Velmora harbor levy represents payments owed by shipping creditors for dredging operations.';
+    const text = 'Under the Velmora harbor levy, shipping creditor representation covers dredged channels and operational payment.';
+    expect(offlineJudgeFeatures({ query, wrongAnswer: answer, text }, { partialSupportMin: 0.5 }, NONE).support).toBe(0);
+    expect(offlineJudgeFeatures({ query, wrongAnswer: answer, text }, { partialSupportMin: 0.5 }).support).toBeGreaterThanOrEqual(0.5);
   });
 });
