@@ -102,7 +102,7 @@ describe('reserved markers (property tests, seeded)', () => {
 
 // ── encoded forms (issue 35, item 6) ─────────────────────────────────────────────────────────────
 
-/** Every look-alike form of the marker known so far: the 13 probed in issue 35 (11 Unicode disguises, 2 HTML-entity forms) and the encodings item 6 names. */
+/** Every look-alike form of the marker known so far: plain and Unicode forms (issue 10), the two HTML-entity forms the issue-35 probe passed through, and the encodings item 6 names. */
 const KNOWN_FORMS: Array<[string, string]> = [
   ['plain', '[LATEST]'], ['lower case', '[latest]'], ['spaces inside', '[ LATEST ]'], ['closing', '[/LATEST]'],
   ['zero-width inside', '[LA\u200BTEST]'], ['bidi controls', '[\u202ELATEST\u202C]'], ['fullwidth', '［ＬＡＴＥＳＴ］'],
