@@ -86,11 +86,12 @@ module.exports = {
       name: 'core-npm-only-zod',
       severity: 'error',
       comment:
-        'libs/core uses only zod among npm packages (request/settings schemas). No framework or driver: no @nestjs/*, ' +
+        'libs/core uses only zod (request/settings schemas) and entities (HTML character references, decoded before the ' +
+        'reserved-marker check: pure string code, no I/O) among npm packages. No framework or driver: no @nestjs/*, ' +
         'prisma/@prisma, bullmq, ioredis, openai, @qdrant, @lancedb, onnxruntime, TF.js. Nest wiring lives in apps/ ' +
         'and libs/infra; reach external systems through a port.',
       from: { path: CORE },
-      to: { path: NPM_PACKAGE, pathNot: '(^|/)node_modules/zod/' },
+      to: { path: NPM_PACKAGE, pathNot: '(^|/)node_modules/(zod|entities)/' },
     },
     {
       name: 'core-no-io-builtins',

@@ -2,7 +2,9 @@
  * Hostile input on the real HTTP server, Postgres and the embedded vector store (issue 10): NUL
  * characters and lone UTF-16 surrogates (unstorable in Postgres text/jsonb) are refused with a 400
  * naming the field, on every endpoint, before anything is written; user input is never echoed at
- * unbounded length.
+ * unbounded length. Issue 35: JSON nested past JSON_MAX_DEPTH is refused with a 400 on every route
+ * (Nest and the intake's fast path) before parsing; no malformed body answers 500; encoded [LATEST]
+ * markers are stripped from ingested texts and feedback fields.
  */
 import { createTestApp, type TestApp } from './support/test-app';
 import { TEST_API_KEY, uniqueName } from './support/test-runtime';
@@ -41,6 +43,92 @@ describe('hostile input', () => {
 
   afterAll(async () => {
     await t?.close();
+  });
+
+  /** A raw body sent chunked (no Content-Length): the intake's fast path declines it, express + Nest answer. */
+  const callChunked = async (method: string, path: string, body: string) => {
+    const stream = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(body)); c.close(); } });
+    const res = await fetch(t.url + path, { method, headers: { 'content-type': 'application/json', 'x-api-key': TEST_API_KEY }, body: stream, duplex: 'half' } as RequestInit);
+    const text = await res.text();
+    let json: Json | null = null;
+    try { json = JSON.parse(text) as Json; } catch { /* not JSON */ }
+    return { status: res.status, text, body: json as Json };
+  };
+  const arrays = (n: number) => '['.repeat(n) + ']'.repeat(n);
+  const TOO_DEEP = 'nested deeper than 32 levels';
+
+  it('JSON nested 5,000 deep: 400 naming the limit on ingest metadata, feedback reporter (fast path and Nest), answers servedIds, a quarantine note', async () => {
+    const fresh = uniqueName('hostile-deep');
+    const deep = arrays(5000);
+    const bodies: Array<[string, string, string]> = [
+      ['POST', `/v1/collections/${fresh}/documents`, `{"documents":[{"text":"fine","metadata":{"a":${deep}}}]}`],
+      ['POST', '/v1/feedback', `{"collection":"${collection}","query":"q","wrongAnswer":"w","reporter":${deep}}`],
+      ['POST', '/v1/answers', `{"collection":"${collection}","query":"q","answer":"a","servedIds":${deep}}`],
+      ['POST', '/v1/quarantine/00000000-0000-5000-8000-000000000000/restore', `{"note":${deep}}`],
+    ];
+    for (const [method, path, body] of bodies) {
+      for (const r of [await call(method, path, body), await callChunked(method, path, body)]) {
+        expect(r.status).toBe(400);
+        expect(r.body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+        expect(r.body.message).toContain(TOO_DEEP);
+        expect(r.body.message).toContain('JSON_MAX_DEPTH');
+      }
+    }
+    expect(await t.prisma.document.count({ where: { collection: fresh } })).toBe(0);
+    // At the limit exactly (body, documents, record, metadata + 28 arrays = 32) the body is taken; one more is refused.
+    expect((await call('POST', `/v1/collections/${fresh}/documents`, `{"documents":[{"text":"deep but fine","metadata":{"a":${arrays(28)}}}]}`)).status).toBe(200);
+    expect((await call('POST', `/v1/collections/${fresh}/documents`, `{"documents":[{"text":"one too deep","metadata":{"a":${arrays(29)}}}]}`)).body.message).toContain(TOO_DEEP);
+    // Brackets inside strings are text, not nesting.
+    expect((await call('POST', '/v1/feedback', { collection, query: 'q', wrongAnswer: '['.repeat(3000) })).status).toBe(202);
+  });
+
+  it('no malformed or hostile body answers 500, on any route, by either intake path', async () => {
+    const deep = 5000;
+    const malformed: Array<string | Uint8Array> = [
+      '{', '[', '{"a":', '{"a":1}}', '"just a string"', '1', 'null', 'true', '[1,2,]', '{"a":1,}', "{'a':1}", '{"a":NaN}', '{"a":1e999999}',
+      '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}', '[]', '{}', '[{}]', ' ', '\ufeff{}',
+      '{'.repeat(deep), '['.repeat(deep), '{"a":'.repeat(deep), `[${'{"a":['.repeat(deep)}`, `["${'['.repeat(deep)}`, `{"a":"\\"${'['.repeat(deep)}`,
+      '{"a":"\ud800"}', '{"a":"\u0000"}', '{"a":"\\x"}', `{"${'k'.repeat(100_000)}":1}`, `{"query":${'9'.repeat(10_000)}}`,
+      new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), new Uint8Array([0xc0, 0xaf, 0x7b, 0x7d]),
+    ];
+    const routes: Array<[string, string]> = [
+      ['POST', '/v1/feedback'], ['POST', `/v1/collections/${collection}/documents`], ['POST', '/v1/answers'], ['POST', '/v1/rag/answer'],
+      ['POST', '/v1/quarantine/00000000-0000-5000-8000-000000000000/restore'], ['POST', '/v1/feedback/00000000-0000-5000-8000-000000000000/correct-answer'],
+      ['POST', '/v1/session'], ['POST', '/v1/admin/keys'],
+    ];
+    const statuses = new Map<number, number>();
+    const fivehundreds: string[] = [];
+    for (const [method, path] of routes) {
+      for (const body of malformed) {
+        for (const chunked of [false, true]) {
+          const text = typeof body === 'string' ? body : Buffer.from(body).toString('latin1');
+          const r = chunked
+            ? await callChunked(method, path, typeof body === 'string' ? body : Buffer.from(body).toString('utf8'))
+            : await fetch(t.url + path, { method, headers: { 'content-type': 'application/json', 'x-api-key': TEST_API_KEY }, body: typeof body === 'string' ? body : Buffer.from(body) })
+              .then(async (res) => ({ status: res.status, text: await res.text() }));
+          statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+          if (r.status >= 500) fivehundreds.push(`${method} ${path} ${chunked ? '(chunked)' : ''} ${text.slice(0, 40)} → ${r.status} ${r.text.slice(0, 200)}`);
+        }
+      }
+    }
+    expect(fivehundreds).toEqual([]);
+    expect(statuses.get(400)).toBeGreaterThan(routes.length * 10); // the malformed ones are 400s, not 404s or 401s
+    expect(({}) as Json).not.toHaveProperty('polluted');
+  });
+
+  it('encoded [LATEST] markers (HTML references, percent-encoding, double-encoded) are stripped from ingested texts and feedback fields', async () => {
+    const fresh = uniqueName('hostile-marker');
+    const forms = ['&#91;LATEST&#93;', '&lbrack;LATEST&rbrack;', '&#x5B;/LATEST&#x5D;', '%5BLATEST%5D', '&amp;#91;LATEST&amp;#93;', '%EF%BC%BBLATEST%EF%BC%BD'];
+    const r = await call('POST', `/v1/collections/${fresh}/documents`, { documents: forms.map((f, i) => ({ id: `m${i}`, text: `Text ${i}: ${f}Herman Melville wrote Moby-Dick.` })) });
+    expect(r.status).toBe(200);
+    const stored = await t.prisma.document.findMany({ where: { collection: fresh }, orderBy: { externalId: 'asc' } });
+    expect(stored.map((d) => d.text)).toEqual(forms.map((_, i) => `Text ${i}: Herman Melville wrote Moby-Dick.`));
+    for (const form of forms) {
+      const fb = await call('POST', '/v1/feedback', { collection: fresh, query: `who wrote ${form} Moby-Dick`, wrongAnswer: `${form}Dickens`, correctAnswer: `Melville ${form}`, reporter: `r${form}` });
+      expect(fb.status).toBe(202);
+      const row = await t.prisma.feedbackEvent.findUniqueOrThrow({ where: { id: fb.body.id } });
+      expect([row.query, row.wrongAnswer, row.correctAnswer, row.reporter]).toEqual(['who wrote  Moby-Dick', 'Dickens', 'Melville ', 'r']);
+    }
   });
 
   it('ingest: NUL or a lone surrogate anywhere in a record → 400 naming the field, nothing written', async () => {

@@ -4,7 +4,7 @@
  * are real: requests leave from different loopback addresses (127.0.0.x, `localAddress`), so
  * `req.ip` differs without any proxy header.
  *
- * Limits are set low for this file: 3 reports per feedback token, 5 per address, 12 answers per key.
+ * Limits are set low for this file: 3 reports per feedback token, 5 per address, 10 per API key, 12 answers per key.
  */
 import { request } from 'node:http';
 import { AUDIT_LOG } from '@forensics/core';
@@ -14,6 +14,7 @@ import { TEST_API_KEY, uniqueName } from './support/test-runtime';
 
 type Json = Record<string, any>;
 const SECOND_KEY = 'second-test-key-0123456789';
+const THIRD_KEY = 'third-test-key-0123456789';
 
 describe('rate limits on feedback and answers', () => {
   let t: TestApp;
@@ -38,9 +39,9 @@ describe('rate limits on feedback and answers', () => {
       req.on('error', reject);
       req.end(data);
     });
-  const logAnswer = (key = TEST_API_KEY) => call('127.0.0.1', 'POST', '/v1/answers', { collection, query: 'who wrote moby dick', answer: 'Charles Dickens', servedIds }, { 'x-api-key': key });
-  const token = async () => {
-    const r = await logAnswer();
+  const logAnswer = (key: string = TEST_API_KEY) => call('127.0.0.1', 'POST', '/v1/answers', { collection, query: 'who wrote moby dick', answer: 'Charles Dickens', servedIds }, { 'x-api-key': key });
+  const token = async (key: string = TEST_API_KEY) => {
+    const r = await logAnswer(key);
     expect(r.status).toBe(201);
     return r.body.feedbackToken as string;
   };
@@ -51,7 +52,7 @@ describe('rate limits on feedback and answers', () => {
   beforeAll(async () => {
     t = await createTestApp({
       api: true,
-      env: { API_KEYS: `${TEST_API_KEY},${SECOND_KEY}`, RATE_LIMIT_FEEDBACK_PER_MIN: '3', RATE_LIMIT_ADDRESS_PER_MIN: '5', RATE_LIMIT_ANSWERS_PER_MIN: '12' },
+      env: { API_KEYS: `${TEST_API_KEY},${SECOND_KEY},${THIRD_KEY}`, RATE_LIMIT_FEEDBACK_PER_MIN: '3', RATE_LIMIT_ADDRESS_PER_MIN: '5', RATE_LIMIT_ANSWERS_PER_MIN: '12', RATE_LIMIT_KEY_PER_MIN: '10' },
     });
     const r = await call('127.0.0.1', 'POST', `/v1/collections/${collection}/documents`, { documents: [
       { id: 'melville', text: 'Moby-Dick is an 1851 novel by the American writer Herman Melville.' },
@@ -121,5 +122,59 @@ describe('rate limits on feedback and answers', () => {
     expect(text).toMatch(/forensics_rate_limited_total\{route="feedback",scope="token"\} 2/);
     expect(text).toMatch(/forensics_rate_limited_total\{route="feedback",scope="address"\} 3/);
     expect(text).toMatch(/forensics_rate_limited_total\{route="answers",scope="answers-key"\} 4/);
+  });
+
+  it('a bounded flood (3 s on loopback, more on a loaded machine up to 20 s, one key, one token, one address at once): exactly the limits get through, the rest is 429 with Retry-After, and every accepted report is in Postgres', async () => {
+    const FLOOD_MS = 3000;
+    const MAX_PER_STREAM = 400; // bounded in count as well as in time
+    const HARD_STOP_MS = 20_000; // a loaded machine: each stream goes on past FLOOD_MS until it has twice its limit answered, never past this
+    const WORKERS_PER_STREAM = 4;
+    type Result = { status: number; retryAfter?: string; id?: string };
+    /**
+     * Sends `send(i)` from WORKERS_PER_STREAM concurrent loops until FLOOD_MS has passed (and at least
+     * twice the stream's limit was answered, within HARD_STOP_MS) or MAX_PER_STREAM were sent.
+     */
+    const flood = async (limit: number, send: (i: number) => Promise<{ status: number; retryAfter?: string; body: Json }>) => {
+      const results: Result[] = [];
+      const start = Date.now();
+      const going = () => Date.now() - start < FLOOD_MS || (results.length < 2 * limit && Date.now() - start < HARD_STOP_MS);
+      let sent = 0;
+      await Promise.all(Array.from({ length: WORKERS_PER_STREAM }, async () => {
+        while (going() && sent < MAX_PER_STREAM) {
+          const r = await send(sent++);
+          results.push({ status: r.status, retryAfter: r.retryAfter, id: r.body.id as string | undefined });
+        }
+      }));
+      return results;
+    };
+    const addressTokens: string[] = [];
+    for (let i = 0; i < 10; i++) addressTokens.push(await token(THIRD_KEY));
+    const oneToken = await token(THIRD_KEY);
+    const started = Date.now();
+    const [byKey, byToken, byAddress] = await Promise.all([
+      flood(10, (i) => call('127.0.0.41', 'POST', '/v1/feedback', { collection, query: `flood ${i} who wrote moby dick`, wrongAnswer: 'Charles Dickens' }, { 'x-api-key': SECOND_KEY })),
+      flood(3, () => report('127.0.0.42', oneToken)),
+      flood(5, (i) => report('127.0.0.43', addressTokens[i % addressTokens.length])),
+    ]);
+    const seconds = (Date.now() - started) / 1000;
+    const all = [...byKey, ...byToken, ...byAddress];
+    // Only 202 or 429: nothing failed, nothing else happened.
+    expect(all.filter((r) => r.status !== 202 && r.status !== 429)).toEqual([]);
+    expect([count(byKey, 202), count(byToken, 202), count(byAddress, 202)]).toEqual([10, 3, 5]);
+    for (const r of all.filter((x) => x.status === 429)) {
+      expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(Number(r.retryAfter)).toBeLessThanOrEqual(60);
+    }
+    // The flood was a flood: far more requests than the limits let through.
+    expect(all.filter((r) => r.status === 429).length).toBeGreaterThan(3 * (10 + 3 + 5));
+    // Nothing accepted is lost: every 202's event is in Postgres (the key's 10 are 10 events; a token's repeats are its one event).
+    const accepted = [...new Set(all.filter((r) => r.status === 202).map((r) => r.id!))];
+    expect(new Set(byKey.filter((r) => r.status === 202).map((r) => r.id)).size).toBe(10);
+    expect(new Set(byToken.filter((r) => r.status === 202).map((r) => r.id)).size).toBe(1);
+    const rows = await t.prisma.feedbackEvent.findMany({ where: { id: { in: accepted } }, select: { id: true, collection: true } });
+    expect(rows.map((r) => r.id).sort()).toEqual([...accepted].sort());
+    expect(await t.prisma.feedbackEvent.count({ where: { collection, query: { startsWith: 'flood ' } } })).toBe(10);
+    // Figures for docs/results.d/security.md (printed, not asserted).
+    console.log(`flood: ${all.length} requests in ${seconds.toFixed(1)} s (${(all.length / seconds).toFixed(0)}/s); key ${byKey.length} sent / ${count(byKey, 202)} accepted, token ${byToken.length} / ${count(byToken, 202)}, address ${byAddress.length} / ${count(byAddress, 202)}; ${accepted.length} accepted events all in Postgres`);
   });
 });

@@ -11,7 +11,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { InfrastructureModule, PRISMA, REPOSITORIES, type PrismaClient } from '@forensics/infra';
 import type { QuarantineEvidence, Repositories } from '@forensics/core';
 import { createApiApp } from '../apps/api/src/create-api-app';
-import { LOGIN_FAILURES_PER_WINDOW } from '../apps/api/src/http/login-throttle';
+import { request as httpRequest } from 'node:http';
+import { LOGIN_FAILURES_PER_ADDRESS, LOGIN_FAILURES_PER_KEY } from '../apps/api/src/http/login-throttle';
 import { testConfig } from './support/test-app';
 import { TEST_API_KEY, uniqueName } from './support/test-runtime';
 
@@ -227,16 +228,58 @@ describe('console sessions, CSRF and security headers', () => {
     for (const s of secrets) expect(text).not.toContain(s);
   });
 
-  it('brute force: after the allowed failures an address gets 429 with Retry-After, even with a right key', async () => {
-    const k = await newKey('viewer');
-    for (let i = 0; i < LOGIN_FAILURES_PER_WINDOW; i++) {
-      const r = await request('POST', '/v1/session', { body: { key: `rfk_00000000_${'A'.repeat(43)}` } });
-      expect(r.status).toBe(401);
-    }
-    const blocked = await request('POST', '/v1/session', { body: { key: k.key } });
+  /** A JSON login from a given loopback address (127.0.0.x: real, distinct client addresses, no proxy header). */
+  const loginFrom = (from: string, key: string) => new Promise<{ status: number; retryAfter?: string; body: any; cookie?: string }>((resolve, reject) => {
+    const u = new URL(`${base}/v1/session`);
+    const req = httpRequest({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', localAddress: from, agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => { text += c; });
+      res.on('end', () => resolve({
+        status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, body: text ? JSON.parse(text) : null,
+        cookie: (res.headers['set-cookie'] ?? [])[0]?.split(';')[0],
+      }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ key }));
+  });
+  const wrongKey = (prefix = Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0')) => `rfk_${prefix}_${'A'.repeat(43)}`;
+
+  it('brute force on one key: after LOGIN_FAILURES_PER_KEY failures that key gets 429 with Retry-After; other keys from the address still 401; after 20 failures a right key logs in', async () => {
+    const from = '127.0.0.21';
+    const k = await newKey('reviewer');
+    for (let i = 0; i < LOGIN_FAILURES_PER_KEY; i++) expect((await loginFrom(from, wrongKey('0badc0de'))).status).toBe(401);
+    const blocked = await loginFrom(from, wrongKey('0badc0de'));
     expect(blocked.status).toBe(429);
-    expect(blocked.body).toMatchObject({ statusCode: 429, error: 'TooManyRequests', message: expect.stringMatching(/^too many failed logins from this address: try again in \d+ s$/) });
-    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(blocked.body).toMatchObject({ statusCode: 429, error: 'TooManyRequests', message: expect.stringMatching(/^too many failed logins with this key: try again in \d+ s \(a right key still logs in\)$/) });
+    expect(Number(blocked.retryAfter)).toBeGreaterThan(0);
+    expect(Number(blocked.retryAfter)).toBeLessThanOrEqual(300);
+    // Other keys from the same address: still plain 401s (the address's own bound is higher).
+    for (let i = 0; i < 20 - LOGIN_FAILURES_PER_KEY - 1; i++) expect((await loginFrom(from, wrongKey())).status).toBe(401);
+    // 20 failures from this address now: a right key logs in, and its session works.
+    const ok = await loginFrom(from, k.key);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ role: 'reviewer' });
+    secrets.push(ok.cookie!.split('=')[1], ok.body.csrfToken);
+    expect((await request('GET', '/v1/session/me', { cookie: ok.cookie })).body).toMatchObject({ via: 'session', role: 'reviewer' });
+  });
+
+  it('a flood of failures from one address (a NAT): past LOGIN_FAILURES_PER_ADDRESS wrong keys get 429, right keys (user and bootstrap admin) still log in, other addresses are not slowed', async () => {
+    const from = '127.0.0.22';
+    const k = await newKey('viewer');
+    for (let i = 0; i < LOGIN_FAILURES_PER_ADDRESS; i++) expect((await loginFrom(from, wrongKey())).status).toBe(401);
+    const blocked = await loginFrom(from, wrongKey());
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.message).toMatch(/^too many failed logins from this address: try again in \d+ s/);
+    expect(Number(blocked.retryAfter)).toBeGreaterThan(0);
+    expect((await loginFrom(from, 'not even a key')).status).toBe(429);
+    for (const key of [k.key, TEST_API_KEY]) {
+      const ok = await loginFrom(from, key);
+      expect(ok.status).toBe(200);
+      secrets.push(ok.cookie!.split('=')[1], ok.body.csrfToken);
+    }
+    expect((await loginFrom(from, wrongKey())).status).toBe(429); // the right keys did not reset the address's count
+    expect((await loginFrom('127.0.0.23', wrongKey())).status).toBe(401);
     // API keys in headers are not affected by the login brake.
     expect((await request('GET', '/v1/session/me', { key: k.key })).status).toBe(200);
   });

@@ -18,6 +18,7 @@ import { ApiModule } from './api.module';
 import { httpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { securityHeaders } from './http/security-headers';
 import { bodyErrorOf } from './http/http-errors';
+import { jsonDepthVerifier } from './http/json-depth';
 import { consoleStatic } from './console/serve-console';
 import { QueueRegistry } from '@forensics/infra';
 import { Authenticator } from './http/authenticator';
@@ -66,10 +67,12 @@ export async function createApiApp(config: AppConfig, opts: ApiAppOptions = {}):
   // The console's login form (its session cookie is read by the Authenticator, from the header, only when no key is sent).
   const loginForm = express.urlencoded({ extended: false, limit: '4kb' });
   app.use((req: Request, res: Response, next: NextFunction) => (req.method === 'POST' && req.path === '/v1/session' ? loginForm(req, res, next) : next()));
-  const ingestJson = express.json({ limit: INGEST_BODY_LIMIT });
-  const jsonBody = express.json({ limit: config.bodyLimit });
+  // Every JSON body's nesting depth is checked on its raw bytes before body-parser parses it (400 past JSON_MAX_DEPTH).
+  const verify = jsonDepthVerifier(config.jsonMaxDepth);
+  const ingestJson = express.json({ limit: INGEST_BODY_LIMIT, verify });
+  const jsonBody = express.json({ limit: config.bodyLimit, verify });
   app.use((req: Request, res: Response, next: NextFunction) => (/^\/v1\/collections\/[^/]+\/documents/.test(req.path) ? ingestJson : jsonBody)(req, res, next));
-  // body-parser errors → clear JSON (413 over the limit, 400 for malformed JSON).
+  // body-parser errors → clear JSON (413 over the limit, 400 for malformed or too deeply nested JSON).
   app.use((err: { type?: string; status?: number; message?: string; limit?: number }, _req: Request, res: Response, next: NextFunction) => {
     if (!err) return next();
     const answer = bodyErrorOf(err);
@@ -89,7 +92,7 @@ export async function createApiApp(config: AppConfig, opts: ApiAppOptions = {}):
     const httpLogger = jsonLogger ? pinoHttp(jsonHttpLoggingOptions(jsonLogger)) : null;
     installFastIntake(app.getHttpServer(), {
       authenticator: app.get(Authenticator), rateLimits: app.get(RateLimits), intake: app.get(FeedbackIntake), metrics: app.get<ForensicsMetrics>(METRICS),
-      bodyLimit: bytes.parse(config.bodyLimit) ?? 0, securityHeaders: headers, trustsProxy: () => (app.getHttpAdapter().getInstance() as express.Express).enabled('trust proxy'), log: new Logger('intake'),
+      bodyLimit: bytes.parse(config.bodyLimit) ?? 0, jsonMaxDepth: config.jsonMaxDepth, securityHeaders: headers, trustsProxy: () => (app.getHttpAdapter().getInstance() as express.Express).enabled('trust proxy'), log: new Logger('intake'),
       ...(httpLogger ? { requestLogging: { log: (req, res) => httpLogger(req, res), bind: (req, run) => storage.run(new Store((req as { log: PinoInstance }).log), run) } } : {}),
     });
   }

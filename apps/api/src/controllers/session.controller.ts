@@ -42,15 +42,17 @@ export class SessionController {
     // Login CSRF: a foreign page must not log the browser in under the attacker's key.
     assertSameOrigin(req, 'a login');
     const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-    await this.throttle.check(ip, res);
     const { key } = parseRequest(CreateSessionRequest, body ?? {});
+    // The key is checked first, always: a right key logs in even while its address is throttled
+    // (login-throttle.ts says why); a wrong one counts, or gets 429 once its buckets are full.
     let identity;
     try {
       identity = await this.authenticator.identityForKey(key);
     } catch (e) {
-      if (e instanceof AuthenticationError) await this.throttle.failed(ip);
+      if (e instanceof AuthenticationError) await this.throttle.failed(ip, key, res);
       throw e;
     }
+    await this.throttle.succeeded(ip, key);
     const { token, session } = await this.createSession.execute({ identity, ip, userAgent: req.header('user-agent') ?? null });
     res.cookie(SESSION_COOKIE, token, cookieOptions(req, this.config.production, this.identity.sessionTtlMs));
     if (req.is('application/x-www-form-urlencoded')) {

@@ -6,6 +6,7 @@ import { assertPermitted, missingCredentials, setTokenRouteCors } from './api-ke
 import { headerOf, type Authenticator, type CredentialRequest } from './authenticator';
 import type { FeedbackIntake } from './feedback-intake';
 import { bodyErrorOf, httpErrorOf } from './http-errors';
+import { exceedsJsonDepth, TOO_DEEP_TYPE, tooDeepMessage } from './json-depth';
 import type { RateLimits, RateLimitSubject } from './rate-limit';
 
 /**
@@ -22,7 +23,7 @@ import type { RateLimits, RateLimitSubject } from './rate-limit';
  * What it keeps — each step calls the same code as the Nest route, in the same order:
  * security headers (the same helmet middleware, run once at start-up to record its headers: they do
  * not depend on the request), the token route's CORS headers, the JSON body under BODY_LIMIT,
- * Authenticator (API key, feedback token, console session with its CSRF check), the `feedback`
+ * checked for nesting depth (JSON_MAX_DEPTH), Authenticator (API key, feedback token, console session with its CSRF check), the `feedback`
  * permission (ApiKeyGuard's `assertPermitted`), RateLimits (429, Retry-After, the audit entry),
  * FeedbackIntake (validation, trust, the use case, the 202's body), errors through `httpErrorOf`
  * (the errors filter's mapping), the HTTP metrics with the route's label, and in JSON-log mode the
@@ -42,6 +43,8 @@ export interface FastIntakeDeps {
   metrics: ForensicsMetrics;
   /** BODY_LIMIT in bytes. */
   bodyLimit: number;
+  /** JSON_MAX_DEPTH: a body nested deeper is refused (400) before it is parsed, as on the Nest routes. */
+  jsonMaxDepth: number;
   /** The API's security-headers middleware (helmet); its headers for this route are recorded at start-up. */
   securityHeaders: RequestHandler;
   /** Whether the express app trusts a proxy for the client address (then the path declines: express's `req.ip` rules apply). */
@@ -113,7 +116,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: FastIntak
   try {
     const raw = await readBody(req);
     if (raw === null) return; // the client went away
-    const body = parseJson(raw);
+    const body = parseJson(raw, deps.jsonMaxDepth);
     if ('error' in body) return send(res, body.error.status, body.error.body);
     // Before any refusal, so a cross-origin browser can read the error message (as ApiKeyGuard does, after body-parser).
     setTokenRouteCors(res);
@@ -152,9 +155,13 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
   });
 }
 
-/** JSON as body-parser's `json()` reads it (strict: an object or array; an empty body is `{}`), its errors mapped by `bodyErrorOf`. */
-function parseJson(raw: Buffer): { value: unknown } | { error: NonNullable<ReturnType<typeof bodyErrorOf>> } {
+/**
+ * JSON as body-parser's `json()` reads it (strict: an object or array; an empty body is `{}`; the
+ * depth checked on the bytes first, as the Nest routes' `verify` does), its errors mapped by `bodyErrorOf`.
+ */
+function parseJson(raw: Buffer, maxDepth: number): { value: unknown } | { error: NonNullable<ReturnType<typeof bodyErrorOf>> } {
   if (raw.length === 0) return { value: {} };
+  if (exceedsJsonDepth(raw, maxDepth)) return { error: bodyErrorOf({ type: TOO_DEEP_TYPE, status: 400, message: tooDeepMessage(maxDepth) })! };
   const text = raw.toString('utf8');
   const first = /\S/.exec(text)?.[0];
   const failed = (message: string) => ({ error: bodyErrorOf({ type: 'entity.parse.failed', message })! });

@@ -48,6 +48,7 @@ export function bodyErrorOf(err: { type?: string; status?: number; message?: str
   const of = (status: number, error: string, message: string): HttpErrorResponse => ({ status, body: { statusCode: status, error, message }, headers: {} });
   if (err.type === 'entity.too.large') return of(413, 'Payload Too Large', `request body exceeds the limit of ${err.limit} bytes`);
   if (err.type === 'entity.parse.failed') return of(400, 'Bad Request', `malformed JSON body: ${err.message}`);
+  if (err.type === 'entity.too.deep') return of(400, 'Bad Request', err.message ?? 'JSON body nested too deeply');
   if (err.status && err.status < 500) return of(err.status, 'Bad Request', err.message ?? 'bad request body');
   return null;
 }

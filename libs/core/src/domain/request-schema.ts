@@ -54,24 +54,42 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * be stored". A key is never echoed (it is the unstorable part): "a key in documents[0].metadata …".
  */
 export function unstorableProblems(input: unknown, path: PropertyKey[] = []): string[] {
+  // Iterative (an explicit stack, depth-first in document order): a deeply nested body must not be
+  // able to exhaust the call stack here (issue 35, item 5; the API also refuses bodies past JSON_MAX_DEPTH).
+  // Paths are linked to their parent and spelled out only for a problem: copying them at each level
+  // would cost depth² on a deep value. A stack entry is a value to visit, or a problem already found
+  // (a bad key), kept in document order.
+  type Path = { key: PropertyKey; up: Path | null } | null;
+  type Entry = { v: unknown; at: Path } | { problem: string };
+  const spell = (at: Path): string => {
+    const keys: PropertyKey[] = [];
+    for (let p = at; p; p = p.up) keys.push(p.key);
+    return formatPath([...path, ...keys.reverse()]) || 'body';
+  };
   const out: string[] = [];
   const seen = new Set<object>();
-  const walk = (v: unknown, at: PropertyKey[]): void => {
+  const stack: Entry[] = [{ v: input, at: null }];
+  while (stack.length) {
+    const e = stack.pop()!;
+    if ('problem' in e) { out.push(e.problem); continue; }
+    const { v, at } = e;
     if (typeof v === 'string') {
       const why = unstorableReason(v);
-      if (why) out.push(`${formatPath(at) || 'body'} ${why}`);
-      return;
+      if (why) out.push(`${spell(at)} ${why}`);
+      continue;
     }
-    if (typeof v !== 'object' || v === null || seen.has(v)) return;
+    if (typeof v !== 'object' || v === null || seen.has(v)) continue;
     seen.add(v);
-    if (Array.isArray(v)) { v.forEach((x, i) => walk(x, [...at, i])); return; }
-    for (const [k, x] of Object.entries(v)) {
-      const why = unstorableReason(k);
-      if (why) { out.push(`a key in ${formatPath(at) || 'body'} ${why}`); continue; }
-      walk(x, [...at, k]);
+    const children: Entry[] = [];
+    if (Array.isArray(v)) v.forEach((x, i) => children.push({ v: x, at: { key: i, up: at } }));
+    else {
+      for (const [k, x] of Object.entries(v)) {
+        const why = unstorableReason(k);
+        children.push(why ? { problem: `a key in ${spell(at)} ${why}` } : { v: x, at: { key: k, up: at } });
+      }
     }
-  };
-  walk(input, path);
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
   return out;
 }
 

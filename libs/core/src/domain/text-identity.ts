@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { DecodingMode, EntityDecoder, htmlDecodeTree } from 'entities/decode';
 
 /**
  * `[LATEST]` / `[/LATEST]` are reserved for benign-text enhancement (RAGForensics, arXiv 2504.21668, App. 8.3):
@@ -7,17 +8,24 @@ import { createHash } from 'node:crypto';
  * brackets, and in every Unicode disguise a reader (or an LLM) would still take for the marker
  * (issue 10): zero-width and bidi controls inside it (`[LA\u200bTEST]`), compatibility forms
  * (fullwidth `［LATEST］`, mathematical letters), combining marks, and confusable letters from
- * other scripts (Cyrillic `[LATЕST]`, Greek, small capitals).
+ * other scripts (Cyrillic `[LATЕST]`, Greek, small capitals) — and in encoded forms (issue 35,
+ * item 6): HTML character references, named (`&lbrack;LATEST&rbrack;`), decimal (`&#91;`) and hex
+ * (`&#x5B;`), with or without the `;` (as HTML's own legacy parsing reads them), percent-encoding
+ * (`%5BLATEST%5D`, UTF-8 sequences such as `%EF%BC%BB` for `［`), and these nested in each other
+ * (`&amp;#91;`, `%26%2391%3B`): the decoding repeats until nothing more decodes (at most
+ * {@link MAX_DECODE_PASSES} layers).
  *
- * How, without rewriting the rest of the text: the stored text is never normalised. Instead a
- * "folded view" is built one code point at a time — each code point becomes its NFKD form with
+ * How, without rewriting the rest of the text: the stored text is never decoded nor normalised.
+ * Instead a "view" is built in which every UTF-16 unit remembers the [start, end) range of the
+ * ORIGINAL text it came from. First the references are decoded, layer by layer: a decoded character
+ * takes the range of the whole reference it came from (`&#91;` → `[` spanning five characters).
+ * Then the view is folded one code point at a time — each code point becomes its NFKD form with
  * marks removed, confusables folded to ASCII and lower-cased, or nothing at all for format /
- * default-ignorable characters (zero-width, bidi controls, soft hyphen, variation selectors) — and
- * every UTF-16 unit of the view remembers the [start, end) range of the ORIGINAL code point it came
- * from. The plain ASCII pattern is then searched in the view, and each match's span is mapped back
- * (start of its first unit's code point … end of its last unit's code point) and cut from the
+ * default-ignorable characters (zero-width, bidi controls, soft hyphen, variation selectors),
+ * keeping its range. The plain ASCII pattern is then searched in the view, and each match's span is
+ * mapped back (start of its first unit's range … end of its last unit's range) and cut from the
  * original. Folding per code point (not NFKC over the whole string) is what keeps the mapping
- * exact: every view unit has exactly one source code point, so nothing outside a marker changes.
+ * exact: every view unit has exactly one source range, so nothing outside a marker changes.
  * Removing a marker can assemble another from the pieces around it ("[LAT[LATEST]EST]"), so the
  * whole pass repeats until nothing is found.
  */
@@ -56,15 +64,133 @@ function foldCodePoint(cp: string): string {
   return out;
 }
 
-/** The folded view of `text` and, per view unit, the original [start, end) of its source code point. */
+/**
+ * Decoding layers of the view: a text encoded this many times over (`&amp;amp;#91;` is 3) is
+ * decoded this many times, no more. Each layer costs one pass over the text, and a crafted
+ * `&amp;amp;amp;…` needs one layer per 4 characters: the bound keeps a 100,000-character text at
+ * 8 passes. Real double-escaping (scraped HTML, URLs inside HTML) stays within 2-3 layers, and a
+ * reader (or an LLM) does not undo 9 layers of escaping to see a bracket.
+ */
+export const MAX_DECODE_PASSES = 8;
+
+/** A view: per UTF-16 unit of `text`, the [from, to) range of the original text it stands for (typed arrays: texts run to megabytes). */
+interface Traced { text: string; from: Int32Array; to: Int32Array }
+
+// One decoder for every reference (startEntity resets it): the `entities` package's HTML decoder
+// (the WHATWG named-reference table, numeric references with the spec's replacements, legacy names
+// without `;`). Used through its streaming API because it says how many characters a reference took.
+let decodedSink = '';
+const entityDecoder = new EntityDecoder(htmlDecodeTree, (cp) => { decodedSink += String.fromCodePoint(cp); });
+
+/** The character reference starting at `text[at]` (an `&`): its decoded value and length, or null when there is none. */
+function referenceAt(text: string, at: number): { value: string; length: number } | null {
+  decodedSink = '';
+  entityDecoder.startEntity(DecodingMode.Legacy);
+  let length = entityDecoder.write(text, at + 1);
+  if (length < 0) length = entityDecoder.end(); // the text ends inside the reference ("…&#91")
+  return length > 0 && decodedSink ? { value: decodedSink, length } : null;
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const HEX_PAIR = /^[0-9A-Fa-f]{2}$/;
+
+/** The byte of the `%XX` at `text[i]`, or -1. */
+function percentByte(text: string, i: number): number {
+  if (text.charCodeAt(i) !== 0x25) return -1;
+  const h = text.slice(i + 1, i + 3);
+  return HEX_PAIR.test(h) ? parseInt(h, 16) : -1;
+}
+
+/**
+ * The percent-encoded character starting at `text[at]`: one `%XX` for ASCII, two to four for a UTF-8
+ * sequence; null when the `%` starts no valid encoding (`%zz`, `50% off`, a lone continuation byte,
+ * an overlong form): such text is left as it is, never an error.
+ */
+function percentAt(text: string, at: number): { value: string; length: number } | null {
+  const b0 = percentByte(text, at);
+  if (b0 < 0) return null;
+  if (b0 < 0x80) return { value: String.fromCharCode(b0), length: 3 };
+  const n = b0 >= 0xc2 && b0 <= 0xdf ? 2 : b0 >= 0xe0 && b0 <= 0xef ? 3 : b0 >= 0xf0 && b0 <= 0xf4 ? 4 : 0;
+  if (!n) return null;
+  const bytes = new Uint8Array(n);
+  bytes[0] = b0;
+  for (let k = 1; k < n; k++) {
+    const b = percentByte(text, at + 3 * k);
+    if (b < 0x80 || b > 0xbf) return null;
+    bytes[k] = b;
+  }
+  try {
+    return { value: UTF8.decode(bytes), length: 3 * n };
+  } catch {
+    return null; // overlong or surrogate encodings: not a character
+  }
+}
+
+/**
+ * One decoding layer over `t`; null when it holds no reference (the view is stable). A reference is
+ * never shorter than what it decodes to (`&lt` → 1 unit, `&#x1F600;` → 2), so the layer fits in
+ * `t`'s length.
+ */
+function decodeLayer(t: Traced): Traced | null {
+  const { text } = t;
+  let out = '';
+  const from = new Int32Array(text.length);
+  const to = new Int32Array(text.length);
+  let n = 0;
+  let copied = 0;
+  for (let i = 0; i < text.length;) {
+    const c = text.charCodeAt(i);
+    const ref = c === 0x26 ? referenceAt(text, i) : c === 0x25 ? percentAt(text, i) : null;
+    if (!ref) { i++; continue; }
+    out += text.slice(copied, i);
+    from.set(t.from.subarray(copied, i), n);
+    to.set(t.to.subarray(copied, i), n);
+    n += i - copied;
+    out += ref.value;
+    from.fill(t.from[i], n, n + ref.value.length);
+    to.fill(t.to[i + ref.length - 1], n, n + ref.value.length);
+    n += ref.value.length;
+    i += ref.length;
+    copied = i;
+  }
+  if (!copied) return null;
+  out += text.slice(copied);
+  from.set(t.from.subarray(copied), n);
+  to.set(t.to.subarray(copied), n);
+  n += text.length - copied;
+  return { text: out, from: from.subarray(0, n), to: to.subarray(0, n) };
+}
+
+/** `text` with its references decoded until stable (at most MAX_DECODE_PASSES layers), each unit traced to the original; null when it has none. */
+function decodedView(text: string): Traced | null {
+  if (!/[&%]/.test(text)) return null;
+  const from = new Int32Array(text.length);
+  const to = new Int32Array(text.length);
+  for (let i = 0; i < text.length; i++) { from[i] = i; to[i] = i + 1; }
+  let t: Traced = { text, from, to };
+  let decoded = false;
+  for (let pass = 0; pass < MAX_DECODE_PASSES; pass++) {
+    const next = decodeLayer(t);
+    if (!next) break;
+    t = next;
+    decoded = true;
+  }
+  return decoded ? t : null;
+}
+
+/** The folded view of `text` (decoded, then folded per code point) and, per view unit, the original [start, end) it came from. */
 function foldedView(text: string): { view: string; from: number[]; to: number[] } {
+  const d = decodedView(text);
+  const src = d ? d.text : text;
   let view = '';
   const from: number[] = [];
   const to: number[] = [];
-  for (let i = 0; i < text.length;) {
-    const cp = String.fromCodePoint(text.codePointAt(i)!);
+  for (let i = 0; i < src.length;) {
+    const cp = String.fromCodePoint(src.codePointAt(i)!);
     const f = foldCodePoint(cp);
-    for (let k = 0; k < f.length; k++) { from.push(i); to.push(i + cp.length); }
+    const a = d ? d.from[i] : i;
+    const b = d ? d.to[i + cp.length - 1] : i + cp.length;
+    for (let k = 0; k < f.length; k++) { from.push(a); to.push(b); }
     view += f;
     i += cp.length;
   }

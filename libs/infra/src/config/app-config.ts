@@ -78,6 +78,8 @@ export interface AppConfig {
   /** True when API_KEYS was not set and the development key is in use. */
   readonly devApiKey: boolean;
   readonly bodyLimit: string;
+  /** JSON bodies nested deeper (arrays / objects) are refused with a 400 before they are parsed (apps/api/src/http/json-depth.ts). */
+  readonly jsonMaxDepth: number;
   /** POST /v1/feedback served by the intake's fast path (apps/api/src/http/fast-intake.ts) instead of the express + Nest chain. */
   readonly intakeFastPath: boolean;
   readonly embedder: Readonly<{ kind: 'use-lite' | 'onnx' | 'openai'; onnxModelDir?: string; model?: string; dimension?: number }>;
@@ -266,6 +268,7 @@ export const ENV_SCHEMA = z.object({
     expect: 'a size such as 256kb or 1mb',
     doc: 'request body limit (413 above)',
   }),
+  JSON_MAX_DEPTH: intVar(2, 1000, 32, 'deepest nesting of arrays / objects in a JSON request body; deeper bodies are refused with a 400 before parsing (docs/security.md)'),
   INTAKE_FAST_PATH: enumVar(['true', 'false'], 'true', 'true = POST /v1/feedback is answered by a lean handler on the HTTP server (same authentication, permission, rate limits, validation, use case, headers, metrics and logs as the Nest route, ~0.3 ms less CPU per request); false = by the Nest route'),
   EMBEDDER: derivedEnumVar(['use-lite', 'onnx', 'openai'], "text embedder; unset = 'onnx' when ONNX_MODEL_DIR is set, else 'use-lite'"),
   ONNX_MODEL_DIR: text('sentence-transformers ONNX export (model.onnx + tokenizer.json)'),
@@ -559,6 +562,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     apiKeys: e.API_KEYS ?? [DEV_API_KEY],
     devApiKey: e.API_KEYS === undefined,
     bodyLimit: e.BODY_LIMIT,
+    jsonMaxDepth: e.JSON_MAX_DEPTH,
     intakeFastPath: e.INTAKE_FAST_PATH === 'true',
     embedder: { kind: embedderKind, onnxModelDir: e.ONNX_MODEL_DIR, model: e.EMBEDDING_MODEL, dimension: e.EMBEDDING_DIMENSION },
     judge: { kind: judgeKind, model: e.JUDGE_MODEL, timeoutMs: e.JUDGE_TIMEOUT_MS, maxReasks: e.JUDGE_MAX_REASKS },

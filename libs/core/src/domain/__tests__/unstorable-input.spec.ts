@@ -20,6 +20,16 @@ describe('unstorable input (issue 10)', () => {
     expect(unstorableProblems('\u0000')).toEqual(['body contains a NUL character (U+0000), which cannot be stored']);
   });
 
+  it('walks a value nested 100,000 deep without recursion (issue 35, item 5), finding the NUL at the bottom', () => {
+    let deep: unknown = ['x\u0000'];
+    for (let i = 0; i < 100_000; i++) deep = i % 2 ? { a: deep } : [deep];
+    const problems = unstorableProblems({ metadata: deep });
+    expect(problems).toHaveLength(1);
+    // (not toMatch: a failure would print the 400,000-character path)
+    expect(problems[0].startsWith('metadata.a[0].a[0].a[0]')).toBe(true);
+    expect(problems[0].endsWith('.a[0][0] contains a NUL character (U+0000), which cannot be stored')).toBe(true);
+  });
+
   it('parseRequest refuses a request whose schema accepts it, listing schema problems too', () => {
     expect(() => parseRequest(IngestDocumentsRequest, { documents: [{ text: 'nul\u0000doc' }] }))
       .toThrow('documents[0].text contains a NUL character (U+0000), which cannot be stored');
