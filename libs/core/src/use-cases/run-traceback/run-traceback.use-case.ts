@@ -233,7 +233,9 @@ export class RunTracebackUseCase {
         actor,
       });
       // By the record's state: trust, caps and remembered decisions (QuarantineText) may have sent a QUARANTINE to review.
+      // A held low-trust review this decision approved (`promoted`) is this event's quarantine.
       if (res.created) (res.record.state === 'QUARANTINED' ? quarantined : review).push(id);
+      else if (res.promoted) quarantined.push(id);
     }
     // Complete any quarantine of this event left half-done by a crash (Postgres written, store not).
     await this.deps.syncQuarantines.execute({ feedbackId: ev.id });
