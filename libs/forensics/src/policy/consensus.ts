@@ -179,8 +179,9 @@ export function consensusCheck(answer: string, pool: readonly ConsensusText[], p
       const same = si !== null && si === sj;
       const distinct = si !== null && sj !== null && si !== sj;
       const dup = !distinct && ((vi && vj && vi.length === vj.length && cosine(vi, vj) >= p.dupCosine) || jaccard(terms[i]!, terms[j]!) >= p.dupJaccard);
-      // Suspects restating the question next to the answer arrived as one group written for it (issue 33).
-      const together = restated.has(sup[i]!.id) && restated.has(sup[j]!.id);
+      // Suspects restating the question next to the answer arrived as one group written for it (issue 33),
+      // unless the ingestion pipeline names two different sources for them (those are independent, as above).
+      const together = !distinct && restated.has(sup[i]!.id) && restated.has(sup[j]!.id);
       if (same || dup || together) parent[find(i)] = find(j);
     }
   }
