@@ -115,7 +115,7 @@ describe('evaluation harness', () => {
     expect(r.stdout).toBe('');
   });
 
-  it('--suite dev: every development file and its rewrites, each traced with a judge refit without that file; one table', async () => {
+  it('--suite dev: every development file and its rewrites, each traced with a judge refit without its attack family; one table', async () => {
     const devDir = join(dir, 'dev');
     mkdirSync(devDir, { recursive: true });
     // Synthetic stand-ins named like three development files (made here, at test time); the first carries rewrites.
@@ -128,13 +128,15 @@ describe('evaluation harness', () => {
     expect(res.line).toMatchObject({ suite: 'dev', judge: 'offline', runs: 5, events: 3 * 3 + 3 + 2 });
     expect(res.line.decision).toEqual(expect.objectContaining({ autoPrecision: expect.anything(), recall: expect.any(Number), reviewPerEvent: expect.any(Number) }));
     const table = (res as { table?: string }).table!;
-    for (const row of ['| poisonedrag_nq | given |', '| poisonedrag_nq | gpt4 |', '| poisonedrag_nq | gemini_100 |', '| poisonedrag_hotpotqa | given |', '| robustrag_realtimeqa | given |', '**all runs (pooled)**']) expect(table).toContain(row);
+    for (const row of ['| poisonedrag_nq | poisonedrag | given |', '| poisonedrag_nq | poisonedrag | gpt4 |', '| poisonedrag_nq | poisonedrag | gemini_100 |', '| poisonedrag_hotpotqa | poisonedrag | given |', '| robustrag_realtimeqa | realtimeqa | given |', '*family poisonedrag (pooled)*', '**all runs (pooled)**']) expect(table).toContain(row);
     const suite = JSON.parse(readFileSync(join(out, 'suite.json'), 'utf8')) as { runs: { data: string; poisonSet: string; events: number }[] };
     expect(suite.runs.map((r) => `${r.data}/${r.poisonSet}`)).toEqual(['poisonedrag_nq/given', 'poisonedrag_nq/gpt4', 'poisonedrag_nq/gemini_100', 'poisonedrag_hotpotqa/given', 'robustrag_realtimeqa/given']);
-    // Each file's judge was fitted without it: its report names the fit, and the fit's files exclude the held-out one.
+    // Each file's judge was fitted without its attack family: its report names the fit, and the fit's files exclude the whole family.
     const nqReport = JSON.parse(readFileSync(join(out, 'poisonedrag_nq-gpt4', 'report.json'), 'utf8')) as { meta: { offlineJudgeFit: { method: string; fittedOn: string[] } } };
-    expect(nqReport.meta.offlineJudgeFit.method).toContain('refit without poisonedrag_nq');
-    expect(nqReport.meta.offlineJudgeFit.fittedOn).toEqual(['poisonedrag_hotpotqa', 'robustrag_realtimeqa']);
+    expect(nqReport.meta.offlineJudgeFit.method).toContain('refit without the poisonedrag family (poisonedrag_nq, poisonedrag_hotpotqa;');
+    expect(nqReport.meta.offlineJudgeFit.fittedOn).toEqual(['robustrag_realtimeqa']);
+    // The user-felt numbers (issue 33) are in the line: Hit@K after, planted texts still served / never judged, suspected events.
+    expect(res.line.user).toEqual(expect.objectContaining({ hitAfterClean: expect.any(Number), plantedStillServed: expect.any(Number), plantedNeverJudged: expect.any(Number), suspectedShare: expect.any(Number) }));
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('![rates](rates.svg)');
     // The targets are checked on unrounded values, and the line names the ones missed.
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/Targets, on the unrounded pooled values: DACC \d\.\d{5} ≥ 0\.98 (met|\*\*NOT met\*\*); FPR/);
@@ -150,19 +152,21 @@ describe('evaluation harness', () => {
     // --suite dev --false-flag: one run per file (clean texts only, the correct answer reported), the same refit judges, one table.
     const ffOut = join(dir, 'suite-ff');
     const ff = await runEvalCli(['--suite', 'dev', '--false-flag', '--trust', 'identified', '--data-dir', devDir, '--retriever', 'bm25', '--k', '3', '--out', ffOut, '--quiet'], { log: () => {} });
-    const ffLine = ff.line as { runs: number; falseFlag: { trust: string; events: number; benignJudged: number; benignAutoQuarantined: number }; benignAutoQuarantinedShare: number | null; targetsNotMet: string[] };
+    const ffLine = ff.line as { runs: number; falseFlag: { trust: string; events: number; benignJudged: number; benignAutoQuarantined: number; benignWithheldForReview: number; benignTakenOut: number }; benignAutoQuarantinedShare: number | null; benignTakenOutShare: number | null; targetsNotMet: string[] };
     expect(ffLine.runs).toBe(3);
     expect(ffLine.falseFlag).toMatchObject({ trust: 'identified', events: 3 + 3 + 2 });
     expect(ffLine.falseFlag.benignJudged).toBeGreaterThan(0);
     expect(ffLine.benignAutoQuarantinedShare).toBeCloseTo(ffLine.falseFlag.benignAutoQuarantined / ffLine.falseFlag.benignJudged, 4);
-    expect(ffLine.targetsNotMet).toEqual(ffLine.benignAutoQuarantinedShare! <= 0.01 ? [] : ['falseFlag']);
+    // Good texts taken out of serving = auto-quarantined + withheld for review (issue 33).
+    expect(ffLine.falseFlag.benignTakenOut).toBe(ffLine.falseFlag.benignAutoQuarantined + ffLine.falseFlag.benignWithheldForReview);
+    expect(ffLine.targetsNotMet).toEqual(ffLine.benignTakenOutShare! <= 0.01 ? [] : ['falseFlag']);
     const ffTable = (ff as { table?: string }).table!;
-    for (const row of ['| poisonedrag_nq | 3 |', '| poisonedrag_hotpotqa | 3 |', '| robustrag_realtimeqa | 2 |', '**all files (pooled)**']) expect(ffTable).toContain(row);
+    for (const row of ['| poisonedrag_nq | poisonedrag | 3 |', '| poisonedrag_hotpotqa | poisonedrag | 3 |', '| robustrag_realtimeqa | realtimeqa | 2 |', '**all files (pooled)**']) expect(ffTable).toContain(row);
     const ffReport = readFileSync(join(ffOut, 'report.md'), 'utf8');
-    expect(ffReport).toContain('leave one file out');
-    expect(ffReport).toMatch(/Pooled, unrounded: benign texts auto-quarantined \d\.\d{5} ≤ 0\.01/);
+    expect(ffReport).toContain('leave one attack family out');
+    expect(ffReport).toMatch(/Pooled, unrounded: good texts taken out \d\.\d{5} ≤ 0\.01/);
     const ffRun = JSON.parse(readFileSync(join(ffOut, 'poisonedrag_nq', 'report.json'), 'utf8')) as { meta: { offlineJudgeFit: { fittedOn: string[] } } };
-    expect(ffRun.meta.offlineJudgeFit.fittedOn).toEqual(['poisonedrag_hotpotqa', 'robustrag_realtimeqa']);
+    expect(ffRun.meta.offlineJudgeFit.fittedOn).toEqual(['robustrag_realtimeqa']);
   });
 
   const haveShared = existsSync(SHARED);

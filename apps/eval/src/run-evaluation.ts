@@ -66,6 +66,13 @@ export interface QuestionResult {
   judged: JudgedTextRow[];
   /** Decisions (issue 13): texts taken out of serving automatically, texts sent to review, poisoned among each. */
   decisions: { auto: number; review: number; autoPoisoned: number; reviewPoisoned: number; suspectedFalseFlag: boolean; withheldBenign: number };
+  /**
+   * What a user feels (issue 33): planted texts the traceback never judged, planted texts still in
+   * serving after it (neither auto-quarantined nor withheld for review), over every planted text.
+   */
+  planted: { total: number; neverJudged: number; stillServed: number };
+  /** The consensus check as the traceback recorded it (null when it did not run). */
+  consensus: Record<string, unknown> | null;
 }
 
 export interface JudgeSummary {
@@ -185,8 +192,13 @@ async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<Questio
   const records = await d.repos.quarantines.list({ feedbackId: event.id });
   const auto = records.filter((q) => q.state === 'QUARANTINED').map((q) => q.documentId);
   const review = records.filter((q) => q.state === 'NEEDS_REVIEW').map((q) => q.documentId);
+  const outOfServing = new Set(records.filter((q) => q.state === 'QUARANTINED' || (q.state === 'NEEDS_REVIEW' && !q.servedDuringReview)).map((q) => q.documentId));
+  const judgedIds = new Set(judged.map((j) => j.documentId));
+  const trace = (await d.repos.feedback.get(event.id))?.trace as { consensus?: Record<string, unknown> | null } | null | undefined;
   return {
     id: r.id, question: r.question, wrongAnswer,
+    planted: { total: nPoison, neverJudged: [...poisonIds].filter((id) => !judgedIds.has(id)).length, stillServed: [...poisonIds].filter((id) => !outOfServing.has(id)).length },
+    consensus: trace?.consensus ?? null,
     decisions: {
       auto: auto.length, review: review.length, autoPoisoned: auto.filter(isPoison).length, reviewPoisoned: review.filter(isPoison).length,
       suspectedFalseFlag: outcome.suspectedFalseFlag === true,

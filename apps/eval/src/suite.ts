@@ -1,22 +1,27 @@
 /**
- * `npm run eval -- --suite dev` (issue 13): every development file of --data-dir and its GPT-4 /
- * Gemini rewrites, in one command, one table. With the offline judge every file is traced with a
- * judge refit WITHOUT that file — gate, feature selection, weights, threshold and band, all by
- * `fitOfflineJudge` on the other files (its rows are built once) — so each row is a
- * leave-one-file-out number: the judge has never seen the file it is measured on.
+ * `npm run eval -- --suite dev` (issues 13, 33): every development file of --data-dir
+ * (suite-files.ts) and the GPT-4 / Gemini rewrites, in one command, one table. With the offline
+ * judge every file is traced with a judge refit WITHOUT its attack family — gate, feature
+ * selection, weights, threshold and band, all by `fitOfflineJudge` on the files of the other
+ * families (its rows are built once) — so each row is a leave-one-attack-family-out number: the
+ * judge has seen neither the file nor any other poison of the generator that wrote it.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pooledRates, type ConfusionCounts } from '@forensics/algorithms';
-import type { EvalCliOptions, EvalCliOverrides, EvalCliResult } from './eval-cli';
-import { buildDevRows, DEV_FILES, DEV_VARIANTS, loadDevFiles, poisonSetsOf, VARIANT_COUNT, type DevRow } from './judge-fit/dev-rows';
+import type { EvalCliOptions, EvalCliOverrides, EvalCliResult } from './eval-options';
+import { buildDevRows, DEV_VARIANTS, poisonSetsOf, VARIANT_COUNT, type DevRow } from './judge-fit/dev-rows';
 import { DEFAULT_FIT_GRID, fitOfflineJudge, paramsOf, type JudgeFit } from './judge-fit/fit-judge';
 import { decisionOf } from './report';
 import type { JudgeSummary } from './run-evaluation';
+import { ATTACK_FAMILIES, loadSuiteFiles, type AttackFamily, type LoadedSuiteFile } from './suite-files';
 import { groupedBarChart } from './svg-charts';
 
 interface SuiteRow {
   data: string;
+  family: AttackFamily;
+  /** False for files without clean texts (PoisonArena, RevPRAG HotpotQA): they count for recall and hit rates only. */
+  hasClean: boolean;
   poisonSet: string;
   events: number;
   counts: ConfusionCounts;
@@ -24,6 +29,10 @@ interface SuiteRow {
   decision: ReturnType<typeof decisionOf>;
   hitBefore: number | null;
   hitAfter: number | null;
+  /** Over every planted text of the run: how many, never judged, still in serving after the traceback. */
+  planted: { total: number; neverJudged: number; stillServed: number };
+  /** Attack events the consensus check marked as suspected false flags. */
+  suspectedEvents: number;
   fit?: Pick<JudgeFit, 'yesThreshold' | 'band' | 'partialSupportMin' | 'selected'>;
   wallSeconds: number;
 }
@@ -38,80 +47,97 @@ export async function runSuite(
 ): Promise<EvalCliResult & { table: string }> {
   const log = overrides.log ?? ((s: string) => process.stderr.write(`${s}\n`));
   const dataDir = resolve(opts.suite!.dataDir);
-  const dev = loadDevFiles(dataDir);
-  const absent = DEV_FILES.filter((f) => !dev.some((d) => d.file === f));
+  const { loaded: dev, absent } = loadSuiteFiles(dataDir);
+  if (!dev.length) throw new Error(`no development data in ${dataDir}; it lives in ../shared/data (see its README.md)`);
   if (absent.length) log(`suite dev: not in ${dataDir}, left out: ${absent.join(', ')}`);
   const out = resolve(opts.out ?? join('.eval', opts.falseFlag ? `suite-dev-false-flag-${opts.falseFlag.trust}` : 'suite-dev'));
   mkdirSync(out, { recursive: true });
   const started = Date.now();
 
-  let rowsByGate: Map<number, DevRow[]> | undefined;
-  if (opts.judge === 'offline') {
-    rowsByGate = new Map(DEFAULT_FIT_GRID.partialSupportMin.map((g) => [g, buildDevRows(dev, { partialSupportMin: g })]));
+  const fits = new Map<AttackFamily, JudgeFit>();
+  const fitCache = opts.suite!.fitCache ? resolve(opts.suite!.fitCache) : undefined;
+  const cachedFits = fitCache && existsSync(fitCache) ? JSON.parse(readFileSync(fitCache, 'utf8')) as { files: string[]; fits: Record<string, JudgeFit> } : undefined;
+  if (cachedFits && cachedFits.files.join(',') === dev.map((d) => d.file).join(',')) {
+    for (const [f, fit] of Object.entries(cachedFits.fits)) fits.set(f as AttackFamily, fit);
+    log(`suite dev: family fits read from ${fitCache}`);
+  } else if (opts.judge === 'offline') {
+    const rowsByGate = new Map(DEFAULT_FIT_GRID.partialSupportMin.map((g) => [g, buildDevRows(dev, { partialSupportMin: g })]));
     log(`suite dev: judge rows built (${rowsByGate.get(DEFAULT_FIT_GRID.partialSupportMin[0])!.length} per gate value, ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    for (const family of new Set(dev.map((d) => d.family))) fits.set(family, fitOfflineJudge(rowsByGate, dev.filter((d) => d.family !== family).map((d) => d.file)));
+    log(`suite dev: ${fits.size} family fits (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    if (fitCache) writeFileSync(fitCache, JSON.stringify({ files: dev.map((d) => d.file), fits: Object.fromEntries(fits) }));
   }
 
-  // A false-flag run uses the clean texts only: one run per file, whatever its rewrites.
-  const runs = dev.flatMap(({ file, records }) => {
-    const sets = opts.falseFlag ? ['given'] : poisonSetsOf(records[0], DEV_VARIANTS).map((s) => s.name);
-    return sets.map((set) => ({ file, set }));
+  // A false-flag run uses the clean texts only: one run per file that has them, whatever its rewrites.
+  const runs = dev.flatMap((f) => {
+    if (opts.falseFlag && !f.hasClean) return [];
+    const sets = opts.falseFlag ? ['given'] : poisonSetsOf(f.records[0]!, DEV_VARIANTS).map((s) => s.name);
+    return sets.map((set) => ({ spec: f, set }));
   });
   const falseFlagRows: FalseFlagRow[] = [];
   const rows: SuiteRow[] = [];
-  const fits = new Map<string, JudgeFit>();
-  for (const [i, run] of runs.entries()) {
+  for (const [i, { spec, set }] of runs.entries()) {
     let fit: JudgeFit | undefined;
-    if (rowsByGate) {
-      fit = fits.get(run.file) ?? fitOfflineJudge(rowsByGate, dev.map((d) => d.file).filter((f) => f !== run.file));
-      fits.set(run.file, fit);
+    if (opts.judge === 'offline') {
+      fit = fits.get(spec.family);
+      if (!fit) throw new Error(`suite dev: no fit for the ${spec.family} family`);
     }
     const argv = [
-      '--data', join(dataDir, `${run.file}.jsonl`), '--judge', opts.judge, '--k', String(opts.k), '--retriever', opts.retriever, '--cache', opts.cacheDir, '--quiet',
-      '--out', join(out, run.set === 'given' ? run.file : `${run.file}-${run.set}`),
-      ...(run.set !== 'given' ? ['--poison-set', run.set, '--poison-count', String(VARIANT_COUNT)] : []),
+      '--data', join(dataDir, `${spec.file}.jsonl`), '--judge', opts.judge, '--k', String(opts.k), '--retriever', opts.retriever, '--cache', opts.cacheDir, '--quiet',
+      '--out', join(out, set === 'given' ? spec.file : `${spec.file}-${set}`),
+      ...(set !== 'given' ? ['--poison-set', set, '--poison-count', String(VARIANT_COUNT)] : []),
       ...(opts.falseFlag ? ['--false-flag', '--trust', opts.falseFlag.trust] : []),
       ...(opts.limit ? ['--limit', String(opts.limit)] : []),
     ];
     const res = await runEvalCli(argv, {
       ...overrides,
+      records: spec.records,
       log: () => undefined,
       ...(fit ? {
         offlineParams: paramsOf(fit),
-        offlineJudgeFit: { method: `leave one file out: refit without ${run.file} (gate, features, weights, threshold, band)`, fittedOn: fit.fittedOn, yesThreshold: fit.yesThreshold, band: fit.band, partialSupportMin: fit.partialSupportMin, weights: { ...fit.weights } as Record<string, number> },
+        offlineJudgeFit: { method: `leave one attack family out: refit without the ${spec.family} family (${dev.filter((d) => d.family === spec.family).map((d) => d.file).join(', ')}; gate, features, weights, threshold, band)`, fittedOn: fit.fittedOn, yesThreshold: fit.yesThreshold, band: fit.band, partialSupportMin: fit.partialSupportMin, weights: { ...fit.weights } as Record<string, number> },
       } : {}),
     });
     const s = res.summary as JudgeSummary;
     if (opts.falseFlag) {
       const ff = s.falseFlag;
-      if (!ff) throw new Error(`suite dev --false-flag: the run of ${run.file} returned no false-flag counts`);
-      falseFlagRows.push({ data: run.file, ...ff, review: decisionOf(s).review, fit: fit ? { yesThreshold: fit.yesThreshold, band: fit.band } : undefined });
-      log(`[${i + 1}/${runs.length}] ${run.file} false flags (${opts.falseFlag.trust}): ${ff.benignAutoQuarantined}/${ff.benignJudged} benign auto-quarantined, ${ff.suspectedEvents} suspected events (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+      if (!ff) throw new Error(`suite dev --false-flag: the run of ${spec.file} returned no false-flag counts`);
+      falseFlagRows.push({ data: spec.file, family: spec.family, ...ff, review: decisionOf(s).review, fit: fit ? { yesThreshold: fit.yesThreshold, band: fit.band } : undefined });
+      log(`[${i + 1}/${runs.length}] ${spec.file} false flags (${opts.falseFlag.trust}): ${ff.benignAutoQuarantined}/${ff.benignJudged} benign auto-quarantined, ${ff.benignWithheldForReview} withheld, ${ff.suspectedEvents} suspected events (${((Date.now() - started) / 1000).toFixed(0)} s)`);
       continue;
     }
+    const planted = s.questions.reduce((a, q) => ({ total: a.total + q.planted.total, neverJudged: a.neverJudged + q.planted.neverJudged, stillServed: a.stillServed + q.planted.stillServed }), { total: 0, neverJudged: 0, stillServed: 0 });
     rows.push({
-      data: run.file, poisonSet: run.set, events: s.events, counts: s.pooled.counts, pooled: { dacc: r4(s.pooled.dacc), fpr: r4(s.pooled.fpr), fnr: r4(s.pooled.fnr) },
-      decision: decisionOf(s), hitBefore: r4(s.poisonHitRateBefore), hitAfter: r4(s.poisonHitRateAfter),
+      data: spec.file, family: spec.family, hasClean: spec.hasClean, poisonSet: set, events: s.events, counts: s.pooled.counts, pooled: { dacc: r4(s.pooled.dacc), fpr: r4(s.pooled.fpr), fnr: r4(s.pooled.fnr) },
+      decision: decisionOf(s), hitBefore: r4(s.poisonHitRateBefore), hitAfter: r4(s.poisonHitRateAfter), planted,
+      suspectedEvents: s.questions.filter((q) => q.decisions.suspectedFalseFlag).length,
       fit: fit ? { yesThreshold: fit.yesThreshold, band: fit.band, partialSupportMin: fit.partialSupportMin, selected: fit.selected } : undefined,
       wallSeconds: Math.round((res.line.wallSeconds as number) * 10) / 10,
     });
-    log(`[${i + 1}/${runs.length}] ${run.file} ${run.set}: DACC ${f3(s.pooled.dacc)} FPR ${f3(s.pooled.fpr)} FNR ${f3(s.pooled.fnr)} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    log(`[${i + 1}/${runs.length}] ${spec.file} ${set}: DACC ${f3(s.pooled.dacc)} FPR ${f3(s.pooled.fpr)} FNR ${f3(s.pooled.fnr)} hit@${opts.k} after ${f3(s.poisonHitRateAfter)} suspected ${rows.at(-1)!.suspectedEvents}/${s.events} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
 
   if (opts.falseFlag) return finishFalseFlagSuite(out, falseFlagRows, opts, started, log, dataDir);
   const all = aggregate(rows);
-  const table = renderTable(rows, all, opts.judge === 'offline');
-  writeFileSync(join(out, 'suite.json'), JSON.stringify({ dataDir, judge: opts.judge, retriever: opts.retriever, k: opts.k, limit: opts.limit ?? null, wallSeconds: (Date.now() - started) / 1000, all, runs: rows }, null, 2));
-  writeSuiteReport(out, rows, all, table, opts);
+  const families = ATTACK_FAMILIES.map((f) => ({ family: f, agg: aggregate(rows.filter((r) => r.family === f)) })).filter((x) => x.agg.events > 0);
+  const table = renderTable(rows, all, families, opts.judge === 'offline', opts.k);
+  writeFileSync(join(out, 'suite.json'), JSON.stringify({ dataDir, judge: opts.judge, retriever: opts.retriever, k: opts.k, limit: opts.limit ?? null, wallSeconds: (Date.now() - started) / 1000, all, families, runs: rows, samples: samplesOf(dev) }, null, 2));
+  writeSuiteReport(out, rows, all, table, opts, dev);
   log(`targets (unrounded): ${targetSummary(all.targets).replace(/\*\*/g, '')}`);
   log(`report: ${join(out, 'report.md')}`);
   const targetsNotMet = all.targets.filter((c) => c.met === false).map((c) => c.name);
-  const line = { suite: 'dev', judge: opts.judge, retriever: opts.retriever, k: opts.k, runs: rows.length, events: all.events, pooled: all.pooled, decision: all.decision, targetsNotMet, wallSeconds: Math.round((Date.now() - started) / 100) / 10 };
+  const line = { suite: 'dev', judge: opts.judge, retriever: opts.retriever, k: opts.k, runs: rows.length, events: all.events, pooled: all.pooled, decision: all.decision, user: all.user, minFamilyDacc: all.minFamilyDacc, targetsNotMet, wallSeconds: Math.round((Date.now() - started) / 100) / 10 };
   return { line, files: [join(out, 'report.md'), join(out, 'suite.json')], out, table };
 }
 
-/** One of issue 13's targets, checked on the unrounded pooled value (the table rounds: 151 / 7547 = 0.02001 prints 0.020). */
+function samplesOf(dev: readonly LoadedSuiteFile[]): Record<string, string> {
+  return Object.fromEntries(dev.filter((d) => d.sample).map((d) => [d.file, `${d.records.length} questions drawn with seed 33${d.sample!.withClean ? ' among those with clean texts' : ''}`]));
+}
+
+/** One of the suite's targets, checked on the unrounded pooled value (the table rounds: 151 / 7547 = 0.02001 prints 0.020). */
 export interface SuiteTargetCheck {
-  name: 'DACC' | 'FPR' | 'FNR' | 'auto precision' | 'auto+review recall' | 'review/event' | 'benign texts auto-quarantined';
+  name: 'DACC' | 'FPR' | 'FNR' | 'auto precision' | 'auto+review recall' | 'review/event' | 'benign texts auto-quarantined'
+    | 'family DACC (min)' | 'Hit@5 after (clean files)' | 'attack events suspected' | 'good texts taken out';
   value: number | null;
   op: '≥' | '≤';
   limit: number;
@@ -119,25 +145,38 @@ export interface SuiteTargetCheck {
   met: boolean | null;
 }
 
-interface SuiteValues { dacc: number | null; fpr: number | null; fnr: number | null; autoPrecision: number | null; recall: number | null; reviewPerEvent: number | null }
+interface SuiteValues {
+  dacc: number | null; fpr: number | null; fnr: number | null; autoPrecision: number | null; recall: number | null; reviewPerEvent: number | null;
+  minFamilyDacc?: number | null; hitAfterClean?: number | null; suspectedShare?: number | null;
+}
 
-/** Issue 13's targets for the no-LLM judge (the report's header is written from this list too). */
+/** The targets for the no-LLM judge (issues 13, 33; the report's header is written from this list too). */
 export const SUITE_TARGETS: readonly { name: SuiteTargetCheck['name']; key: keyof SuiteValues; op: '≥' | '≤'; limit: number }[] = [
   { name: 'DACC', key: 'dacc', op: '≥', limit: 0.98 }, { name: 'FPR', key: 'fpr', op: '≤', limit: 0.02 }, { name: 'FNR', key: 'fnr', op: '≤', limit: 0.02 },
-  { name: 'auto precision', key: 'autoPrecision', op: '≥', limit: 0.99 }, { name: 'auto+review recall', key: 'recall', op: '≥', limit: 0.98 }, { name: 'review/event', key: 'reviewPerEvent', op: '≤', limit: 2 },
+  { name: 'auto precision', key: 'autoPrecision', op: '≥', limit: 0.99 }, { name: 'auto+review recall', key: 'recall', op: '≥', limit: 0.98 }, { name: 'review/event', key: 'reviewPerEvent', op: '≤', limit: 1 },
+  { name: 'family DACC (min)', key: 'minFamilyDacc', op: '≥', limit: 0.95 }, { name: 'Hit@5 after (clean files)', key: 'hitAfterClean', op: '≤', limit: 0.05 },
+  { name: 'attack events suspected', key: 'suspectedShare', op: '≤', limit: 0.05 },
 ];
 
-/** Issue 13's targets on the suite's pooled numbers, unrounded. Pure. */
+/** The targets on the suite's pooled numbers, unrounded; a value not given (undefined) is not checked. Pure. */
 export function checkSuiteTargets(v: SuiteValues): SuiteTargetCheck[] {
-  return SUITE_TARGETS.map(({ name, key, op, limit }) => checkTarget(name, v[key], op, limit));
+  return SUITE_TARGETS.filter(({ key }) => v[key] !== undefined).map(({ name, key, op, limit }) => checkTarget(name, v[key] ?? null, op, limit));
 }
 
 function checkTarget(name: SuiteTargetCheck['name'], value: number | null, op: '≥' | '≤', limit: number): SuiteTargetCheck {
   return { name, value, op, limit, met: value === null ? null : op === '≥' ? value >= limit : value <= limit };
 }
 
+/**
+ * Pooled numbers over runs. DACC and FPR pool the runs with clean texts only (a file without clean
+ * texts has no negatives: its texts would lift DACC by its recall alone); FNR, recall, review items,
+ * the planted texts still served and the suspected events pool every run; Hit@K after is given over
+ * the runs with clean texts (the target) and over all.
+ */
 function aggregate(rows: readonly SuiteRow[]) {
-  const pooled = pooledRates(rows.map((r) => r.counts));
+  const clean = rows.filter((r) => r.hasClean);
+  const pooledClean = pooledRates(clean.map((r) => r.counts));
+  const pooledAll = pooledRates(rows.map((r) => r.counts));
   const auto = rows.reduce((a, r) => a + r.decision.auto, 0);
   const autoPoisoned = rows.reduce((a, r) => a + r.decision.autoPoisoned, 0);
   const review = rows.reduce((a, r) => a + r.decision.review, 0);
@@ -146,11 +185,26 @@ function aggregate(rows: readonly SuiteRow[]) {
   // Attack recall pooled over runs, weighted by each run's poisons judged (its own recall is over all its poisons).
   const recalled = rows.reduce((a, r) => a + (r.decision.recall ?? 0) * (r.counts.tp + r.counts.fn), 0);
   const decision = { autoPrecision: auto ? autoPoisoned / auto : null, recall: poisons ? recalled / poisons : null, reviewPerEvent: events ? review / events : null };
+  const hit = (rs: readonly SuiteRow[]) => { const n = rs.reduce((a, r) => a + r.events, 0); return n ? rs.reduce((a, r) => a + (r.hitAfter ?? 0) * r.events, 0) / n : null; };
+  const planted = rows.reduce((a, r) => ({ total: a.total + r.planted.total, neverJudged: a.neverJudged + r.planted.neverJudged, stillServed: a.stillServed + r.planted.stillServed }), { total: 0, neverJudged: 0, stillServed: 0 });
+  const suspected = rows.reduce((a, r) => a + r.suspectedEvents, 0);
+  const user = {
+    hitAfterClean: r4(hit(clean)), hitAfterAll: r4(hit(rows)),
+    plantedStillServed: planted.total ? r4(planted.stillServed / planted.total) : null, plantedNeverJudged: planted.total ? r4(planted.neverJudged / planted.total) : null,
+    suspectedEvents: suspected, suspectedShare: events ? r4(suspected / events) : null, planted,
+  };
+  const dacc = clean.length ? pooledClean.dacc : pooledAll.dacc;
+  const fpr = clean.length ? pooledClean.fpr : null;
+  const byFamily = ATTACK_FAMILIES.map((f) => rows.filter((r) => r.family === f)).filter((rs) => rs.length);
+  const familyDacc = byFamily.map((rs) => pooledRates(rs.map((r) => r.counts)).dacc).filter((x): x is number => x !== null);
+  const minFamilyDacc = byFamily.length > 1 && familyDacc.length ? Math.min(...familyDacc) : undefined;
   return {
     events,
-    pooled: { dacc: r4(pooled.dacc), fpr: r4(pooled.fpr), fnr: r4(pooled.fnr), counts: pooled.counts },
+    pooled: { dacc: r4(dacc), fpr: r4(fpr), fnr: r4(pooledAll.fnr), counts: pooledAll.counts, countsWithClean: pooledClean.counts },
     decision: { autoPrecision: r4(decision.autoPrecision), recall: r4(decision.recall), reviewPerEvent: r4(decision.reviewPerEvent) },
-    targets: checkSuiteTargets({ dacc: pooled.dacc, fpr: pooled.fpr, fnr: pooled.fnr, ...decision }),
+    user,
+    minFamilyDacc: minFamilyDacc === undefined ? null : r4(minFamilyDacc),
+    targets: checkSuiteTargets({ dacc, fpr, fnr: pooledAll.fnr, ...decision, minFamilyDacc, hitAfterClean: clean.length ? hit(clean) : undefined, suspectedShare: events ? suspected / events : null }),
   };
 }
 
@@ -159,47 +213,60 @@ export function targetSummary(checks: readonly SuiteTargetCheck[]): string {
   return checks.map((c) => `${c.name} ${c.value === null ? 'n/a' : c.value.toFixed(5)} ${c.op} ${c.limit} ${c.met === null ? 'undefined' : c.met ? 'met' : '**NOT met**'}`).join('; ');
 }
 
-function renderTable(rows: readonly SuiteRow[], all: ReturnType<typeof aggregate>, lofo: boolean): string {
-  const head = ['file', 'poisons', 'events', 'DACC', 'FPR', 'FNR', 'auto precision', 'auto+review recall', 'review/event', 'Hit@5 before→after', ...(lofo ? ['LOFO fit: YES / band'] : [])];
+const share = (n: number, d: number) => (d ? (n / d).toFixed(3) : 'n/a');
+
+function renderTable(rows: readonly SuiteRow[], all: ReturnType<typeof aggregate>, families: readonly { family: AttackFamily; agg: ReturnType<typeof aggregate> }[], lofo: boolean, k: number): string {
+  const head = ['file', 'family', 'poisons', 'events', 'DACC', 'FPR', 'FNR', 'auto precision', 'auto+review recall', 'review/event', `Hit@${k} before→after`, 'planted still served', 'planted never judged', 'suspected events', ...(lofo ? ['fit: YES / band'] : [])];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   for (const r of rows) {
-    lines.push(`| ${r.data} | ${r.poisonSet} | ${r.events} | ${f3(r.pooled.dacc)} | ${f3(r.pooled.fpr)} | ${f3(r.pooled.fnr)} | ${f3(r.decision.autoPrecision)} | ${f3(r.decision.recall)} | ${r.decision.reviewPerEvent?.toFixed(2) ?? 'n/a'} | ${f3(r.hitBefore)} → ${f3(r.hitAfter)} |${lofo ? ` ${r.fit!.yesThreshold} / [${r.fit!.band.low}, ${r.fit!.band.high}) |` : ''}`);
+    lines.push(`| ${r.data}${r.hasClean ? '' : ' (no clean texts)'} | ${r.family} | ${r.poisonSet} | ${r.events} | ${r.hasClean ? f3(r.pooled.dacc) : '—'} | ${r.hasClean ? f3(r.pooled.fpr) : '—'} | ${f3(r.pooled.fnr)} | ${f3(r.decision.autoPrecision)} | ${f3(r.decision.recall)} | ${r.decision.reviewPerEvent?.toFixed(2) ?? 'n/a'} | ${f3(r.hitBefore)} → ${f3(r.hitAfter)} | ${share(r.planted.stillServed, r.planted.total)} | ${share(r.planted.neverJudged, r.planted.total)} | ${r.suspectedEvents} |${lofo ? ` ${r.fit!.yesThreshold} / [${r.fit!.band.low}, ${r.fit!.band.high}) |` : ''}`);
   }
-  lines.push(`| **all runs (pooled)** | | ${all.events} | ${f3(all.pooled.dacc)} | ${f3(all.pooled.fpr)} | ${f3(all.pooled.fnr)} | ${f3(all.decision.autoPrecision)} | ${f3(all.decision.recall)} | ${all.decision.reviewPerEvent?.toFixed(2) ?? 'n/a'} | |${lofo ? ' |' : ''}`);
+  const pooledLine = (label: string, a: ReturnType<typeof aggregate>) => `| ${label} | | | ${a.events} | ${f3(a.pooled.dacc)} | ${f3(a.pooled.fpr)} | ${f3(a.pooled.fnr)} | ${f3(a.decision.autoPrecision)} | ${f3(a.decision.recall)} | ${a.decision.reviewPerEvent?.toFixed(2) ?? 'n/a'} | → ${f3(a.user.hitAfterClean)} (clean files), ${f3(a.user.hitAfterAll)} (all) | ${f3(a.user.plantedStillServed)} | ${f3(a.user.plantedNeverJudged)} | ${a.user.suspectedEvents} (${f3(a.user.suspectedShare)}) |${lofo ? ' |' : ''}`;
+  for (const f of families) lines.push(pooledLine(`*family ${f.family} (pooled)*`, f.agg));
+  lines.push(pooledLine('**all runs (pooled)**', all));
   return lines.join('\n');
 }
 
-function writeSuiteReport(out: string, rows: readonly SuiteRow[], all: ReturnType<typeof aggregate>, table: string, opts: EvalCliOptions): void {
-  const label = (r: SuiteRow) => `${r.data.replace(/^gmtp_/, '').replace(/_contriever/, '').replace(/-trigger-dos/, '-dos')}${r.poisonSet === 'given' ? '' : `/${r.poisonSet}`}`;
+function writeSuiteReport(out: string, rows: readonly SuiteRow[], all: ReturnType<typeof aggregate>, table: string, opts: EvalCliOptions, dev: readonly LoadedSuiteFile[]): void {
+  const label = (r: SuiteRow) => `${r.data.replace(/^gmtp_/, '').replace(/_contriever/, '').replace(/-trigger-dos/, '-dos').replace(/^poisonarena_nq_/, 'pa-')}${r.poisonSet === 'given' ? '' : `/${r.poisonSet}`}`;
   writeFileSync(join(out, 'rates.svg'), groupedBarChart({
-    title: `suite dev: pooled DACC / FPR / FNR per file (${opts.judge}${opts.judge === 'offline' ? ', leave-one-file-out' : ''})`,
-    groups: rows.map((r) => ({ label: label(r), bars: [{ name: 'DACC', value: r.pooled.dacc, color: '#2b6cb0' }, { name: 'FPR', value: r.pooled.fpr, color: '#c53030' }, { name: 'FNR', value: r.pooled.fnr, color: '#b7791f' }] })),
+    title: `suite dev: pooled DACC / FPR / FNR per file (${opts.judge}${opts.judge === 'offline' ? ', leave-one-attack-family-out' : ''})`,
+    groups: rows.map((r) => ({ label: label(r), bars: [{ name: 'DACC', value: r.hasClean ? r.pooled.dacc : null, color: '#2b6cb0' }, { name: 'FPR', value: r.hasClean ? r.pooled.fpr : null, color: '#c53030' }, { name: 'FNR', value: r.pooled.fnr, color: '#b7791f' }] })),
     max: 1, width: Math.max(760, rows.length * 70), height: 360,
   }));
   writeFileSync(join(out, 'decisions.svg'), groupedBarChart({
-    title: 'suite dev: auto-quarantine precision, auto + review recall, review items per event (÷ 5)',
-    groups: rows.map((r) => ({ label: label(r), bars: [{ name: 'auto precision', value: r.decision.autoPrecision, color: '#2f855a' }, { name: 'auto+review recall', value: r.decision.recall, color: '#6b46c1' }, { name: 'review/event ÷ 5', value: r.decision.reviewPerEvent === null ? null : r.decision.reviewPerEvent / 5, color: '#718096' }] })),
+    title: `suite dev: what a user feels — Hit@${opts.k} after, planted texts still served, review items per event (÷ 5), suspected events`,
+    groups: rows.map((r) => ({ label: label(r), bars: [
+      { name: `Hit@${opts.k} after`, value: r.hitAfter, color: '#c53030' },
+      { name: 'planted still served', value: r.planted.total ? r.planted.stillServed / r.planted.total : null, color: '#b7791f' },
+      { name: 'review/event ÷ 5', value: r.decision.reviewPerEvent === null ? null : r.decision.reviewPerEvent / 5, color: '#718096' },
+      { name: 'suspected events', value: r.events ? r.suspectedEvents / r.events : null, color: '#6b46c1' },
+    ] })),
     max: 1, width: Math.max(760, rows.length * 70), height: 360,
   }));
+  const samples = samplesOf(dev);
   const md = [
     '# Evaluation suite — development files', '',
     `Judge \`${opts.judge}\`, retriever \`${opts.retriever}\`, K = ${opts.k}${opts.limit ? `, first ${opts.limit} questions per file` : ''}. Each row is one run of the harness (\`npm run eval -- --data FILE [--poison-set S --poison-count ${VARIANT_COUNT}]\`).`,
     opts.judge === 'offline'
-      ? 'Offline judge, **leave one file out**: each file is traced with a judge whose support gate, feature selection, weights, YES threshold and confidence band were all fitted on the OTHER development files only (apps/eval/src/judge-fit). The variants of a file are held out with it.'
-      : '', '',
-    `Targets (issue 13), pooled: ${SUITE_TARGETS.map((t) => `${t.name} ${t.op} ${t.limit}`).join(', ')}.`, '',
+      ? 'Offline judge, **leave one attack family out**: each file is traced with a judge whose support gate, feature selection, weights, YES threshold and confidence band were all fitted on the files of the OTHER attack families only (apps/eval/src/judge-fit; families in apps/eval/src/suite-files.ts). The variants of a file are held out with it.'
+      : '',
+    Object.keys(samples).length ? `Subsamples: ${Object.entries(samples).map(([f, s]) => `${f}: ${s}`).join('; ')}.` : '',
+    'Files without clean texts (marked) count for FNR, recall, Hit@K and the planted texts still served only; pooled DACC and FPR are over the runs with clean texts. "Planted still served": planted texts neither auto-quarantined nor withheld for review, over every planted text of the run (judged or not). "Suspected events": attack events the consensus check took for false flags.', '',
+    `Targets (issues 13, 33), pooled: ${SUITE_TARGETS.map((t) => `${t.name} ${t.op} ${t.limit}`).join(', ')}.`, '',
     table, '',
-    `All runs pooled: DACC ${f3(all.pooled.dacc)}, FPR ${f3(all.pooled.fpr)}, FNR ${f3(all.pooled.fnr)}; auto precision ${f3(all.decision.autoPrecision)}, recall ${f3(all.decision.recall)}, ${all.decision.reviewPerEvent?.toFixed(2)} review items per event.`,
+    `All runs pooled: DACC ${f3(all.pooled.dacc)}, FPR ${f3(all.pooled.fpr)}, FNR ${f3(all.pooled.fnr)}; auto precision ${f3(all.decision.autoPrecision)}, recall ${f3(all.decision.recall)}, ${all.decision.reviewPerEvent?.toFixed(2)} review items per event; Hit@${opts.k} after ${f3(all.user.hitAfterClean)} on files with clean texts; ${all.user.planted.stillServed} of ${all.user.planted.total} planted texts still served; ${all.user.suspectedEvents} of ${all.events} attack events suspected.`,
     `Counts: ${all.pooled.counts.tp} planted texts judged YES, ${all.pooled.counts.fn} missed; ${all.pooled.counts.fp} clean texts judged YES of ${all.pooled.counts.fp + all.pooled.counts.tn}.`, '',
     `Targets, on the unrounded pooled values: ${targetSummary(all.targets)}.`, '',
     '![rates](rates.svg)', '', '![decisions](decisions.svg)', '',
     'Each run\'s own report (errors quoted, per question) is in the folder named after the file.', '',
   ];
-  writeFileSync(join(out, 'report.md'), md.join('\n'));
+  writeFileSync(join(out, 'report.md'), md.filter((l, i, a) => l !== '' || a[i - 1] !== '').join('\n'));
 }
 
 interface FalseFlagRow {
   data: string;
+  family: AttackFamily;
   events: number;
   benignJudged: number;
   benignAutoQuarantined: number;
@@ -209,8 +276,11 @@ interface FalseFlagRow {
   fit?: Pick<JudgeFit, 'yesThreshold' | 'band'>;
 }
 
-/** Issue 13's false-flag target: ≤ 1 % of the benign texts judged are auto-quarantined. */
-export const FALSE_FLAG_TARGET = 0.01;
+/**
+ * The false-flag targets (issues 13, 33): good texts taken out of serving — auto-quarantined plus
+ * withheld for review — ≤ 1 % of the good texts judged for an identified reporter, none for an anonymous one.
+ */
+export const FALSE_FLAG_TARGET = { identified: 0.01, anonymous: 0 } as const;
 
 const pct = (n: number, d: number) => (d ? `${((100 * n) / d).toFixed(1)} %` : 'n/a');
 
@@ -219,38 +289,42 @@ function finishFalseFlagSuite(
   out: string, rows: readonly FalseFlagRow[], opts: EvalCliOptions, started: number, log: (s: string) => void, dataDir: string,
 ): EvalCliResult & { table: string } {
   const trust = opts.falseFlag!.trust;
-  const sum = (k: keyof Omit<FalseFlagRow, 'data' | 'fit'>) => rows.reduce((a, r) => a + r[k], 0);
+  const sum = (k: keyof Omit<FalseFlagRow, 'data' | 'fit' | 'family'>) => rows.reduce((a, r) => a + r[k], 0);
   const pooled = {
     events: sum('events'), benignJudged: sum('benignJudged'), benignAutoQuarantined: sum('benignAutoQuarantined'),
     suspectedEvents: sum('suspectedEvents'), benignWithheldForReview: sum('benignWithheldForReview'), review: sum('review'),
   };
   const rate = pooled.benignJudged ? pooled.benignAutoQuarantined / pooled.benignJudged : null;
-  const target = checkTarget('benign texts auto-quarantined', rate, '≤', FALSE_FLAG_TARGET);
+  const takenOut = pooled.benignAutoQuarantined + pooled.benignWithheldForReview;
+  const takenOutRate = pooled.benignJudged ? takenOut / pooled.benignJudged : null;
+  const target = checkTarget('good texts taken out', takenOutRate, '≤', FALSE_FLAG_TARGET[trust]);
   const lofo = opts.judge === 'offline';
-  const head = ['file', 'events', 'benign judged', 'auto-quarantined', 'share', 'suspected false-flag events', 'benign withheld for review', 'review/event', ...(lofo ? ['LOFO fit: YES / band'] : [])];
+  const head = ['file', 'family', 'events', 'benign judged', 'auto-quarantined', 'withheld for review', 'taken out of serving', 'share', 'suspected false-flag events', 'review/event', ...(lofo ? ['fit: YES / band'] : [])];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   for (const r of rows) {
-    lines.push(`| ${r.data} | ${r.events} | ${r.benignJudged} | ${r.benignAutoQuarantined} | ${pct(r.benignAutoQuarantined, r.benignJudged)} | ${r.suspectedEvents} | ${r.benignWithheldForReview} | ${r.events ? (r.review / r.events).toFixed(2) : 'n/a'} |${lofo ? ` ${r.fit!.yesThreshold} / [${r.fit!.band.low}, ${r.fit!.band.high}) |` : ''}`);
+    const out1 = r.benignAutoQuarantined + r.benignWithheldForReview;
+    lines.push(`| ${r.data} | ${r.family} | ${r.events} | ${r.benignJudged} | ${r.benignAutoQuarantined} | ${r.benignWithheldForReview} | ${out1} | ${pct(out1, r.benignJudged)} | ${r.suspectedEvents} | ${r.events ? (r.review / r.events).toFixed(2) : 'n/a'} |${lofo ? ` ${r.fit!.yesThreshold} / [${r.fit!.band.low}, ${r.fit!.band.high}) |` : ''}`);
   }
-  lines.push(`| **all files (pooled)** | ${pooled.events} | ${pooled.benignJudged} | ${pooled.benignAutoQuarantined} | ${pct(pooled.benignAutoQuarantined, pooled.benignJudged)} | ${pooled.suspectedEvents} | ${pooled.benignWithheldForReview} | ${pooled.events ? (pooled.review / pooled.events).toFixed(2) : 'n/a'} |${lofo ? ' |' : ''}`);
+  lines.push(`| **all files (pooled)** | | ${pooled.events} | ${pooled.benignJudged} | ${pooled.benignAutoQuarantined} | ${pooled.benignWithheldForReview} | ${takenOut} | ${pct(takenOut, pooled.benignJudged)} | ${pooled.suspectedEvents} | ${pooled.events ? (pooled.review / pooled.events).toFixed(2) : 'n/a'} |${lofo ? ' |' : ''}`);
   const table = lines.join('\n');
   const verdict = targetSummary([target]);
-  writeFileSync(join(out, 'suite.json'), JSON.stringify({ dataDir, judge: opts.judge, retriever: opts.retriever, k: opts.k, limit: opts.limit ?? null, trust, wallSeconds: (Date.now() - started) / 1000, pooled, rate, met: target.met, runs: rows }, null, 2));
+  writeFileSync(join(out, 'suite.json'), JSON.stringify({ dataDir, judge: opts.judge, retriever: opts.retriever, k: opts.k, limit: opts.limit ?? null, trust, wallSeconds: (Date.now() - started) / 1000, pooled, rate, takenOutRate, met: target.met, runs: rows }, null, 2));
   writeFileSync(join(out, 'report.md'), [
     `# False-flag suite — development files (${trust} reporters)`, '',
-    `Judge \`${opts.judge}\`, retriever \`${opts.retriever}\`, K = ${opts.k}${opts.limit ? `, first ${opts.limit} questions per file` : ''}. Each row is \`npm run eval -- --data FILE --false-flag --trust ${trust}\`: every record's CORRECT answer reported as wrong by one ${trust} reporter, over the record's clean texts only (no poisons).`,
-    lofo ? 'Offline judge, **leave one file out**: each file is judged by a judge refit on the OTHER development files only, as in `--suite dev`.' : '', '',
-    `Target (issue 13): ≤ ${FALSE_FLAG_TARGET * 100} % of the benign texts judged are auto-quarantined.`, '',
+    `Judge \`${opts.judge}\`, retriever \`${opts.retriever}\`, K = ${opts.k}${opts.limit ? `, first ${opts.limit} questions per file` : ''}. Each row is \`npm run eval -- --data FILE --false-flag --trust ${trust}\`: every record's CORRECT answer reported as wrong by one ${trust} reporter, over the record's clean texts only (no poisons). Files without clean texts are left out.`,
+    lofo ? 'Offline judge, **leave one attack family out**: each file is judged by a judge refit without its attack family, as in `--suite dev`.' : '', '',
+    `Target (issue 33): good texts taken out of serving (auto-quarantined + withheld for review) ≤ ${FALSE_FLAG_TARGET[trust] * 100} % of the good texts judged (${trust}).`, '',
     table, '',
-    `Pooled, unrounded: ${verdict}.`, '',
+    `Pooled, unrounded: ${verdict}; auto-quarantined alone ${rate === null ? 'n/a' : rate.toFixed(5)}.`, '',
     'Each run\'s own report (per question) is in the folder named after the file.', '',
   ].join('\n'));
   log(`target (unrounded): ${verdict.replace(/\*\*/g, '')}`);
   log(`report: ${join(out, 'report.md')}`);
   const line = {
     suite: 'dev', judge: opts.judge, retriever: opts.retriever, k: opts.k, runs: rows.length,
-    falseFlag: { trust, events: pooled.events, benignJudged: pooled.benignJudged, benignAutoQuarantined: pooled.benignAutoQuarantined, suspectedEvents: pooled.suspectedEvents, benignWithheldForReview: pooled.benignWithheldForReview },
-    benignAutoQuarantinedShare: rate === null ? null : r4(rate), targetsNotMet: target.met === false ? ['falseFlag'] : [],
+    falseFlag: { trust, events: pooled.events, benignJudged: pooled.benignJudged, benignAutoQuarantined: pooled.benignAutoQuarantined, suspectedEvents: pooled.suspectedEvents, benignWithheldForReview: pooled.benignWithheldForReview, benignTakenOut: takenOut },
+    benignAutoQuarantinedShare: rate === null ? null : r4(rate), benignTakenOutShare: takenOutRate === null ? null : r4(takenOutRate),
+    targetsNotMet: target.met === false ? ['falseFlag'] : [],
     wallSeconds: Math.round((Date.now() - started) / 100) / 10,
   };
   return { line, files: [join(out, 'report.md'), join(out, 'suite.json')], out, table };

@@ -52,7 +52,13 @@ describe('suite targets', () => {
       ['DACC', true], ['FPR', true], ['FNR', false], ['auto precision', true], ['auto+review recall', true], ['review/event', true],
     ]);
     expect(targetSummary(checks)).toContain('FNR 0.02001 ≤ 0.02 **NOT met**');
+    // Issue 33: review items ≤ 1 per attack event (was ≤ 2).
     expect(checkSuiteTargets({ dacc: null, fpr: 0.02, fnr: 150 / 7547, autoPrecision: null, recall: 0.98, reviewPerEvent: 2 }).map((c) => c.met))
-      .toEqual([null, true, true, null, true, true]);
+      .toEqual([null, true, true, null, true, false]);
+  });
+
+  it('issue 33: the worst family, Hit@5 after on files with clean texts and the share of attack events suspected are checked when given', () => {
+    const checks = checkSuiteTargets({ dacc: 0.99, fpr: 0.01, fnr: 0.01, autoPrecision: 0.995, recall: 0.99, reviewPerEvent: 0.5, minFamilyDacc: 0.9499, hitAfterClean: 0.05, suspectedShare: 0.051 });
+    expect(checks.slice(6).map((c) => [c.name, c.met])).toEqual([['family DACC (min)', false], ['Hit@5 after (clean files)', true], ['attack events suspected', false]]);
   });
 });

@@ -19,7 +19,7 @@ import { contentTerms } from '../text/tokenizer';
 export interface ConsensusParams {
   /** Texts retrieved for the check (dense top-N of the question; default 50). */
   pool: number;
-  /** Independent groups stating the answer needed to suspect a false flag (default 3). */
+  /** Independent groups stating the answer needed to suspect a false flag (default 4 since issue 33, was 3: docs/decisions/0100). */
   minClusters: number;
   /** Two texts are near-duplicates at cosine ≥ this (when both have vectors; default 0.85). */
   dupCosine: number;
@@ -58,6 +58,15 @@ export interface ConsensusParams {
    * (its report would go to review with its texts kept served; nothing good is removed). Default 'source'.
    */
   sourceKey: string;
+  /**
+   * Issue 33: the texts the judge found inducing the answer (the suspects) that restate the question
+   * — their answer window covers at least this share of the query's terms — are one voice: a planted
+   * group is written for the question, every text of it restates the question next to the answer,
+   * and rewording it past the near-duplicate rule must not turn it into several "independent"
+   * groups. Texts not judged YES are grouped as before. 0 = off (the issue-13 rule). Default 0.5
+   * (the trade-off curve: docs/trust.md).
+   */
+  restatedCoverage: number;
 }
 
 /**
@@ -67,7 +76,7 @@ export interface ConsensusParams {
  */
 export const TOKEN_SALAD_RUN = 16;
 
-export const DEFAULT_CONSENSUS_PARAMS: ConsensusParams = { pool: 50, minClusters: 3, dupCosine: 0.85, dupJaccard: 0.5, enabled: true, suspects: 'include', minQueryCoverage: 0.4, sourceKey: 'source' };
+export const DEFAULT_CONSENSUS_PARAMS: ConsensusParams = { pool: 50, minClusters: 4, dupCosine: 0.85, dupJaccard: 0.5, enabled: true, suspects: 'include', minQueryCoverage: 0.4, sourceKey: 'source', restatedCoverage: 0.5 };
 
 export function validateConsensusParams(p: Partial<ConsensusParams> = {}): ConsensusParams {
   const out = { ...DEFAULT_CONSENSUS_PARAMS, ...p };
@@ -75,6 +84,7 @@ export function validateConsensusParams(p: Partial<ConsensusParams> = {}): Conse
   if (!Number.isInteger(out.minClusters) || out.minClusters < 2) throw new RangeError(`minClusters must be an integer ≥ 2, got ${String(out.minClusters)}`);
   if (out.suspects !== 'include' && out.suspects !== 'exclude') throw new RangeError(`suspects must be 'include' or 'exclude', got '${String(out.suspects)}'`);
   if (typeof out.sourceKey !== 'string') throw new RangeError(`sourceKey must be a string ('' = ignore sources), got ${String(out.sourceKey)}`);
+  if (!(out.restatedCoverage >= 0 && out.restatedCoverage <= 1)) throw new RangeError(`restatedCoverage must be in [0, 1], got ${String(out.restatedCoverage)}`);
   if (!(out.minQueryCoverage >= 0 && out.minQueryCoverage <= 1)) throw new RangeError(`minQueryCoverage must be in [0, 1], got ${String(out.minQueryCoverage)}`);
   for (const k of ['dupCosine', 'dupJaccard'] as const) {
     if (!(out[k] > 0 && out[k] <= 1)) throw new RangeError(`${k} must be in (0, 1], got ${String(out[k])}`);
@@ -118,8 +128,15 @@ export interface ConsensusResult {
   /** Distinct known sources among the supporters (0 when no text has one). */
   sources: number;
   pool: number;
-  params: { minClusters: number; dupCosine: number; dupJaccard: number; sourceKey: string };
+  params: { minClusters: number; dupCosine: number; dupJaccard: number; sourceKey: string; restatedCoverage: number };
   reason: string;
+  /**
+   * Per text (issue 33), given the suspects: the suspects the consensus protects — their answer is
+   * stated by at least `minClusters` groups counting their own, and the groups other than their own
+   * outnumber their own group's texts. Only these are held for review, kept in serving; the other
+   * suspects are decided as usual. Without suspects: every id of the pool when `suspected`.
+   */
+  protectedIds: string[];
 }
 
 function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
@@ -136,14 +153,17 @@ function jaccard(a: Set<string>, b: Set<string>): number {
 }
 
 /** Groups the pool's texts that state `answer` and decides whether the report looks like a false flag. */
-export function consensusCheck(answer: string, pool: readonly ConsensusText[], params: Partial<ConsensusParams> = {}, query?: string): ConsensusResult {
+export function consensusCheck(answer: string, pool: readonly ConsensusText[], params: Partial<ConsensusParams> = {}, query?: string, suspectIds?: readonly string[]): ConsensusResult {
   const p = validateConsensusParams(params);
+  const suspects = new Set(suspectIds ?? []);
+  const restated = new Set<string>();
   const answers = (t: ConsensusText) => {
     // Token salad is no independent voice: optimisation-based attacks (HotFlip) prefix each planted
     // text with different gibberish, so their texts read as unrelated and looked like a consensus.
     if (longestContentRun(t.text) >= TOKEN_SALAD_RUN) return false;
     if (query === undefined || p.minQueryCoverage === 0) return containsAnswer(t.text, answer);
     const ev = offlineJudgeFeatures({ query, wrongAnswer: answer, text: t.text });
+    if (ev.support > 0 && suspects.has(t.id) && p.restatedCoverage > 0 && ev.features.windowCoverage >= p.restatedCoverage) restated.add(t.id);
     return ev.support > 0 && ev.features.windowCoverage >= p.minQueryCoverage;
   };
   const sup = pool.filter(answers);
@@ -159,7 +179,10 @@ export function consensusCheck(answer: string, pool: readonly ConsensusText[], p
       const same = si !== null && si === sj;
       const distinct = si !== null && sj !== null && si !== sj;
       const dup = !distinct && ((vi && vj && vi.length === vj.length && cosine(vi, vj) >= p.dupCosine) || jaccard(terms[i]!, terms[j]!) >= p.dupJaccard);
-      if (same || dup) parent[find(i)] = find(j);
+      // Suspects restating the question next to the answer arrived as one group written for it (issue 33),
+      // unless the ingestion pipeline names two different sources for them (those are independent, as above).
+      const together = !distinct && restated.has(sup[i]!.id) && restated.has(sup[j]!.id);
+      if (same || dup || together) parent[find(i)] = find(j);
     }
   }
   const groups = new Map<number, string[]>();
@@ -171,9 +194,19 @@ export function consensusCheck(answer: string, pool: readonly ConsensusText[], p
   const fromSources = sources > 0 ? `, from ${sources} distinct source(s)` : '';
   // Strictly more other groups than the largest group's texts: a planted pair plus two unrelated
   // mentions ([2], [1], [1]) is not a consensus; seven independent statements are.
-  const suspected = p.enabled && clusters.length >= p.minClusters && others > largest;
+  const groupOf = new Map<string, string[]>();
+  for (const c of clusters) for (const id of c) groupOf.set(id, c);
+  // Per text: a suspect is protected when the groups other than its own outnumber its own group's
+  // texts and, with its own, reach minClusters (a suspect that states no answer here has no group).
+  const protects = (id: string) => {
+    const own = groupOf.get(id);
+    const independent = clusters.length - (own ? 1 : 0);
+    return clusters.length >= p.minClusters && independent > (own?.length ?? 0);
+  };
+  const protectedIds = !p.enabled ? [] : suspectIds ? suspectIds.filter(protects) : (clusters.length >= p.minClusters && others > largest ? pool.map((t) => t.id) : []);
+  const suspected = protectedIds.length > 0;
   const reason = suspected
     ? `suspected false flag: ${sup.length} of the ${pool.length} texts retrieved for the question state "${answer}", in ${clusters.length} independent groups${fromSources} (≥ ${p.minClusters}; the largest has ${largest}) — the reported answer looks like the collection's consensus, not a planted claim`
     : `no consensus: ${sup.length} of the ${pool.length} retrieved texts state the answer, in ${clusters.length} independent group(s)${fromSources} (largest ${largest}; a false flag needs ≥ ${p.minClusters} groups and more other groups than the largest has texts)`;
-  return { suspected, supporters: sup.length, clusters, largestCluster: largest, sources, pool: pool.length, params: { minClusters: p.minClusters, dupCosine: p.dupCosine, dupJaccard: p.dupJaccard, sourceKey: p.sourceKey }, reason };
+  return { suspected, supporters: sup.length, clusters, largestCluster: largest, sources, pool: pool.length, params: { minClusters: p.minClusters, dupCosine: p.dupCosine, dupJaccard: p.dupJaccard, sourceKey: p.sourceKey, restatedCoverage: p.restatedCoverage }, reason, protectedIds };
 }

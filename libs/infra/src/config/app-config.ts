@@ -359,6 +359,10 @@ export const ENV_SCHEMA = z.object({
   CONSENSUS_POOL: intVar(5, 500, DEFAULT_CONSENSUS_PARAMS.pool, 'texts retrieved for the question by the consensus check (library default)'),
   CONSENSUS_SUSPECTS: enumVar(['include', 'exclude'], DEFAULT_CONSENSUS_PARAMS.suspects, 'whether the texts the judge found inducing the answer count as supporters in the consensus check (library default)'),
   CONSENSUS_SOURCE_KEY: textWithDefault(DEFAULT_CONSENSUS_PARAMS.sourceKey, 'metadata key naming a text\'s source (URL → its host) for the consensus check: texts from different known sources are independent however alike they read, one source is one voice; `off` = ignore sources. Only for a key your ingestion pipeline writes, not the text\'s author'),
+  CONSENSUS_RESTATED_COVERAGE: variable(z.coerce.number().min(0).max(1).default(DEFAULT_CONSENSUS_PARAMS.restatedCoverage), {
+    doc: 'consensus check (issue 33): texts judged YES whose answer window restates at least this share of the question\'s terms are one voice (a planted group written for the question), however worded; 0 = off (library default)',
+    expect: 'a number in [0, 1]',
+  }),
   CONSENSUS_MIN_CLUSTERS: intVar(2, 100, DEFAULT_CONSENSUS_PARAMS.minClusters, 'independent groups stating the reported answer that make a suspected false flag (library default)'),
   // Rate limits (issue 13, item 2): requests per minute; 0 = off. Redis-backed when the queue's Redis is configured.
   RATE_LIMIT_FEEDBACK_PER_MIN: intVar(0, 1_000_000, 10, 'POST /v1/feedback: requests per minute per feedback token (answer id); 0 = off'),
@@ -588,7 +592,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     sessionTtlMinutes: e.SESSION_TTL_MINUTES,
     reviewClaimTtlSec: e.REVIEW_CLAIM_TTL_SEC,
     trust: trustOf(e),
-    consensus: { ...DEFAULT_CONSENSUS_PARAMS, enabled: e.CONSENSUS_CHECK === 'on', pool: e.CONSENSUS_POOL, minClusters: e.CONSENSUS_MIN_CLUSTERS, suspects: e.CONSENSUS_SUSPECTS, sourceKey: e.CONSENSUS_SOURCE_KEY.trim() === 'off' ? '' : e.CONSENSUS_SOURCE_KEY.trim() },
+    consensus: { ...DEFAULT_CONSENSUS_PARAMS, enabled: e.CONSENSUS_CHECK === 'on', pool: e.CONSENSUS_POOL, minClusters: e.CONSENSUS_MIN_CLUSTERS, restatedCoverage: e.CONSENSUS_RESTATED_COVERAGE, suspects: e.CONSENSUS_SUSPECTS, sourceKey: e.CONSENSUS_SOURCE_KEY.trim() === 'off' ? '' : e.CONSENSUS_SOURCE_KEY.trim() },
     audits: {
       schedules: e.AUDIT_SCHEDULE.trim() === 'none' ? [] : parseAuditSchedule(e.AUDIT_SCHEDULE),
       concurrency: e.AUDIT_CONCURRENCY, autoQuarantine: e.AUDIT_AUTO_QUARANTINE === 'true',

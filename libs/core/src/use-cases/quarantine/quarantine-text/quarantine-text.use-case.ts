@@ -43,7 +43,12 @@ export class QuarantineTextUseCase {
   };
   constructor(private readonly deps: QuarantineTextDeps) {}
 
-  async execute(cmd: QuarantineTextCommand): Promise<{ record: QuarantineRow; created: boolean }> {
+  /**
+   * `created`: a new record; `promoted`: no new record, but this decision took the text out of serving
+   * by approving a review held for a low-trust report (see `promoteHeld`) — the caller counts it as
+   * this decision's quarantine.
+   */
+  async execute(cmd: QuarantineTextCommand): Promise<{ record: QuarantineRow; created: boolean; promoted?: boolean }> {
     const { actor, ...asked } = cmd;
     const record = await this.withRememberedDecisions(await this.withReporterTrust(asked));
     const res = await this.deps.quarantines.create({ ...record, createdBy: actor });
@@ -98,26 +103,38 @@ export class QuarantineTextUseCase {
 
   /**
    * The text already has an active record. When that record is a review held only for trust (a
-   * low-trust report, `inputs.trust.held`) and this decision quarantines (a corroborated or trusted
-   * report of it), the held review is approved by the worker: the text leaves serving. A review a
-   * reviewer has claimed is left to them; any other active record is returned unchanged.
+   * low-trust report, `inputs.trust.held`) and this decision quarantines, the held review is approved
+   * by the worker: the text leaves serving. Two cases, and the note says which (issue 33: a token
+   * report held for review looked as if it had quarantined on its own when a key report with another
+   * wrong answer did it): this report corroborates the held one (same folded question and wrong
+   * answer, another reporter), or it is a report trusted enough to quarantine on its own — then the
+   * decision is this report's, the held report only happened to hold the text's one active record.
+   * Either way this decision is reported as the quarantine (`promoted`). A review a reviewer has
+   * claimed is left to them; any other active record is returned unchanged.
    */
-  private async promoteHeld(res: { record: QuarantineRow; created: boolean }, by: Omit<NewQuarantine, 'createdBy'>, actor: string): Promise<{ record: QuarantineRow; created: boolean }> {
+  private async promoteHeld(res: { record: QuarantineRow; created: boolean }, by: Omit<NewQuarantine, 'createdBy'>, actor: string): Promise<{ record: QuarantineRow; created: boolean; promoted?: boolean }> {
     const r = res.record;
     const held = (r.evidence?.policy?.inputs as { trust?: { held?: unknown } } | undefined)?.trust?.held === true;
     if (r.state !== 'NEEDS_REVIEW' || !held) return res;
+    const [heldEvent, byEvent] = await Promise.all([
+      r.feedbackId ? this.deps.feedback.get(r.feedbackId) : Promise.resolve(null),
+      by.feedbackId ? this.deps.feedback.get(by.feedbackId) : Promise.resolve(null),
+    ]);
+    const corroborates = !!heldEvent?.reportKey && heldEvent.reportKey === byEvent?.reportKey;
     const d = await this.deps.review.decide(r.id, 'approve', {
       actor, claimant: actor, override: false, remember: null,
-      // The note (audit entry and review history) explains: which report, its trust, its corroboration.
-      note: `held for review as a low-trust report; quarantined by feedback ${by.feedbackId ?? '(none)'}: ${by.evidence.policy.reason}`
-        + `${trustSummary(by.evidence.policy.inputs)}`,
+      // The note (audit entry and review history) explains: which report decided, its trust, and whether it corroborates the held one.
+      note: corroborates
+        ? `held for review as a low-trust report; corroborated and quarantined by feedback ${by.feedbackId ?? '(none)'} (the same question and wrong answer): ${by.evidence.policy.reason}${trustSummary(by.evidence.policy.inputs)}`
+        : `held for review as a low-trust report, which did not take it out of serving; quarantined on its own verdict by another report, feedback ${by.feedbackId ?? '(none)'}`
+          + ` (wrong answer "${byEvent?.wrongAnswer ?? '?'}"): ${by.evidence.policy.reason}${trustSummary(by.evidence.policy.inputs)}`,
     });
     if (d.outcome !== 'changed') return res;
     const record = (await this.deps.quarantines.get(r.id))!;
     // Webhooks: as a reviewer's approval (committed first, then the store).
     await this.deps.events.publish({ type: 'review.decided', data: decidedData(record, 'approve', actor) });
     if (!record.storeSynced) await syncRecordToStore(this.deps, record);
-    return { record: { ...record, storeSynced: true }, created: false };
+    return { record: { ...record, storeSynced: true }, created: false, promoted: true };
   }
 
   /**

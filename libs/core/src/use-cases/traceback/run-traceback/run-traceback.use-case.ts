@@ -204,6 +204,8 @@ export class RunTracebackUseCase {
       }
     }
     const suspected = consensus !== null && !('error' in consensus && consensus.error) && (consensus as ConsensusResult).suspected;
+    // Per text (issue 33): only the suspects the consensus protects are held; the others are decided as usual.
+    const protectedIds = new Set(suspected ? (consensus as ConsensusResult).protectedIds : []);
 
     const quarantined: string[] = [];
     const review: string[] = [];
@@ -216,8 +218,8 @@ export class RunTracebackUseCase {
       let outcome = decide({ label, ...(confidence ? { confidence } : {}), evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
       if (outcome.decision === 'KEEP') continue;
       if (consensus) outcome = { ...outcome, inputs: { ...outcome.inputs, consensus: consensus as unknown as Record<string, unknown> } } as typeof outcome;
-      if (suspected) {
-        // A suspected false flag: every YES goes to review and stays served (a good text must not leave on a false report).
+      if (protectedIds.has(id)) {
+        // A suspected false flag for this text: its YES goes to review and it stays served (a good text must not leave on a false report).
         outcome = { ...outcome, decision: 'NEEDS_REVIEW', withhold: false, reason: `${outcome.reason}; but ${(consensus as ConsensusResult).reason}: needs review (kept in serving)` } as typeof outcome;
       }
       const res = await this.deps.quarantineText.execute({
@@ -233,7 +235,9 @@ export class RunTracebackUseCase {
         actor,
       });
       // By the record's state: trust, caps and remembered decisions (QuarantineText) may have sent a QUARANTINE to review.
+      // A held low-trust review this decision approved (`promoted`) is this event's quarantine.
       if (res.created) (res.record.state === 'QUARANTINED' ? quarantined : review).push(id);
+      else if (res.promoted) quarantined.push(id);
     }
     // Complete any quarantine of this event left half-done by a crash (Postgres written, store not).
     await this.deps.syncQuarantines.execute({ feedbackId: ev.id });
@@ -270,7 +274,7 @@ export class RunTracebackUseCase {
     const sup = hits.filter((h) => containsAnswer(h.text, ev.wrongAnswer));
     const vectors = sup.length >= p.minClusters ? await this.deps.embedder.embed(sup.map((h) => h.text)) : [];
     const byId = new Map(sup.map((h, i) => [h.id, vectors[i]]));
-    return consensusCheck(ev.wrongAnswer, hits.map((h) => ({ id: h.id, text: h.text, vector: byId.get(h.id), source: sourceOf(h.payload, p.sourceKey) })), p, ev.query);
+    return consensusCheck(ev.wrongAnswer, hits.map((h) => ({ id: h.id, text: h.text, vector: byId.get(h.id), source: sourceOf(h.payload, p.sourceKey) })), p, ev.query, suspects);
   }
 
   /**
