@@ -201,9 +201,7 @@ module.exports = {
         'decide what is undefined at import time, hides which module owns a concept, and ties files that should ' +
         'change apart. Break it by moving what both sides share into a third module that both import (as ' +
         'ports/token.ts, the console\'s shell.js, or EvidenceSignal declared in evidence/calibration.ts).',
-      // TEMPORARY exception: apps/eval's eval-cli.ts <-> suite.ts cycle is broken on the judging branch (issue 34);
-      // delete this pathNot once that branch is merged, so the rule covers every file.
-      from: { path: '^(libs|apps)/', pathNot: '^apps/eval/src/(eval-cli|suite)\\.ts$' },
+      from: { path: '^(libs|apps)/' },
       to: { circular: true },
     },
 
