@@ -7,6 +7,9 @@ import { GetReviewEventUseCase, ListReviewEventsUseCase } from './review-events/
 import { ExportReviewUseCase } from './review-export/review-export.use-case';
 import { GetReviewItemUseCase } from './review-items/get-review-item.use-case';
 import { ListReviewItemsUseCase } from './review-items/list-review-items.use-case';
+import { NextReviewItemUseCase, ReviewProgressUseCase } from './review-workflow/review-progress.use-case';
+import { ReviewReasonsUseCase } from './review-workflow/review-reasons.use-case';
+import { UndoReviewDecisionUseCase } from './review-workflow/undo-review-decision.use-case';
 import { ApproveQuarantineUseCase } from './approve-quarantine/approve-quarantine.use-case';
 import { AnswerQueryUseCase } from './answer-query/answer-query.use-case';
 import { CheckHealthUseCase } from './check-health/check-health.use-case';
@@ -51,6 +54,9 @@ export * from './review-items/get-review-item.use-case';
 export * from './review-items/list-review-items.use-case';
 export * from './review-items/review.schema';
 export * from './review-items/review-view';
+export * from './review-workflow/review-progress.use-case';
+export * from './review-workflow/review-reasons.use-case';
+export * from './review-workflow/undo-review-decision.use-case';
 export * from './answer-query/answer-query.use-case';
 export * from './approve-quarantine/approve-quarantine.use-case';
 export * from './check-health/check-health.use-case';
@@ -95,6 +101,7 @@ export const USE_CASES = [
   CreateWebhookUseCase, DeleteWebhookUseCase, DeliverWebhookUseCase, GetWebhookUseCase, ListWebhookDeliveriesUseCase, ListWebhooksUseCase, PublishWebhookEventUseCase,
   PingWebhookUseCase, RedeliverWebhookUseCase, RedriveWebhookDeliveriesUseCase, RotateWebhookSecretUseCase, UpdateWebhookUseCase,
   BulkReviewUseCase, ClaimReviewItemUseCase, ExportReviewUseCase, GetReviewEventUseCase, GetReviewItemUseCase, ListAuditLogUseCase, ListReviewEventsUseCase, ListReviewItemsUseCase, PurgeQuarantineUseCase,
+  NextReviewItemUseCase, ReviewProgressUseCase, ReviewReasonsUseCase, UndoReviewDecisionUseCase,
   ListDeadLettersUseCase, RedriveFeedbackUseCase,
   ...AUDIT_USE_CASES,
 ] as const;
