@@ -10,6 +10,9 @@ import { loadReasons, progressLine, queueFilterOf, undoLast } from './workflow.j
 const RENEW_MS = 60_000;
 /** How long the undo bar stays after a decision (after that: "undo my last decision" on the queue page, or z). */
 const UNDO_BAR_MS = 8000;
+/** The next decidable item's detail, fetched while the current one is on screen (id → promise); used once, then dropped. */
+const prefetched = new Map();
+const PREFETCH_MAX_AGE_MS = 30_000;
 
 const sus = (v) => (v === null || v === undefined ? null : typeof v === 'number' ? v : v.suspicion ?? null);
 /** Raw values of a signal as short text ("score=0.42, rank=1"); null when none. */
@@ -110,7 +113,11 @@ export async function renderItem(view, id, current) {
   const nextQuery = `/v1/review/next${qs({ ...qFilter, sort: qSort, after: id })}`;
   let nextPromise = null;
   const nextDecidable = () => (nextPromise ??= api('GET', nextQuery).catch((e) => { nextPromise = null; throw e; }));
-  const [detail, reasonLabels] = await Promise.all([api('GET', `/v1/review/items/${encodeURIComponent(id)}`), decide ? loadReasons().catch(() => []) : [], claim()]);
+  const pre = prefetched.get(id);
+  prefetched.clear();
+  // A prefetched detail is used only when fresh; the claim taken below and the decision endpoint check the live state anyway.
+  const detailP = pre && performance.now() - pre.at < PREFETCH_MAX_AGE_MS ? pre.p.catch(() => api('GET', `/v1/review/items/${encodeURIComponent(id)}`)) : api('GET', `/v1/review/items/${encodeURIComponent(id)}`);
+  const [detail, reasonLabels] = await Promise.all([detailP, decide ? loadReasons().catch(() => []) : [], claim()]);
   if (!current()) { release(); return; }
   if (decide) { claimTimer = setInterval(claim, RENEW_MS); window.addEventListener('pagehide', release); }
   const it = detail.item;
@@ -279,7 +286,12 @@ export async function renderItem(view, id, current) {
   view.setAttribute('data-page', 'item');
   view.dataset.loaded = String(performance.now());
   if (!decide) claimLine.textContent = it.claim ? `Claimed by ${it.claim.by} until ${fmtDate(it.claim.until).slice(11, 19)}.` : '';
-  nextDecidable().catch(() => {});
+  nextDecidable().then((r) => {
+    if (!r.item || left || !current()) return;
+    const p = api('GET', `/v1/review/items/${encodeURIComponent(r.item.id)}`);
+    p.catch(() => {});
+    prefetched.set(r.item.id, { p, at: performance.now() });
+  }).catch(() => {});
   const reasonKeys = Object.fromEntries(reasonLabels.filter((r) => r.shortcut).map((r) => [r.shortcut, { label: `reason: ${r.label}`, run: () => toggleReason(r.key) }]));
 
   page({
