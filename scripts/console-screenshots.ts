@@ -4,8 +4,9 @@
  * shipped demo corpus (PoisonedRAG NQ: poisoned + clean passages) through the HTTP API, reports one
  * wrong answer per question (feedback by token, as the widget does), waits for the tracebacks (the
  * offline judge unless JUDGE says otherwise), then opens /console in Chromium and writes
- *   docs/img/console-queue.png   the queue
- *   docs/img/console-item.png    the item page of the riskiest text
+ *   docs/img/console-undo.png    an item just approved with a reason label (1), the undo bar showing
+ *   docs/img/console-queue.png   the queue, with the progress line (decided by me today, left, the team)
+ *   docs/img/console-item.png    the item page of the riskiest text, a reason label toggled
  *
  *   npm run screenshots                         (fresh temp data dir, seeded as above)
  *   npm run screenshots -- --data-dir .data/demo  (the demo's data, kept with npm run demo -- --keep-data; nothing seeded)
@@ -126,20 +127,33 @@ async function main(): Promise<void> {
     const list = await http('GET', '/v1/review/items?sort=risk&limit=1');
     const top = (list.items as { id: string }[])[0];
     if (!top) throw new Error('the queue is empty: nothing to show');
+    const second = ((await http('GET', '/v1/review/items?sort=risk&limit=2&decided=false')).items as { id: string }[]).find((i) => i.id !== top.id);
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 });
     const page = await context.newPage();
     await login(page, svc.url, svc.apiKey);
+    if (second) {
+      // One decision by keyboard: reason 1, approve; the undo bar shows for a few seconds.
+      await page.goto(`${svc.url}/console#/item/${second.id}`);
+      await page.waitForSelector('main[data-page="item"] #reasons');
+      await page.keyboard.press('1');
+      await page.keyboard.press('a');
+      await page.waitForSelector('#undo-bar:not([hidden])');
+      await page.screenshot({ path: join(out, 'console-undo.png') });
+    }
     await page.goto(`${svc.url}/console#/queue?sort=risk`);
     await page.waitForSelector('main[data-page="queue"] table.queue');
+    await page.waitForSelector('#progress[data-left]');
     await page.screenshot({ path: join(out, 'console-queue.png') });
     await page.goto(`${svc.url}/console#/item/${top.id}`);
     await page.waitForSelector('main[data-page="item"] #evidence');
+    await page.waitForSelector('#progress[data-left]');
+    if (await page.locator('#reasons').count()) await page.keyboard.press('1');
     await page.setViewportSize({ width: 1440, height: 1500 });
     await page.screenshot({ path: join(out, 'console-item.png') });
     // Leave the item (releases the claim) before closing.
     await page.goto(`${svc.url}/console#/queue`);
-    console.log(JSON.stringify({ queue: join(out, 'console-queue.png'), item: join(out, 'console-item.png'), itemId: top.id, dataDir: given ? dataDir : 'temp' }));
+    console.log(JSON.stringify({ undo: second ? join(out, 'console-undo.png') : null, queue: join(out, 'console-queue.png'), item: join(out, 'console-item.png'), itemId: top.id, dataDir: given ? dataDir : 'temp' }));
   } finally {
     await browser?.close();
     await svc.close();

@@ -350,7 +350,7 @@ describe('review API', () => {
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-type')).toContain('text/csv');
     const lines = (csv.body as string).trim().split('\r\n');
-    expect(lines[0]).toBe('id,state,collection,documentId,feedbackId,query,wrongAnswer,judgeKind,judgeLabel,suspicion,createdAt,decision,decidedBy,decidedAt,note,textPreview');
+    expect(lines[0]).toBe('id,state,collection,documentId,feedbackId,query,wrongAnswer,judgeKind,judgeLabel,suspicion,createdAt,decision,decidedBy,decidedAt,note,reasons,textPreview');
     const row = lines.find((l) => l.startsWith(id))!;
     expect(row).toContain(`"'=HYPERLINK(""http://evil"",""x"")"`);
     expect(row).toContain(`"'+1,2"`);

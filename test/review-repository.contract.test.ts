@@ -175,6 +175,67 @@ describe.each(implementations)('ReviewRepository contract: %s', (_name, make) =>
     expect((await review.decide(randomUUID(), 'approve', who('x'))).outcome).toBe('missing');
   });
 
+  it('reasons: stored on the decision and with the memory, in the audit entry, filterable on items and the audit log', async () => {
+    const { collection, docs, ids: [a, b] } = await items(['NEEDS_REVIEW', 'QUARANTINED']);
+    const remember = { textHash: docs[0].textHash, query: 'q', wrongAnswer: 'w', queryKey: 'q', wrongAnswerKey: 'w' };
+    const r = await review.decide(a, 'approve', who('alice', { reasons: ['planted-claim', 'duplicate'], remember }));
+    expect(r).toMatchObject({ outcome: 'changed', row: { reasons: ['planted-claim', 'duplicate'] } });
+    await review.decide(b, 'restore', who('alice', { reasons: ['outdated-genuine'] }));
+    const states = ['NEEDS_REVIEW', 'QUARANTINED', 'RESTORED', 'PURGED'] as const;
+    expect((await review.search({ collection, states, reason: 'duplicate' }, { sort: 'age', limit: 10 })).rows.map((i) => i.id)).toEqual([a]);
+    expect((await review.search({ collection, states, reason: 'outdated-genuine' }, { sort: 'age', limit: 10 })).rows.map((i) => i.id)).toEqual([b]);
+    expect((await review.search({ collection, states, reason: 'other' }, { sort: 'age', limit: 10 })).rows).toEqual([]);
+    expect((await review.remembered(collection, docs[0].textHash))[0].reasons).toEqual(['planted-claim', 'duplicate']);
+    const audit = await review.listAudit({ reason: 'planted-claim', entityId: a, limit: 5 });
+    expect(audit.map((e) => [e.action, e.details?.reasons])).toEqual([['review.approved', ['planted-claim', 'duplicate']]]);
+    expect(await review.listAudit({ reason: 'planted-claim', entityId: b, limit: 5 })).toEqual([]);
+  });
+
+  it('undoLast: reverses my newest single decision exactly, audited; refused when decided since; progress counts and decidable filter', async () => {
+    const { collection, docs, ids: [a, b, c] } = await items(['NEEDS_REVIEW', 'QUARANTINED', 'NEEDS_REVIEW']);
+    const since = new Date(Date.now() - 60_000);
+    const before = await review.progress('carol', since);
+    expect(await review.undoLast('carol', 'carol key:1')).toEqual({ outcome: 'nothing' });
+    const remember = { textHash: docs[0].textHash, query: 'q', wrongAnswer: 'w', queryKey: 'q', wrongAnswerKey: 'w' };
+    await review.decide(a, 'approve', who('carol', { reasons: ['planted-claim'], note: 'n', remember }));
+    await review.decide(b, 'restore', who('carol'));
+    // c: decided by carol, then re-decided by dave (restore after approve is allowed).
+    await review.decide(c, 'approve', who('carol'));
+    await review.decide(c, 'restore', who('dave'));
+    const p1 = await review.progress('carol', since);
+    expect(p1.mine - before.mine).toBe(3);
+    expect(p1.team - before.team).toBeGreaterThanOrEqual(4);
+
+    // My newest decision is on c, but dave decided it since: refused, nothing changed.
+    const refused = await review.undoLast('carol', 'carol key:2');
+    expect(refused).toMatchObject({ outcome: 'decided-since', by: 'dave key:1', row: { id: c, state: 'RESTORED' } });
+    // Of one item: b goes back to QUARANTINED, undecided, as the judge left it.
+    const ub = await review.undoLast('carol', 'carol key:2', { id: b });
+    expect(ub).toMatchObject({ outcome: 'undone', row: { id: b, state: 'QUARANTINED', decision: null, decidedBy: null, reasons: [] } });
+    expect((await repos.documents.get([docs[1].id]))[0].status).toBe('QUARANTINED');
+    expect((await repos.quarantines.get(b))!.storeSynced).toBe(false);
+    // Not twice.
+    expect(await review.undoLast('carol', 'carol key:2', { id: b })).toEqual({ outcome: 'nothing' });
+    // a: back to NEEDS_REVIEW, the memory forgotten, the document status as before.
+    const ua = await review.undoLast('carol', 'carol key:2', { id: a });
+    expect(ua).toMatchObject({ outcome: 'undone', row: { id: a, state: 'NEEDS_REVIEW', decision: null, reasons: [], note: null } });
+    expect(await review.remembered(collection, docs[0].textHash)).toEqual([]);
+    const audit = await review.auditFor([a]);
+    expect(audit.map((e) => e.action)).toEqual(['review.requested', 'review.approved', 'review.undone']);
+    expect(audit[2]).toMatchObject({ actor: 'carol key:2', details: { undoes: audit[1].id, from: 'QUARANTINED', to: 'NEEDS_REVIEW' } });
+    // Undos subtract from the progress counts.
+    const p2 = await review.progress('carol', since);
+    expect(p1.mine - p2.mine).toBe(2);
+    // Someone else's decisions are not mine to undo.
+    expect(await review.undoLast('erin', 'erin key:1', { id: c })).toEqual({ outcome: 'nothing' });
+
+    // decidableBy: undecided and not held by another's live claim.
+    await review.claim(a, 'dave', 60_000);
+    const all = { collection, states: ['NEEDS_REVIEW', 'QUARANTINED', 'RESTORED'] as const };
+    expect((await review.search({ ...all, decidableBy: 'carol' }, { sort: 'age', limit: 10 })).rows.map((i) => i.id)).toEqual([b]);
+    expect((await review.search({ ...all, decidableBy: 'dave' }, { sort: 'age', limit: 10 })).rows.map((i) => i.id)).toEqual([a, b]);
+  });
+
   it('decideBatch: one transaction, per-record claim check and plan, audit entry and memory each', async () => {
     const { collection, docs, ids } = await items(['NEEDS_REVIEW', 'QUARANTINED', 'NEEDS_REVIEW', 'QUARANTINED']);
     await review.claim(ids[2], 'alice', 60_000);

@@ -3,7 +3,7 @@ import { api, qs } from './api.js';
 import { page } from './shell.js';
 import { clear, field, fmtDate, h, jsonPre, short } from './dom.js';
 
-const KEYS = ['actor', 'action', 'entityId', 'q', 'from', 'to'];
+const KEYS = ['actor', 'action', 'entityId', 'q', 'reason', 'from', 'to'];
 
 export async function renderAudit(view, params, current) {
   const f = Object.fromEntries(KEYS.map((k) => [k, params.get(k) ?? '']));
@@ -13,7 +13,7 @@ export async function renderAudit(view, params, current) {
   const entries = data.entries ?? data.items ?? [];
   const inputs = Object.fromEntries(KEYS.map((k) => [k, h('input', { name: k, value: f[k], type: k === 'from' || k === 'to' ? 'date' : 'text' })]));
   const form = h('form', { class: 'filters', 'aria-label': 'Filters' },
-    field('Actor', inputs.actor), field('Action', inputs.action, 'e.g. quarantine.restored'), field('Text / document / record id', inputs.entityId), field('Search', inputs.q),
+    field('Actor', inputs.actor), field('Action', inputs.action, 'e.g. quarantine.restored'), field('Text / document / record id', inputs.entityId), field('Search', inputs.q), field('Reason (key)', inputs.reason),
     field('From', inputs.from), field('Before', inputs.to), h('div', { class: 'field buttons' }, h('button', { type: 'submit', class: 'primary', text: 'Apply' }), h('a', { class: 'button', href: '#/audit', text: 'Reset' })));
   form.addEventListener('submit', (e) => { e.preventDefault(); location.hash = `#/audit${qs(Object.fromEntries(KEYS.map((k) => [k, inputs[k].value.trim()])))}`; });
   const table = h('table', { class: 'audit' },

@@ -2,11 +2,17 @@
 // evidence as bars against the event's other candidates, policy inputs, siblings, near-duplicates,
 // history and earlier decisions; decisions (approve / restore / purge with typed confirmation) and
 // the claim (taken on open, renewed every minute, released on leave).
-import { api, ApiError } from './api.js';
+import { api, ApiError, qs } from './api.js';
 import { can, page, session } from './shell.js';
 import { badge, clear, field, fmtDate, fmtNum, h, highlighted, jsonPre, miniBar, s, short, toast } from './dom.js';
+import { loadReasons, progressLine, queueFilterOf, undoLast } from './workflow.js';
 
 const RENEW_MS = 60_000;
+/** How long the undo bar stays after a decision (after that: "undo my last decision" on the queue page, or z). */
+const UNDO_BAR_MS = 8000;
+/** The next decidable item's detail, fetched while the current one is on screen (id → promise); used once, then dropped. */
+const prefetched = new Map();
+const PREFETCH_MAX_AGE_MS = 30_000;
 
 const sus = (v) => (v === null || v === undefined ? null : typeof v === 'number' ? v : v.suspicion ?? null);
 /** Raw values of a signal as short text ("score=0.42, rank=1"); null when none. */
@@ -102,7 +108,16 @@ export async function renderItem(view, id, current) {
     if (holdClaim) { holdClaim = false; api('DELETE', `/v1/review/items/${encodeURIComponent(id)}/claim`, undefined, { keepalive: true, quiet401: true }).catch(() => {}); }
   }
 
-  const [detail] = await Promise.all([api('GET', `/v1/review/items/${encodeURIComponent(id)}`), claim()]);
+  const { filter: qFilter, sort: qSort } = queueFilterOf(session.queueHash);
+  // "Next I can decide" (j): asked for while the page renders, so the key press only navigates.
+  const nextQuery = `/v1/review/next${qs({ ...qFilter, sort: qSort, after: id })}`;
+  let nextPromise = null;
+  const nextDecidable = () => (nextPromise ??= api('GET', nextQuery).catch((e) => { nextPromise = null; throw e; }));
+  const pre = prefetched.get(id);
+  prefetched.clear();
+  // A prefetched detail is used only when fresh; the claim taken below and the decision endpoint check the live state anyway.
+  const detailP = pre && performance.now() - pre.at < PREFETCH_MAX_AGE_MS ? pre.p.catch(() => api('GET', `/v1/review/items/${encodeURIComponent(id)}`)) : api('GET', `/v1/review/items/${encodeURIComponent(id)}`);
+  const [detail, reasonLabels] = await Promise.all([detailP, decide ? loadReasons().catch(() => []) : [], claim()]);
   if (!current()) { release(); return; }
   if (decide) { claimTimer = setInterval(claim, RENEW_MS); window.addEventListener('pagehide', release); }
   const it = detail.item;
@@ -112,9 +127,51 @@ export async function renderItem(view, id, current) {
 
   // --- decisions ------------------------------------------------------------------------------------
   const note = h('textarea', { name: 'note', rows: 2, maxlength: 2000, placeholder: 'optional note (kept in the audit log)' });
+  // Reason labels: toggled with 1–9 or a click, sent with the decision.
+  const chosen = new Set(it.reasons ?? []);
+  const chips = reasonLabels.map((r) => {
+    const b = h('button', { type: 'button', class: 'chip', 'aria-pressed': String(chosen.has(r.key)), dataset: { reason: r.key }, 'aria-keyshortcuts': r.shortcut ?? '' },
+      r.shortcut ? [h('kbd', { text: r.shortcut }), ' '] : null, r.label);
+    b.addEventListener('click', () => toggleReason(r.key));
+    return b;
+  });
+  function toggleReason(key) {
+    if (chosen.has(key)) chosen.delete(key); else chosen.add(key);
+    for (const c of chips) c.setAttribute('aria-pressed', String(chosen.has(c.dataset.reason)));
+  }
+  const reasonBox = reasonLabels.length ? h('div', { class: 'reasons', id: 'reasons', role: 'group', 'aria-label': 'Reasons' }, chips) : null;
+  const undoBar = h('div', { class: 'undo-bar', id: 'undo-bar', role: 'status', hidden: true });
+  let undoTimer = null;
+  function showUndo(action, state) {
+    clearTimeout(undoTimer);
+    clear(undoBar).append(h('span', { text: `${action === 'approve' ? 'Approved' : 'Restored'} — now ${state}. ` }),
+      h('button', { type: 'button', id: 'undo', 'aria-keyshortcuts': 'z', on: { click: () => undoNow(id) } }, 'Undo ', h('kbd', { text: 'z' })));
+    undoBar.hidden = false;
+    undoTimer = setTimeout(() => { undoBar.hidden = true; }, UNDO_BAR_MS);
+  }
+  async function undoNow(which) {
+    clearTimeout(undoTimer);
+    try {
+      const r = await undoLast(which);
+      undoBar.hidden = true;
+      clear(outcome).append(h('p', { class: 'ok', dataset: { state: r.item.state, undone: r.undid.action }, text: `Undone: ${r.undid.action} — ${short(r.item.documentId, 40)} is ${r.item.state} again.` }));
+      if (r.item.id === id) {
+        stateBadge.replaceWith(stateBadge = badge(r.item.state));
+        stateBadge.id = 'item-state';
+        stateBadge.dataset.state = r.item.state;
+        chosen.clear();
+        for (const c of chips) c.setAttribute('aria-pressed', 'false');
+        nextPromise = null;
+      }
+      toast(`Undone: ${r.item.documentId} is ${r.item.state} again`, 'ok');
+    } catch (e) {
+      undoBar.hidden = true;
+      clear(outcome).append(h('p', { class: 'error', dataset: { status: e.status ?? '' }, text: e.status === 409 ? `Undo refused (409): ${e.message}` : e.status === 404 ? `Nothing to undo: ${e.message}` : `Undo failed: ${e.message}` }));
+    }
+  }
   async function decideNow(action, extra = {}) {
     clear(outcome);
-    const body = { action, ...(note.value.trim() ? { note: note.value.trim() } : {}), ...extra };
+    const body = { action, ...(note.value.trim() ? { note: note.value.trim() } : {}), ...(chosen.size && action !== 'purge' ? { reasons: [...chosen] } : {}), ...extra };
     try {
       const updated = await api('POST', `/v1/review/items/${encodeURIComponent(id)}/decision`, body);
       holdClaim = false; // a decision releases the claim
@@ -123,6 +180,7 @@ export async function renderItem(view, id, current) {
       stateBadge.replaceWith(stateBadge = badge(updated.state));
       stateBadge.id = 'item-state';
       stateBadge.dataset.state = updated.state;
+      if (action !== 'purge') showUndo(action, updated.state);
     } catch (e) {
       const who = e.body?.claim?.by;
       const text = e.status === 409 ? `Refused (409): ${e.message}${who ? ` — held by ${who}` : ''}`
@@ -145,8 +203,8 @@ export async function renderItem(view, id, current) {
       h('button', { type: 'button', class: 'danger', id: 'approve', 'aria-keyshortcuts': 'a', on: { click: () => decideNow('approve') } }, 'Approve ', h('kbd', { text: 'a' })),
       h('button', { type: 'button', class: 'primary', id: 'restore', 'aria-keyshortcuts': 'r', on: { click: () => decideNow('restore') } }, 'Restore ', h('kbd', { text: 'r' })),
       purge ? h('button', { type: 'button', id: 'purge', text: 'Purge…', on: { click: () => { purgeBox.hidden = !purgeBox.hidden; purgeBox.querySelector('input')?.focus(); } } }) : null),
-    h('p', { class: 'muted small', text: 'Approve = confirmed poison, kept out of serving. Restore = served again exactly as it was.' }),
-    field('Note', note), purgeBox, outcome) : h('p', { class: 'muted', id: 'read-only', text: 'Read-only: your role cannot decide items.' });
+    h('p', { class: 'muted small', text: 'Approve = confirmed poison, kept out of serving. Restore = served again exactly as it was. Reasons (1–9) go with the decision.' }),
+    reasonBox, field('Note', note), purgeBox, undoBar, outcome) : h('p', { class: 'muted', id: 'read-only', text: 'Read-only: your role cannot decide items.' });
 
   // --- navigation ------------------------------------------------------------------------------------
   const idx = session.queueIds.indexOf(id);
@@ -155,7 +213,16 @@ export async function renderItem(view, id, current) {
   const nav = h('nav', { class: 'itemnav', 'aria-label': 'Queue navigation' },
     h('a', { href: session.queueHash, text: '← Queue' }), ' ',
     prevId ? h('a', { href: `#/item/${encodeURIComponent(prevId)}`, rel: 'prev', text: 'previous (k)' }) : null, ' ',
-    nextId ? h('a', { href: `#/item/${encodeURIComponent(nextId)}`, rel: 'next', text: 'next (j)' }) : null);
+    nextId ? h('a', { href: `#/item/${encodeURIComponent(nextId)}`, rel: 'next', text: 'next of the page' }) : null, ' ',
+    h('a', { href: '#', id: 'next-decidable', text: 'next I can decide (j)', on: { click: (e) => { e.preventDefault(); goNext(); } } }));
+  async function goNext() {
+    try {
+      const r = await nextDecidable();
+      if (!current()) return;
+      if (r.item) location.hash = `#/item/${encodeURIComponent(r.item.id)}`;
+      else toast('Nothing left that you can decide in this filter.');
+    } catch (e) { toast(`Could not find the next item: ${e.message}`, 'error'); }
+  }
 
   // --- text with the wrong answer highlighted --------------------------------------------------------
   const hl = highlighted(detail.text ?? '', fb.wrongAnswer ?? it.wrongAnswer);
@@ -212,20 +279,31 @@ export async function renderItem(view, id, current) {
     nav,
     h('h1', {}, 'Item ', h('code', { id: 'item-doc', text: it.documentId }), ' ', stateBadge),
     h('p', { class: 'muted' }, `collection ${it.collection} · created ${fmtDate(it.createdAt)}`, it.servedDuringReview ? ' · still served while it awaits review' : '', it.decidedBy ? ` · ${it.decision ?? 'decided'} by ${it.decidedBy} at ${fmtDate(it.decidedAt)}${it.note ? ` (note: ${it.note})` : ''}` : '', ' · suspicion ', miniBar(it.suspicion, 'suspicion')),
-    claimLine, decisionPanel,
+    progressLine(qFilter), claimLine, decisionPanel,
     h('div', { class: 'sections' }, sections),
-    h('p', { class: 'shortcuts muted' }, 'Shortcuts: ', h('kbd', { text: 'j' }), '/', h('kbd', { text: 'k' }), ' next/previous item · ',
-      decide ? [h('kbd', { text: 'a' }), ' approve · ', h('kbd', { text: 'r' }), ' restore · '] : null, h('kbd', { text: 'u' }), ' back to the queue · ', h('kbd', { text: '?' }), ' help'));
+    h('p', { class: 'shortcuts muted' }, 'Shortcuts: ', h('kbd', { text: 'j' }), ' next I can decide · ', h('kbd', { text: 'k' }), ' previous item · ',
+      decide ? [h('kbd', { text: 'a' }), ' approve · ', h('kbd', { text: 'r' }), ' restore · ', h('kbd', { text: '1–9' }), ' reasons · ', h('kbd', { text: 'z' }), ' undo · '] : null, h('kbd', { text: 'u' }), ' back to the queue · ', h('kbd', { text: '?' }), ' help'));
   view.setAttribute('data-page', 'item');
   view.dataset.loaded = String(performance.now());
   if (!decide) claimLine.textContent = it.claim ? `Claimed by ${it.claim.by} until ${fmtDate(it.claim.until).slice(11, 19)}.` : '';
+  nextDecidable().then((r) => {
+    if (!r.item || left || !current()) return;
+    const p = api('GET', `/v1/review/items/${encodeURIComponent(r.item.id)}`);
+    p.catch(() => {});
+    prefetched.set(r.item.id, { p, at: performance.now() });
+  }).catch(() => {});
+  const reasonKeys = Object.fromEntries(reasonLabels.filter((r) => r.shortcut).map((r) => [r.shortcut, { label: `reason: ${r.label}`, run: () => toggleReason(r.key) }]));
 
   page({
     onLeave: release,
     shortcuts: {
-      j: { label: 'next item of the queue page', run: () => { if (nextId) location.hash = `#/item/${encodeURIComponent(nextId)}`; else toast('Last item of this queue page.'); } },
+      j: { label: 'next item I can decide (skips decided items and items others hold)', run: () => goNext() },
       k: { label: 'previous item of the queue page', run: () => { if (prevId) location.hash = `#/item/${encodeURIComponent(prevId)}`; else toast('First item of this queue page.'); } },
-      ...(decide ? { a: { label: 'approve (confirmed poison)', run: () => decideNow('approve') }, r: { label: 'restore (served again)', run: () => decideNow('restore') } } : {}),
+      ...(decide ? {
+        a: { label: 'approve (confirmed poison)', run: () => decideNow('approve') }, r: { label: 'restore (served again)', run: () => decideNow('restore') },
+        z: { label: 'undo (this decision while the bar shows, else my last decision)', run: () => undoNow(undoBar.hidden ? undefined : id) },
+        ...reasonKeys,
+      } : {}),
       u: { label: 'back to the queue', run: () => { location.hash = session.queueHash; } },
     },
   });

@@ -4,9 +4,10 @@
 import { api, ApiError, qs, requestId } from './api.js';
 import { can, page, session } from './shell.js';
 import { badge, clear, field, fmtDate, h, miniBar, short, toast } from './dom.js';
+import { loadReasons, progressLine, undoLast } from './workflow.js';
 
 const STATES = ['NEEDS_REVIEW', 'QUARANTINED', 'RESTORED', 'PURGED'];
-const FILTER_KEYS = ['state', 'collection', 'feedbackId', 'judge', 'from', 'to', 'minSuspicion', 'maxSuspicion', 'q', 'decided'];
+const FILTER_KEYS = ['state', 'collection', 'feedbackId', 'judge', 'from', 'to', 'minSuspicion', 'maxSuspicion', 'q', 'decided', 'reason'];
 /** Cursors of the pages before the current one (for "previous"), per filter. */
 let history = { key: '', cursors: [] };
 
@@ -31,7 +32,7 @@ export async function renderQueue(view, params, current) {
   if (history.key !== fkey) history = { key: fkey, cursors: [] };
   if (!cursor) history.cursors = [];
 
-  const data = await api('GET', `/v1/review/items${qs({ ...filter, sort, limit, cursor })}`);
+  const [data, reasonLabels] = await Promise.all([api('GET', `/v1/review/items${qs({ ...filter, sort, limit, cursor })}`), loadReasons().catch(() => [])]);
   if (!current()) return;
   const items = data.items ?? [];
   session.queueIds = items.map((i) => i.id);
@@ -68,6 +69,7 @@ export async function renderQueue(view, params, current) {
     field('Suspicion ≥', inp('minSuspicion', { type: 'number', min: 0, max: 1, step: 0.05 })),
     field('Suspicion ≤', inp('maxSuspicion', { type: 'number', min: 0, max: 1, step: 0.05 })),
     field('Decided', h('select', { name: 'decided' }, [['', 'any'], ['false', 'undecided'], ['true', 'decided']].map(([v, l]) => h('option', { value: v, text: l, selected: (filter.decided ?? '') === v })))),
+    field('Reason', h('select', { name: 'reason' }, [['', 'any'], ...reasonLabels.map((r) => [r.key, r.label])].map(([v, l]) => h('option', { value: v, text: l, selected: (filter.reason ?? '') === v })))),
     field('Sort', sortSel),
     h('div', { class: 'field buttons' }, h('button', { type: 'submit', class: 'primary', text: 'Apply' }), h('a', { href: '#/queue', class: 'button', text: 'Reset' })));
   form.addEventListener('submit', (e) => {
@@ -164,8 +166,20 @@ export async function renderQueue(view, params, current) {
   const next = h('button', { type: 'button', id: 'page-next', text: 'Next →', disabled: !data.nextCursor, on: { click: () => { history.cursors.push(cursor); go({ ...filter, sort, cursor: data.nextCursor }); } } });
   const pager = h('nav', { class: 'pager', 'aria-label': 'Pages' }, prev, ' ', next, ' ', h('span', { class: 'muted', text: `${items.length} on this page` }));
 
+  const undoOut = h('div', { class: 'undo-result', role: 'status', 'aria-live': 'polite' });
+  async function undoMine() {
+    try {
+      const r = await undoLast();
+      clear(undoOut).append(h('p', { class: 'ok', dataset: { undone: r.undid.action, id: r.item.id }, text: `Undone: ${r.undid.action} of ${short(r.item.documentId, 40)} — it is ${r.item.state} again.` }));
+    } catch (e) {
+      clear(undoOut).append(h('p', { class: 'error', dataset: { status: e.status ?? '' }, text: e.status === 409 ? `Undo refused (409): ${e.message}` : e.status === 404 ? `Nothing to undo: ${e.message}` : `Undo failed: ${e.message}` }));
+    }
+  }
+  const undoButton = decide ? h('button', { type: 'button', id: 'undo-last', 'aria-keyshortcuts': 'z', on: { click: undoMine } }, 'Undo my last decision ', h('kbd', { text: 'z' })) : null;
+
   view.append(
     h('h1', { text: 'Review queue' }),
+    h('div', { class: 'progress-row' }, progressLine(filter), undoButton), undoOut,
     tabs, form, summary, bulkBar, confirmBox, bulkOut,
     items.length ? table : h('p', { class: 'empty muted', text: 'Nothing matches this filter.' }),
     pager,
@@ -182,6 +196,7 @@ export async function renderQueue(view, params, current) {
       k: { label: 'previous row', run: () => move(-1) },
       Enter: { label: 'open the row', run: () => { if (rows[focus]) location.hash = `#/item/${encodeURIComponent(rows[focus].it.id)}`; } },
       o: { label: 'open the row', run: () => { if (rows[focus]) location.hash = `#/item/${encodeURIComponent(rows[focus].it.id)}`; } },
+      ...(decide ? { z: { label: 'undo my last decision', run: undoMine } } : {}),
       ...(decide ? { x: { label: 'select / unselect the row', run: () => { const r = rows[focus]; if (r?.box) { r.box.checked = !r.box.checked; r.box.dispatchEvent(new Event('change')); } } } } : {}),
       '/': { label: 'search', run: () => q.focus() },
       n: { label: 'next page', run: () => { if (!next.disabled) next.click(); } },

@@ -5,6 +5,7 @@ import {
   ApproveQuarantineUseCase, assertStorable, BulkReviewUseCase, ClaimReviewItemUseCase, ExportReviewUseCase, GetReviewEventUseCase, GetReviewItemUseCase,
   ListAuditLogUseCase, ListReviewEventsUseCase, ListReviewItemsUseCase, parseRequest, PurgeQuarantineUseCase, RestoreQuarantineUseCase, REVIEW,
   ReviewAuditQuery, ReviewBulkRequest, ReviewDecisionRequest, ReviewEventsQuery, ReviewExportQuery, ReviewListQuery, itemSummary,
+  NextReviewItemUseCase, ReviewNextQuery, ReviewProgressQuery, ReviewProgressUseCase, ReviewReasonsUseCase, ReviewUndoRequest, UndoReviewDecisionUseCase,
   type Decider, type ReviewRepository,
 } from '@forensics/core';
 import { actorOf, Allow, principalOf } from '../http/auth';
@@ -33,6 +34,10 @@ export class ReviewController {
     @Inject(ListAuditLogUseCase) private readonly audit: ListAuditLogUseCase,
     @Inject(ExportReviewUseCase) private readonly exporter: ExportReviewUseCase,
     @Inject(REVIEW) private readonly review: ReviewRepository,
+    @Inject(ReviewReasonsUseCase) private readonly reasons: ReviewReasonsUseCase,
+    @Inject(UndoReviewDecisionUseCase) private readonly undoer: UndoReviewDecisionUseCase,
+    @Inject(ReviewProgressUseCase) private readonly progressOf: ReviewProgressUseCase,
+    @Inject(NextReviewItemUseCase) private readonly nextOf: NextReviewItemUseCase,
   ) {}
 
   /** The decider of a request: audit actor (user + key id), claim holder name, and whether they may override claims (admins). */
@@ -86,12 +91,45 @@ export class ReviewController {
     const p = principalOf(req);
     const needed = b.action === 'purge' ? 'purge' : 'decide';
     if (!p?.permissions.has(needed)) throw new ForbiddenException(`${b.action} needs the ${needed} permission, which ${p?.name ?? 'this caller'} does not have`);
-    const who = { ...this.decider(req), quarantineId: id, note: b.note };
+    const who = { ...this.decider(req), quarantineId: id, note: b.note, reasons: this.reasons.check(b.reasons) };
     if (b.action === 'approve') await this.approve.execute(who);
     else if (b.action === 'restore') await this.restore.execute(who);
     else await this.purge.execute({ ...who, confirm: b.confirm });
     const [row] = await this.review.summaries([id]);
     return itemSummary(row);
+  }
+
+  @Get('reasons')
+  @Allow('read')
+  @ApiOperation({ summary: 'The configured reason labels of decisions (REVIEW_REASONS): key, label, keyboard shortcut (1–9)' })
+  reasonLabels() {
+    return this.reasons.list();
+  }
+
+  @Get('progress')
+  @Allow('read')
+  @ApiOperation({ summary: 'Progress for the list filters: decided by me and by the team since `since` (default midnight UTC), undecided items left, and left that I can decide' })
+  @ZodQuery(ReviewProgressQuery)
+  async progress(@Query() query: unknown, @Req() req: Request) {
+    return this.progressOf.execute(query, this.decider(req).claimant!);
+  }
+
+  @Get('next')
+  @Allow('read')
+  @ApiOperation({ summary: 'The next item I can decide after `after` in the queue order (undecided, not claimed by someone else; wraps once): {item | null}' })
+  @ZodQuery(ReviewNextQuery)
+  async next(@Query() query: unknown, @Req() req: Request) {
+    return this.nextOf.execute(query, this.decider(req).claimant!);
+  }
+
+  @Post('undo')
+  @Allow('decide')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Undo my last approve / restore (of `id` if given): audited as review.undone; 409 when someone decided the item since, 404 when nothing is left to undo' })
+  @ZodBody(ReviewUndoRequest)
+  async undo(@Body() body: unknown, @Req() req: Request) {
+    const d = this.decider(req);
+    return this.undoer.execute(body ?? {}, { principal: d.claimant!, actor: d.actor });
   }
 
   @Post('bulk')

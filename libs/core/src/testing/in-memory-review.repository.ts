@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
-  planDecision, PURGED_CACHE_KEY, PURGED_TEXT_MARKER,
+  DECISION_AUDIT_ACTIONS, planDecision, PURGED_CACHE_KEY, PURGED_TEXT_MARKER, UNDO_AUDIT_ACTION,
+  type DecisionPrev, type ReviewProgressCounts, type UndoResult,
   type AuditQuery, type AuditRow, type BatchDecided, type BulkRequestRow, type NewRememberedDecision, type ClaimResult, type DecideOptions, type DecideResult, type DecisionAction, type QuarantineRow,
   type QuarantineState, type RememberedDecision, type ReviewCounts, type ReviewCursor, type ReviewEventFilter, type ReviewEventRow, type ReviewFilter,
   type ReviewItemRow, type ReviewPage, type ReviewRepository, type ReviewSort,
@@ -8,7 +9,7 @@ import {
 import { copy, InMemoryRepository, type InMemoryState } from './in-memory-state';
 
 /** Review columns of a quarantine record the shared state does not hold (Postgres: columns of QuarantineRecord). */
-interface ReviewExtra { decision: DecisionAction | null; decisionRequestId: string | null; claimedBy: string | null; claimedUntil: Date | null }
+interface ReviewExtra { decision: DecisionAction | null; decisionRequestId: string | null; claimedBy: string | null; claimedUntil: Date | null; reasons: string[] }
 interface ReviewState { extra: Map<string, ReviewExtra>; memory: RememberedDecision[]; bulk: Map<string, BulkRequestRow> }
 
 const REVIEW_STATE = new WeakMap<InMemoryState, ReviewState>();
@@ -25,7 +26,8 @@ const suspicionOf = (q: QuarantineRow): number | null => {
 };
 
 const cmpId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const AUDIT_ACTION: Record<DecisionAction, string> = { approve: 'review.approved', restore: 'quarantine.restored', purge: 'quarantine.purged' };
+const AUDIT_ACTION = DECISION_AUDIT_ACTIONS;
+const ofPrincipal = (p: string) => (actor: string) => actor === p || actor.startsWith(`${p} key:`);
 
 /**
  * The review console's repository over the shared in-memory state, with the semantics of the
@@ -41,7 +43,7 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
       const q = this.s.quarantines.get(id);
       // Records resolved through the older QuarantineRepository path carry their decision by state.
       const decision: DecisionAction | null = q?.resolvedBy ? (q.state === 'RESTORED' ? 'restore' : q.state === 'PURGED' ? 'purge' : 'approve') : null;
-      x = { decision, decisionRequestId: null, claimedBy: null, claimedUntil: null };
+      x = { decision, decisionRequestId: null, claimedBy: null, claimedUntil: null, reasons: [] };
       this.r.extra.set(id, x);
     }
     return x;
@@ -56,7 +58,7 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
       id: q.id, state: q.state, documentId: q.documentId, collection: q.collection, textHash: d.textHash, textPreview: d.text.slice(0, 240), feedbackId: q.feedbackId,
       query: f?.query ?? null, wrongAnswer: f?.wrongAnswer ?? null, judgeKind: q.evidence.judge?.kind ?? null, judgeLabel: q.evidence.judge?.label ?? null,
       suspicion: suspicionOf(q), servedDuringReview: q.servedDuringReview, createdAt: new Date(q.createdAt), decision: x.decision, decidedBy: q.resolvedBy,
-      decidedAt: q.resolvedAt ? new Date(q.resolvedAt) : null, note: q.note, claim: live ? { by: x.claimedBy!, until: new Date(x.claimedUntil!) } : null,
+      decidedAt: q.resolvedAt ? new Date(q.resolvedAt) : null, note: q.note, reasons: [...x.reasons], claim: live ? { by: x.claimedBy!, until: new Date(x.claimedUntil!) } : null,
     };
   }
 
@@ -73,6 +75,8 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
       if (f.q && !this.s.documents.get(i.documentId)!.text.toLowerCase().includes(f.q.toLowerCase())) return false;
       if (f.decided === true && i.decision === null) return false;
       if (f.decided === false && i.decision !== null) return false;
+      if (f.reason !== undefined && !i.reasons.includes(f.reason)) return false;
+      if (f.decidableBy !== undefined && (i.decision !== null || (i.claim !== null && i.claim.by !== f.decidableBy))) return false;
       return true;
     };
   }
@@ -138,10 +142,14 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
     const plan = planDecision(action, q.state, x.decision);
     if (plan === 'conflict' || plan === 'unchanged') return { outcome: plan, row: this.item(q) };
     const from = q.state;
+    const doc = this.s.documents.get(q.documentId)!;
+    const prev: DecisionPrev = {
+      state: q.state, decision: x.decision, resolvedBy: q.resolvedBy, resolvedAt: q.resolvedAt ? new Date(q.resolvedAt).toISOString() : null, note: q.note,
+      reasons: [...x.reasons], servedDuringReview: q.servedDuringReview, documentStatus: doc.status,
+    };
     Object.assign(q, { state: plan.to, resolvedBy: opts.actor, resolvedAt: this.now(), note: opts.note ?? null }, plan.storeChanges ? { storeSynced: false } : {}, plan.to === 'QUARANTINED' ? { servedDuringReview: false } : {});
     const overrode = live && x.claimedBy !== opts.claimant ? x.claimedBy : null;
-    Object.assign(x, { decision: action, decisionRequestId: opts.requestId ?? null, claimedBy: null, claimedUntil: null });
-    const doc = this.s.documents.get(q.documentId)!;
+    Object.assign(x, { decision: action, decisionRequestId: opts.requestId ?? null, claimedBy: null, claimedUntil: null, reasons: [...(opts.reasons ?? [])] });
     if (action === 'purge') {
       doc.status = 'PURGED';
       doc.text = PURGED_TEXT_MARKER;
@@ -155,9 +163,9 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
     }
     this.log({
       actor: opts.actor, action: AUDIT_ACTION[action], entityType: 'QuarantineRecord', entityId: id,
-      details: { documentId: q.documentId, note: opts.note ?? null, from, to: plan.to, ...(opts.requestId ? { requestId: opts.requestId } : {}), ...(opts.override && overrode ? { overrodeClaimOf: overrode } : {}) },
+      details: { documentId: q.documentId, note: opts.note ?? null, reasons: [...(opts.reasons ?? [])], from, to: plan.to, prev: { ...prev }, ...(opts.requestId ? { requestId: opts.requestId } : {}), ...(opts.override && overrode ? { overrodeClaimOf: overrode } : {}) },
     });
-    if (opts.remember) this.r.memory.push({ id: randomUUID(), collection: q.collection, ...opts.remember, action, actor: opts.actor, note: opts.note ?? null, recordId: id, at: this.now() });
+    if (opts.remember) this.r.memory.push({ id: randomUUID(), collection: q.collection, ...opts.remember, action, actor: opts.actor, note: opts.note ?? null, reasons: [...(opts.reasons ?? [])], recordId: id, at: this.now() });
     return { outcome: 'changed', row: this.item(q) };
   }
 
@@ -170,6 +178,39 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
       out.push({ id: q.id, documentId: q.documentId, collection: q.collection, feedbackId: q.feedbackId, state: q.state, storeSynced: q.storeSynced });
     }
     return out;
+  }
+
+  async undoLast(principal: string, actor: string, opts: { id?: string } = {}): Promise<UndoResult> {
+    const rows = this.auditRows();
+    const mine = ofPrincipal(principal);
+    const undone = new Set(rows.filter((a) => a.action === UNDO_AUDIT_ACTION).map((a) => String(a.details?.undoes)));
+    const last = [...rows].reverse().find((a) => a.entityType === 'QuarantineRecord' && (a.action === AUDIT_ACTION.approve || a.action === AUDIT_ACTION.restore)
+      && mine(a.actor) && a.details && 'prev' in a.details && !('requestId' in a.details) && (opts.id === undefined || a.entityId === opts.id) && !undone.has(a.id));
+    const q = last ? this.s.quarantines.get(last.entityId) : undefined;
+    if (!last || !q) return { outcome: 'nothing' };
+    const d = last.details as unknown as { to: QuarantineState; prev: DecisionPrev };
+    const since = [...rows].reverse().find((a) => a.entityId === q.id && Number(a.id) > Number(last.id)
+      && [AUDIT_ACTION.approve, AUDIT_ACTION.restore, AUDIT_ACTION.purge, UNDO_AUDIT_ACTION].includes(a.action));
+    if (since || q.state !== d.to) return { outcome: 'decided-since', row: this.item(q), by: since?.actor ?? 'another process', action: since?.action ?? `state ${q.state}` };
+    const p = d.prev;
+    const from = q.state;
+    Object.assign(q, { state: p.state, resolvedBy: p.resolvedBy, resolvedAt: p.resolvedAt ? new Date(p.resolvedAt) : null, note: p.note, servedDuringReview: p.servedDuringReview, storeSynced: false });
+    Object.assign(this.extra(q.id), { decision: p.decision as DecisionAction | null, decisionRequestId: null, reasons: [...p.reasons] });
+    this.s.documents.get(q.documentId)!.status = p.documentStatus as never;
+    const action = last.action === AUDIT_ACTION.approve ? 'approve' : 'restore';
+    const m = this.r.memory.filter((r) => r.recordId === q.id && r.action === action).sort((a, b) => b.at.getTime() - a.at.getTime())[0];
+    if (m) this.r.memory.splice(this.r.memory.indexOf(m), 1);
+    this.log({ actor, action: UNDO_AUDIT_ACTION, entityType: 'QuarantineRecord', entityId: q.id, details: { documentId: q.documentId, undoes: last.id, undoneAction: last.action, from, to: p.state } });
+    return { outcome: 'undone', row: this.item(q), undid: { auditId: last.id, action: last.action, at: last.at } };
+  }
+
+  async progress(principal: string, since: Date): Promise<ReviewProgressCounts> {
+    const mine = ofPrincipal(principal);
+    const decisions = new Set<string>([AUDIT_ACTION.approve, AUDIT_ACTION.restore, AUDIT_ACTION.purge]);
+    const rows = this.auditRows().filter((a) => a.entityType === 'QuarantineRecord' && a.at >= since && (decisions.has(a.action) || a.action === UNDO_AUDIT_ACTION));
+    const sum = (xs: AuditRow[]) => xs.reduce((n, a) => n + (a.action === UNDO_AUDIT_ACTION ? -1 : 1), 0);
+    const reviewers = new Set(rows.filter((a) => decisions.has(a.action)).map((a) => a.actor.split(' key:')[0])).size;
+    return { mine: Math.max(0, sum(rows.filter((a) => mine(a.actor)))), team: Math.max(0, sum(rows)), reviewers };
   }
 
   async remembered(collection: string, textHash: string): Promise<RememberedDecision[]> {
@@ -225,7 +266,7 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
   async listAudit(query: AuditQuery): Promise<AuditRow[]> {
     const q = query.q?.toLowerCase();
     return this.auditRows().reverse().filter((a) => (!query.actor || a.actor === query.actor) && (!query.action || a.action === query.action)
-      && (!query.entityId || a.entityId === query.entityId) && (!query.from || a.at >= query.from) && (!query.to || a.at < query.to)
+      && (!query.entityId || a.entityId === query.entityId) && (!query.reason || (Array.isArray(a.details?.reasons) && (a.details.reasons as unknown[]).includes(query.reason))) && (!query.from || a.at >= query.from) && (!query.to || a.at < query.to)
       && (query.beforeId === undefined || (/^\d+$/.test(query.beforeId) && Number(a.id) < Number(query.beforeId)))
       && (!q || [a.entityId, a.actor, a.action, JSON.stringify(a.details ?? null)].some((s) => s.toLowerCase().includes(q))))
       .slice(0, query.limit);

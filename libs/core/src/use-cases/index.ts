@@ -1,3 +1,6 @@
+import { NextReviewItemUseCase, ReviewProgressUseCase } from './quarantine/review/review-workflow/review-progress.use-case';
+import { ReviewReasonsUseCase } from './quarantine/review/review-workflow/review-reasons.use-case';
+import { UndoReviewDecisionUseCase } from './quarantine/review/review-workflow/undo-review-decision.use-case';
 import { AUDIT_USE_CASES } from './audits';
 import { BulkReviewUseCase } from './quarantine/review/bulk-review/bulk-review.use-case';
 import { ClaimReviewItemUseCase } from './quarantine/review/claim-review-item/claim-review-item.use-case';
@@ -40,6 +43,9 @@ import {
   PingWebhookUseCase, RedeliverWebhookUseCase, RedriveWebhookDeliveriesUseCase, RotateWebhookSecretUseCase, UpdateWebhookUseCase,
 } from './webhooks';
 
+export * from './quarantine/review/review-workflow/review-progress.use-case';
+export * from './quarantine/review/review-workflow/review-reasons.use-case';
+export * from './quarantine/review/review-workflow/undo-review-decision.use-case';
 export * from './audits';
 export * from './quarantine/review/bulk-review/bulk-review.use-case';
 export * from './quarantine/review/claim-review-item/claim-review-item.use-case';
@@ -98,5 +104,6 @@ export const USE_CASES = [
   PingWebhookUseCase, RedeliverWebhookUseCase, RedriveWebhookDeliveriesUseCase, RotateWebhookSecretUseCase, UpdateWebhookUseCase,
   BulkReviewUseCase, ClaimReviewItemUseCase, ExportReviewUseCase, GetReviewEventUseCase, GetReviewItemUseCase, ListAuditLogUseCase, ListReviewEventsUseCase, ListReviewItemsUseCase, PurgeQuarantineUseCase,
   ListDeadLettersUseCase, RedriveFeedbackUseCase,
+  NextReviewItemUseCase, ReviewProgressUseCase, ReviewReasonsUseCase, UndoReviewDecisionUseCase,
   ...AUDIT_USE_CASES,
 ] as const;

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ANN_INDEX_KINDS, DEFAULT_ANN_INDEX, type AnnIndexKind } from '../vector-store/vector-store.common';
-import { AUDIT_KINDS, DEFAULT_AUDIT_SETTINGS, UNBUILT_AUDIT_KINDS, type AuditKind, type AuditSettings } from '@forensics/core';
+import { AUDIT_KINDS, DEFAULT_AUDIT_SETTINGS, DEFAULT_REASON_LABELS, parseReasonLabels, UNBUILT_AUDIT_KINDS, type AuditKind, type AuditSettings, type ReasonLabel } from '@forensics/core';
 import {
   DEFAULT_BIRD_PARAMS,
   DEFAULT_DECISION_POLICY,
@@ -117,6 +117,8 @@ export interface AppConfig {
   readonly sessionTtlMinutes: number;
   /** Review console: how long opening an item claims it (seconds). */
   readonly reviewClaimTtlSec: number;
+  /** Reason labels of review decisions (REVIEW_REASONS; issue 35). */
+  readonly reviewReasons: readonly ReasonLabel[];
   /**
    * Rate limits (issue 13, item 2) of POST /v1/feedback, POST /v1/answers and POST /v1/rag/answer,
    * requests per minute per scope; 0 = that limit is off (apps/api/src/http/rate-limit.ts).
@@ -291,6 +293,12 @@ export const ENV_SCHEMA = z.object({
   WORKER_PROCESSES: intVar(1, 16, 1, '`npm start`: worker processes it runs beside the API (each WORKER_CONCURRENCY jobs; see Performance for when a second one pays)'),
   WORKER_LOCK_MS: intVar(1000, 600_000, 30_000, 'job lock of a worker; a job whose worker died is taken over after about this long'),
   REVIEW_CLAIM_TTL_SEC: intVar(10, 3600, 300, 'review console: how long opening an item claims it for its reviewer (renewed while open; expires by itself)'),
+  REVIEW_REASONS: variable(z.string().default('').superRefine((v, ctx) => {
+    try { if (v.trim()) parseReasonLabels(v); } catch (e) { ctx.addIssue({ code: 'custom', message: (e as Error).message }); }
+  }), {
+    expect: '`;`-separated key=Label entries (1..20; key a-z 0-9 -)',
+    doc: `review console: the reason labels a reviewer attaches to a decision (keys 1–9 for the first nine; stored, exported, counted in /metrics). Default: ${DEFAULT_REASON_LABELS.map((r) => r.key).join(', ')}`,
+  }),
   SWEEP_EVERY_MS: intVar(100, 3_600_000, 30_000, 'how often the worker reconciles: re-enqueues pending feedback that has no live job (persisted while the queue was unreachable, or failed during an outage)'),
   QUEUE_ENQUEUE_TIMEOUT_MS: intVar(50, 60_000, 500, 'bound on enqueueing a traceback at intake (ms): past it the request answers 202 with queued:false and the reconciler enqueues later'),
   QUEUE_PREFIX: textWithDefault('forensics', 'Redis key prefix of the queues (services sharing a Redis keep their jobs apart)'),
@@ -591,6 +599,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     apiKeyPepper: e.API_KEY_PEPPER,
     sessionTtlMinutes: e.SESSION_TTL_MINUTES,
     reviewClaimTtlSec: e.REVIEW_CLAIM_TTL_SEC,
+    reviewReasons: e.REVIEW_REASONS.trim() ? parseReasonLabels(e.REVIEW_REASONS) : DEFAULT_REASON_LABELS,
     trust: trustOf(e),
     consensus: { ...DEFAULT_CONSENSUS_PARAMS, enabled: e.CONSENSUS_CHECK === 'on', pool: e.CONSENSUS_POOL, minClusters: e.CONSENSUS_MIN_CLUSTERS, restatedCoverage: e.CONSENSUS_RESTATED_COVERAGE, suspects: e.CONSENSUS_SUSPECTS, sourceKey: e.CONSENSUS_SOURCE_KEY.trim() === 'off' ? '' : e.CONSENSUS_SOURCE_KEY.trim() },
     audits: {

@@ -34,6 +34,16 @@ export function registerQuarantineCollectors(metrics: ForensicsMetrics, prisma: 
   metrics.collectedCounter('forensics_quarantine_restores_total', 'Quarantined texts restored to serving, from the audit log', [], async () => [[{}, await audited('quarantine.restored')]]);
   metrics.collectedCounter('forensics_quarantine_purges_total', 'Quarantined texts purged for good (admin), from the audit log', [], async () => [[{}, await audited('quarantine.purged')]]);
   metrics.collectedCounter('forensics_review_approvals_total', 'Texts awaiting review approved into quarantine, from the audit log', [], async () => [[{}, await audited('review.approved')]]);
+  metrics.collectedCounter('forensics_review_decisions_by_reason_total', 'Reviewer decisions by action and reason label (a decision with several labels counts under each; undos do not subtract), from the audit log', ['action', 'reason'], async () => {
+    const rows = await prisma.$queryRaw<{ action: string; reason: string; n: bigint }[]>`
+      SELECT a."action", r.reason, COUNT(*)::bigint AS n
+      FROM "AuditLog" a CROSS JOIN LATERAL jsonb_array_elements_text(CASE WHEN jsonb_typeof(a."details"->'reasons') = 'array' THEN a."details"->'reasons' ELSE '[]'::jsonb END) AS r(reason)
+      WHERE a."entityType" = 'QuarantineRecord' AND a."action" IN ('review.approved', 'quarantine.restored', 'quarantine.purged')
+      GROUP BY 1, 2`;
+    const verb: Record<string, string> = { 'review.approved': 'approve', 'quarantine.restored': 'restore', 'quarantine.purged': 'purge' };
+    return rows.map((r) => [{ action: verb[r.action] ?? r.action, reason: r.reason }, Number(r.n)] as [Record<string, string>, number]);
+  });
+  metrics.collectedCounter('forensics_review_undos_total', 'Reviewer decisions undone ("undo my last decision"), from the audit log', [], async () => [[{}, await audited('review.undone')]]);
   metrics.gauge('forensics_quarantine_records', 'Quarantine records by state (NEEDS_REVIEW is the review backlog)', ['state'], async (g) => {
     const rows = await prisma.quarantineRecord.groupBy({ by: ['state'], _count: { _all: true } });
     for (const s of QUARANTINE_STATES) g.set({ state: s }, rows.find((r) => r.state === s)?._count._all ?? 0);

@@ -143,7 +143,7 @@ export class InfrastructureModule {
       { provide: FAILPOINTS, useValue: opts.failpoints ?? NO_FAILPOINTS },
       // Review console queries, claims, decisions (issue 11).
       { provide: REVIEW, useFactory: (prisma: PrismaClient) => new PrismaReviewRepository(prisma), inject: [PRISMA] },
-      { provide: REVIEW_SETTINGS, useValue: { claimTtlMs: config.reviewClaimTtlSec * 1000 } },
+      { provide: REVIEW_SETTINGS, useValue: { claimTtlMs: config.reviewClaimTtlSec * 1000, reasons: config.reviewReasons } },
       // Corroboration and per-reporter caps of the decision policy (issue 13).
       { provide: REPORTER_ACTIVITY, useFactory: (prisma: PrismaClient) => new PrismaReporterActivityRepository(prisma), inject: [PRISMA] },
       { provide: AUDIT_RUNS, useFactory: (prisma: PrismaClient) => new PrismaAuditRunRepository(prisma), inject: [PRISMA] },

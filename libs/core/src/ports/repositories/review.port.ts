@@ -32,6 +32,10 @@ export interface ReviewFilter {
   q?: string;
   /** true: only items a reviewer decided; false: only undecided ones. */
   decided?: boolean;
+  /** Only items whose decision carries this reason label (key). */
+  reason?: string;
+  /** Only items this claimant can decide now: undecided and not held by someone else's live claim ("next I can decide"). */
+  decidableBy?: string;
 }
 
 /** Position after the last item of a page (keyset), per sort. */
@@ -58,6 +62,8 @@ export interface ReviewItemRow {
   decidedBy: string | null;
   decidedAt: Date | null;
   note: string | null;
+  /** Reason labels (keys) of the decision; empty when undecided or given none. */
+  reasons: string[];
   /** The live claim (an expired claim is reported as null). */
   claim: ReviewClaim | null;
 }
@@ -77,6 +83,8 @@ export interface RememberedDecision {
   action: DecisionAction;
   actor: string;
   note: string | null;
+  /** Reason labels of the decision (keys). */
+  reasons: string[];
   recordId: string;
   at: Date;
 }
@@ -90,6 +98,8 @@ export interface DecideOptions {
   /** Admins decide items claimed by someone else. */
   override: boolean;
   note?: string;
+  /** Reason labels (keys, already checked against the configured list). */
+  reasons?: readonly string[];
   /** Bulk: the request that decides. */
   requestId?: string;
   /** Remember the decision for this text and report. */
@@ -142,12 +152,34 @@ export interface AuditQuery {
   entityId?: string;
   /** Substring of the entity id, the actor, the action or the details (case-insensitive). */
   q?: string;
+  /** Decision entries carrying this reason label. */
+  reason?: string;
   from?: Date;
   to?: Date;
   limit: number;
   /** Entries with a smaller id (newest first). */
   beforeId?: string;
 }
+/** Audit actions of reviewer decisions, and of an undone decision. */
+export const DECISION_AUDIT_ACTIONS: Record<DecisionAction, string> = { approve: 'review.approved', restore: 'quarantine.restored', purge: 'quarantine.purged' };
+export const UNDO_AUDIT_ACTION = 'review.undone';
+
+/** What a decision records of the record before it (audit details `prev`), so that it can be undone. */
+export interface DecisionPrev {
+  state: QuarantineState; decision: string | null; resolvedBy: string | null; resolvedAt: string | null; note: string | null;
+  reasons: string[]; servedDuringReview: boolean; documentStatus: string;
+}
+
+export type UndoResult =
+  | { outcome: 'undone'; row: ReviewItemRow; undid: { auditId: string; action: string; at: Date } }
+  /** No decision of this reviewer that can be undone (none, all undone, bulk or purge). */
+  | { outcome: 'nothing' }
+  /** Someone decided (or undid) the item after this reviewer's decision. */
+  | { outcome: 'decided-since'; row: ReviewItemRow; by: string; action: string };
+
+/** Decisions counted for the progress line (audit entries since a time; undos subtract). */
+export interface ReviewProgressCounts { mine: number; team: number; reviewers: number }
+
 export interface AuditRow { id: string; at: Date; actor: string; action: string; entityType: string; entityId: string; details: JsonObject | null }
 
 export interface ReviewRepository {
@@ -179,6 +211,18 @@ export interface ReviewRepository {
    * set-based. Returns the records it changed, with whether their store side is still to be synced.
    */
   decideBatch(entries: readonly { id: string; remember: NewRememberedDecision | null }[], action: 'approve' | 'restore', opts: Omit<DecideOptions, 'remember'>): Promise<BatchDecided[]>;
+
+  /**
+   * Undoes the reviewer's (`principal`: their name; any of their keys or sessions) most recent
+   * single approve / restore not yet undone (of `id` when given), in one transaction: refused when
+   * someone decided the item since; otherwise the record gets back its state, decision columns,
+   * reasons and serving flag, the document its status, the remembered decision is forgotten and a
+   * `review.undone` audit entry is written. The record is left unsynced (the caller syncs the store).
+   */
+  undoLast(principal: string, actor: string, opts?: { id?: string }): Promise<UndoResult>;
+
+  /** Decisions since `since`: by this principal, by everyone, and how many reviewers decided (undos subtract). */
+  progress(principal: string, since: Date): Promise<ReviewProgressCounts>;
 
   /** Remembered decisions for a text, newest first. */
   remembered(collection: string, textHash: string): Promise<RememberedDecision[]>;
@@ -213,7 +257,46 @@ export function planDecision(action: DecisionAction, state: QuarantineState, dec
 
 export const REVIEW = Symbol('ReviewRepository') as Token<ReviewRepository>;
 
-/** Review console settings (configuration: REVIEW_CLAIM_TTL_SEC). */
-export interface ReviewSettings { claimTtlMs: number }
+/** A reason label a reviewer attaches to a decision: a stable key (stored, exported, counted) and its text. */
+export interface ReasonLabel { key: string; label: string }
+
+/**
+ * Default reason labels (REVIEW_REASONS overrides them), fitted to what a reviewer of traced texts
+ * decides: why a text is poison (approve) or why it is not (restore). The first nine get keys 1–9.
+ */
+export const DEFAULT_REASON_LABELS: readonly ReasonLabel[] = [
+  { key: 'planted-claim', label: 'Planted claim' },
+  { key: 'instruction-injection', label: 'Instruction / prompt injection' },
+  { key: 'duplicate', label: 'Duplicate of a decided text' },
+  { key: 'outdated-genuine', label: 'Outdated but genuine' },
+  { key: 'contested-fact', label: 'Genuinely contested fact' },
+  { key: 'judge-misread', label: 'Judge misread the text' },
+  { key: 'off-topic', label: 'Unrelated to the report' },
+  { key: 'bad-report', label: 'The report itself is wrong' },
+  { key: 'other', label: 'Other (see note)' },
+];
+export const REASON_KEY = /^[a-z0-9][a-z0-9-]{0,39}$/;
+
+/** Review console settings (configuration: REVIEW_CLAIM_TTL_SEC, REVIEW_REASONS). */
+export interface ReviewSettings { claimTtlMs: number; reasons: readonly ReasonLabel[] }
 export const REVIEW_SETTINGS = Symbol('ReviewSettings') as Token<ReviewSettings>;
-export const DEFAULT_REVIEW_SETTINGS: ReviewSettings = { claimTtlMs: 300_000 };
+export const DEFAULT_REVIEW_SETTINGS: ReviewSettings = { claimTtlMs: 300_000, reasons: DEFAULT_REASON_LABELS };
+
+/**
+ * Parses REVIEW_REASONS: `;`-separated `key=Label` entries (key: a-z 0-9 -, at most 40; label at most
+ * 80 characters), 1..20 entries, keys unique. Throws with the offending entry.
+ */
+export function parseReasonLabels(v: string): ReasonLabel[] {
+  const out: ReasonLabel[] = [];
+  for (const raw of v.split(';').map((s) => s.trim()).filter(Boolean)) {
+    const eq = raw.indexOf('=');
+    const key = (eq < 0 ? raw : raw.slice(0, eq)).trim();
+    const label = (eq < 0 ? '' : raw.slice(eq + 1)).trim();
+    if (!REASON_KEY.test(key)) throw new Error(`reason "${raw}": the key must be 1..40 of a-z 0-9 - (starting with a letter or digit)`);
+    if (!label || label.length > 80) throw new Error(`reason "${raw}": give key=Label, the label 1..80 characters`);
+    if (out.some((r) => r.key === key)) throw new Error(`reason key "${key}" appears twice`);
+    out.push({ key, label });
+  }
+  if (!out.length || out.length > 20) throw new Error('REVIEW_REASONS holds 1..20 key=Label entries separated by ;');
+  return out;
+}

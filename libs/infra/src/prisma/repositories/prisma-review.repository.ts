@@ -1,7 +1,8 @@
 import {
   planDecision, PURGED_CACHE_KEY, PURGED_TEXT_MARKER,
   type AuditQuery, type AuditRow, type BatchDecided, type BulkRequestRow, type NewRememberedDecision, type ClaimResult, type DecideOptions, type DecideResult, type DecisionAction, type JsonObject,
-  type Label, type QuarantineState, type RememberedDecision, type ReviewCounts, type ReviewCursor, type ReviewEventFilter, type ReviewEventRow,
+  DECISION_AUDIT_ACTIONS, UNDO_AUDIT_ACTION,
+  type DecisionPrev, type Label, type QuarantineState, type ReviewProgressCounts, type UndoResult, type RememberedDecision, type ReviewCounts, type ReviewCursor, type ReviewEventFilter, type ReviewEventRow,
   type ReviewFilter, type ReviewItemRow, type ReviewPage, type ReviewRepository, type ReviewSort,
 } from '@forensics/core';
 import { Prisma, type PrismaClient } from '../generated/client';
@@ -15,14 +16,14 @@ const RISK = Prisma.raw(`COALESCE(r."suspicion", -1)`);
 
 const ITEM_COLUMNS = Prisma.raw(`r."id", r."state"::text AS "state", r."documentId", r."collection", d."textHash", left(d."text", 240) AS "textPreview",
   r."feedbackId", f."query", f."wrongAnswer", r."judgeKind", r."evidence"->'judge'->>'label' AS "judgeLabel", r."suspicion", r."servedDuringReview",
-  r."createdAt", r."decision", r."resolvedBy", r."resolvedAt", r."note", r."claimedBy", r."claimedUntil",
+  r."createdAt", r."decision", r."resolvedBy", r."resolvedAt", r."note", r."reasons", r."claimedBy", r."claimedUntil",
   (r."claimedUntil" IS NOT NULL AND r."claimedUntil" > (now() AT TIME ZONE 'UTC')) AS "claimLive"`);
 const ITEM_FROM = Prisma.raw(`"QuarantineRecord" r JOIN "Document" d ON d."id" = r."documentId" LEFT JOIN "FeedbackEvent" f ON f."id" = r."feedbackId"`);
 
 interface ItemSqlRow {
   id: string; state: QuarantineState; documentId: string; collection: string; textHash: string; textPreview: string; feedbackId: string | null;
   query: string | null; wrongAnswer: string | null; judgeKind: string | null; judgeLabel: string | null; suspicion: number | null; servedDuringReview: boolean;
-  createdAt: Date; decision: string | null; resolvedBy: string | null; resolvedAt: Date | null; note: string | null; claimedBy: string | null;
+  createdAt: Date; decision: string | null; resolvedBy: string | null; resolvedAt: Date | null; note: string | null; reasons: string[] | null; claimedBy: string | null;
   claimedUntil: Date | null; claimLive: boolean;
 }
 
@@ -33,7 +34,7 @@ function toItem(r: ItemSqlRow): ReviewItemRow {
     id: r.id, state: r.state, documentId: r.documentId, collection: r.collection, textHash: r.textHash, textPreview: r.textPreview, feedbackId: r.feedbackId,
     query: r.query, wrongAnswer: r.wrongAnswer, judgeKind: r.judgeKind, judgeLabel: r.judgeLabel && LABELS.includes(r.judgeLabel) ? (r.judgeLabel as Label) : null,
     suspicion: r.suspicion === null ? null : Number(r.suspicion), servedDuringReview: r.servedDuringReview, createdAt: r.createdAt,
-    decision: (r.decision as DecisionAction | null) ?? null, decidedBy: r.resolvedBy, decidedAt: r.resolvedAt, note: r.note,
+    decision: (r.decision as DecisionAction | null) ?? null, decidedBy: r.resolvedBy, decidedAt: r.resolvedAt, note: r.note, reasons: r.reasons ?? [],
     claim: r.claimLive && r.claimedBy && r.claimedUntil ? { by: r.claimedBy, until: r.claimedUntil } : null,
   };
 }
@@ -62,6 +63,10 @@ function where(f: ReviewFilter, withStates: boolean): Prisma.Sql | null {
   if (f.q) parts.push(Prisma.sql`d."text" ILIKE ${`%${likeLiteral(f.q)}%`}`);
   if (f.decided === true) parts.push(Prisma.sql`r."decision" IS NOT NULL`);
   if (f.decided === false) parts.push(Prisma.sql`r."decision" IS NULL`);
+  if (f.reason !== undefined) parts.push(Prisma.sql`r."reasons" @> ARRAY[${f.reason}]::text[]`);
+  if (f.decidableBy !== undefined) {
+    parts.push(Prisma.sql`r."decision" IS NULL AND (r."claimedBy" IS NULL OR r."claimedBy" = ${f.decidableBy} OR r."claimedUntil" IS NULL OR r."claimedUntil" <= ${NOW})`);
+  }
   return parts.length ? Prisma.join(parts, ' AND ') : Prisma.sql`TRUE`;
 }
 
@@ -82,7 +87,10 @@ function after(sort: ReviewSort, c: ReviewCursor): Prisma.Sql {
 const emptyCounts = (): ReviewCounts => ({ NEEDS_REVIEW: 0, QUARANTINED: 0, RESTORED: 0, PURGED: 0 });
 
 /** Per action: the audit action name. */
-const AUDIT_ACTION: Record<DecisionAction, string> = { approve: 'review.approved', restore: 'quarantine.restored', purge: 'quarantine.purged' };
+const AUDIT_ACTION = DECISION_AUDIT_ACTIONS;
+
+/** Audit entries of this principal (their name, with any key id after it: `alice key:3f2a…`). */
+const byPrincipal = (p: string) => Prisma.sql`(a."actor" = ${p} OR a."actor" LIKE ${`${likeLiteral(p)} key:%`})`;
 
 export class PrismaReviewRepository implements ReviewRepository {
   constructor(private readonly db: PrismaClient) {}
@@ -149,10 +157,14 @@ export class PrismaReviewRepository implements ReviewRepository {
     if (!isUuid(id)) return { outcome: 'missing' };
     return this.db.$transaction(async (tx) => {
       // The row lock serialises decisions on one record: of two concurrent ones, the second sees the first's result.
-      const [cur] = await tx.$queryRaw<Array<{ state: QuarantineState; decision: string | null; documentId: string; claimedBy: string | null; claimedUntil: Date | null; claimLive: boolean }>>(Prisma.sql`
+      const [cur] = await tx.$queryRaw<Array<{
+        state: QuarantineState; decision: string | null; documentId: string; claimedBy: string | null; claimedUntil: Date | null; claimLive: boolean;
+        resolvedBy: string | null; resolvedAt: Date | null; note: string | null; reasons: string[]; servedDuringReview: boolean; documentStatus: string;
+      }>>(Prisma.sql`
         SELECT r."state"::text AS "state", r."decision", r."documentId", r."claimedBy", r."claimedUntil",
-               (r."claimedUntil" IS NOT NULL AND r."claimedUntil" > ${NOW}) AS "claimLive"
-        FROM "QuarantineRecord" r WHERE r."id" = ${id}::uuid FOR UPDATE`);
+               (r."claimedUntil" IS NOT NULL AND r."claimedUntil" > ${NOW}) AS "claimLive",
+               r."resolvedBy", r."resolvedAt", r."note", r."reasons", r."servedDuringReview", d."status"::text AS "documentStatus"
+        FROM "QuarantineRecord" r JOIN "Document" d ON d."id" = r."documentId" WHERE r."id" = ${id}::uuid FOR UPDATE OF r`);
       if (!cur) return { outcome: 'missing' } as const;
       const row = async () => (await this.summariesIn(tx, [id]))[0];
       if (cur.claimLive && cur.claimedBy && cur.claimedBy !== opts.claimant && !opts.override) {
@@ -165,9 +177,14 @@ export class PrismaReviewRepository implements ReviewRepository {
       await tx.$executeRaw(Prisma.sql`
         UPDATE "QuarantineRecord" SET "state" = CAST(${to} AS "QuarantineState"), "decision" = ${action}, "resolvedBy" = ${opts.actor}, "resolvedAt" = ${NOW},
           "note" = ${opts.note ?? null}, "decisionRequestId" = ${opts.requestId ?? null}, "claimedBy" = NULL, "claimedUntil" = NULL,
+          "reasons" = ${[...(opts.reasons ?? [])]}::text[],
           "storeSynced" = CASE WHEN ${storeChanges} THEN false ELSE "storeSynced" END,
           "servedDuringReview" = CASE WHEN ${to} = 'QUARANTINED' THEN false ELSE "servedDuringReview" END
         WHERE "id" = ${id}::uuid`);
+      const prev: DecisionPrev = {
+        state: cur.state, decision: cur.decision, resolvedBy: cur.resolvedBy, resolvedAt: cur.resolvedAt?.toISOString() ?? null, note: cur.note,
+        reasons: cur.reasons ?? [], servedDuringReview: cur.servedDuringReview, documentStatus: cur.documentStatus,
+      };
       if (action === 'purge') {
         await tx.$executeRaw(Prisma.sql`UPDATE "Document" SET "status" = 'PURGED', "text" = ${PURGED_TEXT_MARKER}, "updatedAt" = ${NOW} WHERE "id" = ${cur.documentId}::uuid`);
         // The judge's replies about this text may quote it: redacted too (label, model and evidence numbers kept).
@@ -185,7 +202,7 @@ export class PrismaReviewRepository implements ReviewRepository {
       await tx.auditLog.create({
         data: {
           actor: opts.actor, action: AUDIT_ACTION[action], entityType: 'QuarantineRecord', entityId: id,
-          details: jsonValue({ documentId: cur.documentId, note: opts.note ?? null, from: cur.state, to, ...(opts.requestId ? { requestId: opts.requestId } : {}), ...(opts.override && cur.claimLive && cur.claimedBy !== opts.claimant ? { overrodeClaimOf: cur.claimedBy } : {}) }),
+          details: jsonValue({ documentId: cur.documentId, note: opts.note ?? null, reasons: [...(opts.reasons ?? [])], from: cur.state, to, prev: { ...prev }, ...(opts.requestId ? { requestId: opts.requestId } : {}), ...(opts.override && cur.claimLive && cur.claimedBy !== opts.claimant ? { overrodeClaimOf: cur.claimedBy } : {}) }),
         },
       });
       if (opts.remember) {
@@ -194,7 +211,7 @@ export class PrismaReviewRepository implements ReviewRepository {
         await tx.reviewMemory.create({
           data: {
             collection: rec.collection, textHash: m.textHash, queryKey: m.queryKey, wrongAnswerKey: m.wrongAnswerKey, query: m.query, wrongAnswer: m.wrongAnswer,
-            action, actor: opts.actor, note: opts.note ?? null, recordId: id,
+            action, actor: opts.actor, note: opts.note ?? null, reasons: [...(opts.reasons ?? [])], recordId: id,
           },
         });
       }
@@ -223,6 +240,7 @@ export class PrismaReviewRepository implements ReviewRepository {
       await tx.$executeRaw(Prisma.sql`
         UPDATE "QuarantineRecord" SET "state" = CAST(${to} AS "QuarantineState"), "decision" = ${action}, "resolvedBy" = ${opts.actor}, "resolvedAt" = ${NOW},
           "note" = ${opts.note ?? null}, "decisionRequestId" = ${opts.requestId ?? null}, "claimedBy" = NULL, "claimedUntil" = NULL,
+          "reasons" = ${[...(opts.reasons ?? [])]}::text[],
           "storeSynced" = CASE WHEN "id" IN (${flip.length ? idList(flip) : Prisma.sql`NULL`}) THEN false ELSE "storeSynced" END,
           "servedDuringReview" = CASE WHEN ${to} = 'QUARANTINED' THEN false ELSE "servedDuringReview" END
         WHERE "id" IN (${idList(changes.map((c) => c.r.id))})`);
@@ -230,7 +248,7 @@ export class PrismaReviewRepository implements ReviewRepository {
         WHERE "id" IN (${idList(changes.map((c) => c.r.documentId))})`);
       await tx.$executeRaw(Prisma.sql`INSERT INTO "AuditLog" ("actor", "action", "entityType", "entityId", "details") VALUES ${Prisma.join(changes.map((c) => Prisma.sql`(
         ${opts.actor}, ${AUDIT_ACTION[action]}, 'QuarantineRecord', ${c.r.id},
-        ${JSON.stringify({ documentId: c.r.documentId, note: opts.note ?? null, from: c.r.state, to, ...(opts.requestId ? { requestId: opts.requestId } : {}), ...(opts.override && c.r.claimLive && c.r.claimedBy !== opts.claimant ? { overrodeClaimOf: c.r.claimedBy } : {}) })}::jsonb)`))}`);
+        ${JSON.stringify({ documentId: c.r.documentId, note: opts.note ?? null, reasons: [...(opts.reasons ?? [])], from: c.r.state, to, ...(opts.requestId ? { requestId: opts.requestId } : {}), ...(opts.override && c.r.claimLive && c.r.claimedBy !== opts.claimant ? { overrodeClaimOf: c.r.claimedBy } : {}) })}::jsonb)`))}`);
       const remembered = changes.filter((c) => byId.get(c.r.id));
       if (remembered.length) {
         await tx.$executeRaw(Prisma.sql`INSERT INTO "ReviewMemory" ("id", "collection", "textHash", "queryKey", "wrongAnswerKey", "query", "wrongAnswer", "action", "actor", "note", "recordId")
@@ -243,6 +261,64 @@ export class PrismaReviewRepository implements ReviewRepository {
         SELECT "id", "documentId", "collection", "feedbackId", "state"::text AS "state", "storeSynced" FROM "QuarantineRecord" WHERE "id" IN (${idList(changes.map((c) => c.r.id))})`);
       return done;
     });
+  }
+
+  async undoLast(principal: string, actor: string, opts: { id?: string } = {}): Promise<UndoResult> {
+    if (opts.id !== undefined && !isUuid(opts.id)) return { outcome: 'nothing' };
+    return this.db.$transaction(async (tx) => {
+      // The principal's newest single approve / restore (bulk and purge are not undone) that no undo entry names.
+      const [last] = await tx.$queryRaw<Array<{ id: bigint; at: Date; action: string; entityId: string; details: Prisma.JsonValue }>>(Prisma.sql`
+        SELECT a."id", a."at", a."action", a."entityId", a."details" FROM "AuditLog" a
+        WHERE a."entityType" = 'QuarantineRecord' AND a."action" IN (${AUDIT_ACTION.approve}, ${AUDIT_ACTION.restore}) AND ${byPrincipal(principal)}
+          AND a."details" ? 'prev' AND NOT (a."details" ? 'requestId') ${opts.id !== undefined ? Prisma.sql`AND a."entityId" = ${opts.id}` : Prisma.empty}
+          AND NOT EXISTS (SELECT 1 FROM "AuditLog" u WHERE u."entityType" = 'QuarantineRecord' AND u."entityId" = a."entityId" AND u."action" = ${UNDO_AUDIT_ACTION}
+                          AND u."details"->>'undoes' = a."id"::text)
+        ORDER BY a."id" DESC LIMIT 1`);
+      if (!last || !isUuid(last.entityId)) return { outcome: 'nothing' } as const;
+      const id = last.entityId;
+      const [cur] = await tx.$queryRaw<Array<{ state: QuarantineState; documentId: string }>>(Prisma.sql`
+        SELECT r."state"::text AS "state", r."documentId" FROM "QuarantineRecord" r WHERE r."id" = ${id}::uuid FOR UPDATE`);
+      if (!cur) return { outcome: 'nothing' } as const;
+      // Read after the row lock: a decision committed meanwhile is seen.
+      const [since] = await tx.$queryRaw<Array<{ actor: string; action: string }>>(Prisma.sql`
+        SELECT a."actor", a."action" FROM "AuditLog" a WHERE a."entityType" = 'QuarantineRecord' AND a."entityId" = ${id} AND a."id" > ${last.id}
+          AND a."action" IN (${AUDIT_ACTION.approve}, ${AUDIT_ACTION.restore}, ${AUDIT_ACTION.purge}, ${UNDO_AUDIT_ACTION})
+        ORDER BY a."id" DESC LIMIT 1`);
+      const d = fromJson<{ to: QuarantineState; prev: DecisionPrev; documentId: string }>(last.details)!;
+      if (since || cur.state !== d.to) {
+        return { outcome: 'decided-since', row: (await this.summariesIn(tx, [id]))[0], by: since?.actor ?? 'another process', action: since?.action ?? `state ${cur.state}` } as const;
+      }
+      const p = d.prev;
+      await tx.$executeRaw(Prisma.sql`
+        UPDATE "QuarantineRecord" SET "state" = CAST(${p.state} AS "QuarantineState"), "decision" = ${p.decision}, "resolvedBy" = ${p.resolvedBy},
+          "resolvedAt" = ${p.resolvedAt}::timestamp, "note" = ${p.note}, "reasons" = ${p.reasons}::text[], "decisionRequestId" = NULL,
+          "servedDuringReview" = ${p.servedDuringReview}, "storeSynced" = false
+        WHERE "id" = ${id}::uuid`);
+      await tx.$executeRaw(Prisma.sql`UPDATE "Document" SET "status" = CAST(${p.documentStatus} AS "DocumentStatus"), "updatedAt" = ${NOW} WHERE "id" = ${cur.documentId}::uuid`);
+      // The decision is no longer remembered for the text (re-ingesting it is judged afresh).
+      const undone = last.action === AUDIT_ACTION.approve ? 'approve' : 'restore';
+      await tx.$executeRaw(Prisma.sql`DELETE FROM "ReviewMemory" WHERE "id" IN (
+        SELECT "id" FROM "ReviewMemory" WHERE "recordId" = ${id}::uuid AND "action" = ${undone} ORDER BY "at" DESC LIMIT 1)`);
+      await tx.auditLog.create({
+        data: {
+          actor, action: UNDO_AUDIT_ACTION, entityType: 'QuarantineRecord', entityId: id,
+          details: jsonValue({ documentId: cur.documentId, undoes: String(last.id), undoneAction: last.action, from: cur.state, to: p.state }),
+        },
+      });
+      return { outcome: 'undone', row: (await this.summariesIn(tx, [id]))[0], undid: { auditId: String(last.id), action: last.action, at: last.at } } as const;
+    });
+  }
+
+  async progress(principal: string, since: Date): Promise<ReviewProgressCounts> {
+    // Decisions minus undos since `since` (the ("action", "at") index), for the principal and everyone.
+    const [r] = await this.db.$queryRaw<Array<{ mine: bigint; team: bigint; reviewers: bigint }>>(Prisma.sql`
+      SELECT COALESCE(sum(CASE WHEN a."action" = ${UNDO_AUDIT_ACTION} THEN -1 ELSE 1 END) FILTER (WHERE ${byPrincipal(principal)}), 0)::bigint AS "mine",
+             COALESCE(sum(CASE WHEN a."action" = ${UNDO_AUDIT_ACTION} THEN -1 ELSE 1 END), 0)::bigint AS "team",
+             count(DISTINCT split_part(a."actor", ' key:', 1)) FILTER (WHERE a."action" <> ${UNDO_AUDIT_ACTION})::bigint AS "reviewers"
+      FROM "AuditLog" a
+      WHERE a."action" IN (${AUDIT_ACTION.approve}, ${AUDIT_ACTION.restore}, ${AUDIT_ACTION.purge}, ${UNDO_AUDIT_ACTION})
+        AND a."at" >= ${since.toISOString()}::timestamp AND a."entityType" = 'QuarantineRecord'`);
+    return { mine: Math.max(0, Number(r?.mine ?? 0)), team: Math.max(0, Number(r?.team ?? 0)), reviewers: Number(r?.reviewers ?? 0) };
   }
 
   async remembered(collection: string, textHash: string): Promise<RememberedDecision[]> {
@@ -311,6 +387,7 @@ export class PrismaReviewRepository implements ReviewRepository {
     if (query.actor) parts.push(Prisma.sql`a."actor" = ${query.actor}`);
     if (query.action) parts.push(Prisma.sql`a."action" = ${query.action}`);
     if (query.entityId) parts.push(Prisma.sql`a."entityId" = ${query.entityId}`);
+    if (query.reason) parts.push(Prisma.sql`a."details"->'reasons' ? ${query.reason}`);
     if (query.from) parts.push(Prisma.sql`a."at" >= ${query.from.toISOString()}::timestamp`);
     if (query.to) parts.push(Prisma.sql`a."at" < ${query.to.toISOString()}::timestamp`);
     if (query.q) {

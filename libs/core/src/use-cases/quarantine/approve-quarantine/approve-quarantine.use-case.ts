@@ -25,7 +25,7 @@ export class ApproveQuarantineUseCase {
   static readonly inject: InjectMap<ApproveQuarantineDeps> = { quarantines: QUARANTINES, review: REVIEW, store: VECTOR_STORE, events: DOMAIN_EVENTS };
   constructor(private readonly deps: ApproveQuarantineDeps) {}
 
-  async execute(cmd: { quarantineId: string; note?: string; requestId?: string } & Decider): Promise<QuarantineRow> {
+  async execute(cmd: { quarantineId: string; note?: string; reasons?: readonly string[]; requestId?: string } & Decider): Promise<QuarantineRow> {
     const res = await applyDecision(this.deps, cmd.quarantineId, 'approve', cmd);
     if (res.changed) await this.deps.events.publish({ type: 'review.decided', data: decidedData(res.record, 'approve', cmd.actor) });
     return res.record;

@@ -22,7 +22,7 @@ export class PurgeQuarantineUseCase {
   static readonly inject: InjectMap<PurgeQuarantineDeps> = { quarantines: QUARANTINES, review: REVIEW, store: VECTOR_STORE, events: DOMAIN_EVENTS };
   constructor(private readonly deps: PurgeQuarantineDeps) {}
 
-  async execute(cmd: { quarantineId: string; confirm?: string; note?: string } & Decider): Promise<QuarantineRow> {
+  async execute(cmd: { quarantineId: string; confirm?: string; note?: string; reasons?: readonly string[] } & Decider): Promise<QuarantineRow> {
     const rec = await this.deps.quarantines.get(cmd.quarantineId);
     if (rec && rec.state !== 'PURGED' && cmd.confirm !== rec.documentId) {
       throw new ValidationError("confirm must equal the item's documentId (typed confirmation: a purge cannot be undone)");

@@ -21,7 +21,7 @@ export class RestoreQuarantineUseCase {
   static readonly inject: InjectMap<RestoreQuarantineDeps> = { quarantines: QUARANTINES, review: REVIEW, store: VECTOR_STORE, events: DOMAIN_EVENTS };
   constructor(private readonly deps: RestoreQuarantineDeps) {}
 
-  async execute(cmd: { quarantineId: string; note?: string; requestId?: string } & Decider): Promise<QuarantineRow> {
+  async execute(cmd: { quarantineId: string; note?: string; reasons?: readonly string[]; requestId?: string } & Decider): Promise<QuarantineRow> {
     const res = await applyDecision(this.deps, cmd.quarantineId, 'restore', cmd);
     if (res.changed) await this.deps.events.publish({ type: 'review.decided', data: decidedData(res.record, 'restore', cmd.actor) });
     return res.record;

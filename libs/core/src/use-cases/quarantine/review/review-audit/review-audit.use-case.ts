@@ -15,7 +15,7 @@ export class ListAuditLogUseCase {
     const p = parseRequest(ReviewAuditQuery, query);
     if (p.cursor !== undefined && !/^\d{1,19}$/.test(p.cursor)) throw new ValidationError('cursor is not a cursor of this list (pass nextCursor unchanged)');
     const limit = p.limit ?? 100;
-    const rows = await this.deps.review.listAudit({ actor: p.actor, action: p.action, entityId: p.entityId, q: p.q, from: p.from, to: p.to, limit: limit + 1, beforeId: p.cursor });
+    const rows = await this.deps.review.listAudit({ actor: p.actor, action: p.action, entityId: p.entityId, q: p.q, reason: p.reason, from: p.from, to: p.to, limit: limit + 1, beforeId: p.cursor });
     const page = rows.slice(0, limit);
     return {
       entries: page.map((r) => ({ id: r.id, at: r.at.toISOString(), actor: r.actor, action: r.action, entityType: r.entityType, entityId: r.entityId, details: r.details })),

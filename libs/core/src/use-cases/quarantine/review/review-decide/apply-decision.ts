@@ -20,14 +20,14 @@ const VERB: Record<DecisionAction, string> = { approve: 'approved', restore: 're
  * in between leaves an unsynced record that SyncQuarantinesUseCase completes. The decision is
  * remembered for the text and the report that led to it (normalised query and wrong answer).
  */
-export async function applyDecision(deps: DecisionDeps, id: string, action: DecisionAction, who: Decider & { note?: string; requestId?: string }): Promise<AppliedDecision> {
+export async function applyDecision(deps: DecisionDeps, id: string, action: DecisionAction, who: Decider & { note?: string; reasons?: readonly string[]; requestId?: string }): Promise<AppliedDecision> {
   const [before] = await deps.review.summaries([id]);
   if (!before) throw new NotFoundError(`quarantine record ${echoInput(id)} does not exist`);
   const remember = before.query !== null && before.wrongAnswer !== null
     ? { textHash: before.textHash, query: before.query, wrongAnswer: before.wrongAnswer, queryKey: reportKey(before.query), wrongAnswerKey: reportKey(before.wrongAnswer) }
     : null;
   const res = await deps.review.decide(id, action, {
-    actor: who.actor, claimant: who.claimant ?? who.actor, override: !!who.override, note: who.note, requestId: who.requestId, remember,
+    actor: who.actor, claimant: who.claimant ?? who.actor, override: !!who.override, note: who.note, reasons: who.reasons, requestId: who.requestId, remember,
   });
   if (res.outcome === 'missing') throw new NotFoundError(`quarantine record ${echoInput(id)} does not exist`);
   if (res.outcome === 'claimed') {

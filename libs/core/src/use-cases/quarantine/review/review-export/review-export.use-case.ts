@@ -8,7 +8,7 @@ export interface ReviewExportDeps { review: ReviewRepository }
 
 const COLUMNS: readonly (keyof ItemSummary)[] = [
   'id', 'state', 'collection', 'documentId', 'feedbackId', 'query', 'wrongAnswer', 'judgeKind', 'judgeLabel', 'suspicion', 'createdAt',
-  'decision', 'decidedBy', 'decidedAt', 'note', 'textPreview',
+  'decision', 'decidedBy', 'decidedAt', 'note', 'reasons', 'textPreview',
 ];
 
 /**
@@ -47,7 +47,8 @@ export class ExportReviewUseCase {
         const page = await review.search(filter, { sort, limit: PAGE, after });
         for (const row of page.rows) {
           const s = itemSummary(row);
-          yield csv ? `${COLUMNS.map((c) => csvCell(s[c])).join(',')}\r\n` : `${JSON.stringify(s)}\n`;
+          // Reasons as one cell of `;`-joined keys (a spreadsheet filters on them); JSONL keeps the array.
+          yield csv ? `${COLUMNS.map((c) => csvCell(c === 'reasons' ? s.reasons.join(';') : s[c])).join(',')}\r\n` : `${JSON.stringify(s)}\n`;
         }
         after = page.next;
       } while (after);

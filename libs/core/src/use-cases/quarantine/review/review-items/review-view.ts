@@ -6,7 +6,7 @@ export function itemSummary(i: ReviewItemRow) {
   return {
     id: i.id, state: i.state, documentId: i.documentId, collection: i.collection, textPreview: i.textPreview, feedbackId: i.feedbackId,
     query: i.query, wrongAnswer: i.wrongAnswer, judgeKind: i.judgeKind, judgeLabel: i.judgeLabel, suspicion: i.suspicion,
-    createdAt: i.createdAt.toISOString(), decision: i.decision, decidedBy: i.decidedBy, decidedAt: i.decidedAt?.toISOString() ?? null, note: i.note,
+    createdAt: i.createdAt.toISOString(), decision: i.decision, decidedBy: i.decidedBy, decidedAt: i.decidedAt?.toISOString() ?? null, note: i.note, reasons: i.reasons,
     servedDuringReview: i.servedDuringReview, claim: i.claim ? { by: i.claim.by, until: i.claim.until.toISOString() } : null,
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { strictBody } from '../../../../domain/request-schema';
-import { REVIEW_STATES, type QuarantineState, type ReviewFilter } from '../../../../ports/repositories';
+import { REASON_KEY, REVIEW_STATES, type QuarantineState, type ReviewFilter } from '../../../../ports/repositories';
 import { REVIEW_NOTE_LIMIT } from '../../restore-quarantine/review-note.schema';
 
 /**
@@ -54,6 +54,7 @@ export const reviewFilterShape = {
   maxSuspicion: opt(unit('maxSuspicion')).describe('combined evidence suspicion ≤ (0..1); items without evidence are excluded'),
   q: opt(str('q', 200)).describe('case-insensitive substring of the text'),
   decided: opt(bool('decided')).describe('true: only items a reviewer decided; false: only undecided ones (absent: both)'),
+  reason: opt(z.string({ error: 'reason must be a reason key' }).regex(REASON_KEY, { error: 'reason must be a reason key (a-z 0-9 -, at most 40)' })).describe('only items whose decision carries this reason label (key; GET /v1/review/reasons)'),
 };
 
 export const DEFAULT_REVIEW_STATES: readonly QuarantineState[] = ['NEEDS_REVIEW', 'QUARANTINED'];
@@ -72,16 +73,21 @@ const FilterBody = z.object(reviewFilterShape, { error: 'filter must be an objec
 export function toReviewFilter(p: Partial<z.infer<typeof FilterBody>>): ReviewFilter {
   return {
     states: p.state ?? DEFAULT_REVIEW_STATES, collection: p.collection, feedbackId: p.feedbackId, judgeKind: p.judge, from: p.from, to: p.to,
-    minSuspicion: p.minSuspicion, maxSuspicion: p.maxSuspicion, q: p.q, decided: p.decided,
+    minSuspicion: p.minSuspicion, maxSuspicion: p.maxSuspicion, q: p.q, decided: p.decided, reason: p.reason,
   };
 }
 
 const NOTE = `note must be a string of at most ${REVIEW_NOTE_LIMIT} characters`;
 const note = z.string({ error: NOTE }).max(REVIEW_NOTE_LIMIT, { error: NOTE }).optional().describe('why (kept in the audit log and with the remembered decision)');
 
+const REASONS = 'reasons must be an array of at most 9 reason keys (GET /v1/review/reasons)';
+const reasons = z.array(z.string({ error: REASONS }).regex(REASON_KEY, { error: REASONS }), { error: REASONS }).max(9, { error: REASONS })
+  .optional().describe('reason labels (keys of GET /v1/review/reasons): stored on the decision, in the audit log, exports and /metrics');
+
 export const ReviewDecisionRequest = strictBody({
   action: z.enum(['approve', 'restore', 'purge'], { error: 'action must be one of approve, restore, purge' }).describe('approve (confirmed poison, out of serving), restore (served again exactly as it was), purge (admin: removed for good)'),
   note,
+  reasons,
   confirm: z.string({ error: 'confirm must be a string' }).max(200, { error: 'confirm must be a string of at most 200 characters' }).optional()
     .describe("purge only: the item's documentId, typed by the admin"),
 });
@@ -113,6 +119,7 @@ export const ReviewAuditQuery = z.object({
   action: opt(str('action', 100)).describe('exact action (e.g. quarantine.restored)'),
   entityId: opt(str('entityId', 100)).describe('a record / document / event id'),
   q: opt(str('q', 200)).describe('substring of the entity id, actor, action or details'),
+  reason: opt(z.string({ error: 'reason must be a reason key' }).regex(REASON_KEY, { error: 'reason must be a reason key (a-z 0-9 -, at most 40)' })).describe('decisions carrying this reason label'),
   from: opt(isoDate('from')).describe('at or after'),
   to: opt(isoDate('to')).describe('before'),
   limit: opt(intIn('limit', 1, 500)).describe('page size, 1..500 (default 100)'),
@@ -124,4 +131,23 @@ export const ReviewExportQuery = z.object({
   what: z.preprocess(blankIsAbsent, z.enum(['queue', 'decisions'], { error: 'what must be queue or decisions' }).default('queue')).describe('queue (items matching the filters) or decisions (items a reviewer decided, any state unless filtered)'),
   format: z.preprocess(blankIsAbsent, z.enum(['csv', 'jsonl'], { error: 'format must be csv or jsonl' }).default('csv')).describe('csv or jsonl'),
   sort: opt(z.enum(['risk', 'age', 'newest'], { error: 'sort must be one of risk, age, newest' })).describe('row order (default risk)'),
+});
+
+/** Progress of the queue and item pages: the list filters, and the start of the reviewer's day. */
+export const ReviewProgressQuery = z.object({
+  ...reviewFilterShape,
+  since: opt(isoDate('since')).describe('start of "today" (the console sends the reviewer\'s local midnight; default: midnight UTC)'),
+});
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** "Next item I can decide": the list filters and sort, after the item on screen. */
+export const ReviewNextQuery = z.object({
+  ...reviewFilterShape,
+  sort: opt(z.enum(['risk', 'age', 'newest'], { error: 'sort must be one of risk, age, newest' })).describe('queue order (default risk)'),
+  after: opt(z.string({ error: 'after must be an item id' }).regex(UUID_RE, { error: 'after must be an item id (UUID)' })).describe('the item on screen: the next one after it in the sort order (wraps to the start)'),
+});
+
+export const ReviewUndoRequest = strictBody({
+  id: z.string({ error: 'id must be an item id' }).regex(UUID_RE, { error: 'id must be an item id (UUID)' }).optional().describe('undo your last decision on this item (default: your last decision on any item)'),
 });
