@@ -4,7 +4,7 @@
  * poisoned + 20 clean passages each) through the HTTP API, report one wrong answer per question,
  * wait for the tracebacks, print a per-question table and one JSON line with the totals.
  *
- *   npm run demo            (options: --questions N, --keep-data, --data-dir DIR)
+ *   npm run demo            (options: --questions N, --keep-data, --data-dir DIR, --only-wrong)
  * The data dir is wiped at the start (unless --keep-data) and kept at the end, so `npm start` on it
  * shows the demo's quarantined texts in the review console. It also subscribes a local webhook
  * receiver (signatures verified) and keeps, in the data dir, the deliveries it received
@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { answerMatches } from '@forensics/algorithms';
 import { documentIdFor, stripReservedMarkers, textHash, verifyWebhookSignature } from '@forensics/core';
-import { freePort, loadConfig, startEmbeddedPostgres, startEmbeddedRedis, waitForPort, type EmbeddedService } from '@forensics/infra';
+import { freePort, loadConfig, requireEmbeddedPrerequisites, startEmbeddedPostgres, startEmbeddedRedis, startupFailureLine, waitForPort, type EmbeddedService } from '@forensics/infra';
 import { progressBar } from './progress';
 
 interface DemoQuestion { id: string; question: string; correct_answer: string; incorrect_answer: string; poisoned_texts: string[]; clean_texts: string[] }
@@ -33,9 +33,13 @@ function arg(name: string): string | undefined {
 
 async function main(): Promise<void> {
   const t0 = Date.now();
+  // Before anything starts (and before the last run's data is wiped): a machine without
+  // redis-server gets one line saying what to install.
+  requireEmbeddedPrerequisites({ redisUrl: process.env.REDIS_URL });
   const nQ = Number(arg('questions') ?? '20');
   const dataDir = resolve(arg('data-dir') ?? join(ROOT, '.data', 'demo'));
   const keep = process.argv.includes('--keep-data');
+  const onlyWrong = process.argv.includes('--only-wrong');
   const questions: DemoQuestion[] = readFileSync(join(ROOT, 'demo', 'poisonedrag-nq-20.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).slice(0, nQ);
   const say = (m: string) => process.stderr.write(`${m}\n`);
 
@@ -92,7 +96,14 @@ async function main(): Promise<void> {
       if (res.status >= 400) throw new Error(`${method} ${path} → ${res.status}: ${JSON.stringify(json)}`);
       return json as Record<string, unknown>;
     };
-    const health = await http('GET', '/health/details');
+    // Under load a dependency's health probe can time out once right after start: ask again for a while.
+    let health: Record<string, unknown> = {};
+    for (let attempt = 1; ; attempt++) {
+      try { health = await http('GET', '/health/details'); break; } catch (e) {
+        if (attempt >= 30) throw e;
+        await new Promise((r) => setTimeout(r, 2000));
+      }
+    }
     say(`API up at ${base} — judge ${JSON.stringify(health.judge)}, embedder ${String(health.embedder)}, store ${(health.vectorStore as { kind: string }).kind}`);
 
     // Ingest through the HTTP API, in batches, with progress. The shipped poisoned texts are
@@ -118,9 +129,20 @@ async function main(): Promise<void> {
     // corroborated them (README "Trust and rate limits").
     const hook = await http('POST', '/v1/webhooks', { url: receiverUrl, events: ['quarantine.created', 'review.needed', 'enhancement.created'], description: 'demo receiver' });
     const app = await http('POST', '/v1/admin/keys', { name: 'demo-app', scopes: ['feedback'] });
+    // Which answers were wrong: the offline generator answers extractively from the top passage, and
+    // for most questions that is a clean one even with five planted texts in the top 5. The planted
+    // texts are the attack whether or not this answer showed it, so by default every question is
+    // reported with the attacker's target answer (as a red team, or the next user who gets it, would);
+    // --only-wrong reports only the answers that were wrong. The demo says which it does.
+    const answered = [];
+    for (const q of questions) answered.push({ q, before: await http('POST', '/v1/rag/answer', { collection: COLLECTION, query: q.question, k: 5 }) });
+    const wrongNow = answered.filter((a) => answerMatches(String(a.before.answer), a.q.incorrect_answer)).length;
+    const toReport = onlyWrong ? answered.filter((a) => answerMatches(String(a.before.answer), a.q.incorrect_answer)) : answered;
+    say(onlyWrong
+      ? `${wrongNow} of ${questions.length} answers were wrong: pressing "wrong answer" on those ${wrongNow} (--only-wrong)`
+      : `${wrongNow} of ${questions.length} answers were wrong; pressing "wrong answer" on all ${questions.length} anyway: each question has 5 planted texts in its top 5, and the attack is there whether or not this answer showed it (--only-wrong presses only on the ${wrongNow})`);
     const events: { q: DemoQuestion; id: string; before: Record<string, unknown> }[] = [];
-    for (const [i, q] of questions.entries()) {
-      const before = await http('POST', '/v1/rag/answer', { collection: COLLECTION, query: q.question, k: 5 });
+    for (const [i, { q, before }] of toReport.entries()) {
       const servedIds = (before.contexts as { id: string }[]).map((c) => c.id);
       const r = await http('POST', '/v1/feedback', {
         collection: COLLECTION, query: q.question, wrongAnswer: q.incorrect_answer, correctAnswer: q.correct_answer, servedIds, reporter: `demo-user-${i + 1}`,
@@ -247,6 +269,6 @@ function printTable(header: string[], rows: string[][]): void {
 }
 
 main().catch((e) => {
-  console.error(`demo failed: ${e instanceof Error ? e.message : String(e)}`);
+  console.error(startupFailureLine('demo failed', e));
   process.exit(1);
 });
