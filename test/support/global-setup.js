@@ -18,7 +18,7 @@ module.exports = async function globalSetup() {
   });
   const info = await new Promise((resolve, reject) => {
     let buf = '';
-    const timer = setTimeout(() => reject(new Error('test services did not start within 60 s')), 60_000);
+    const timer = setTimeout(() => reject(new Error('test services did not start within 180 s')), 180_000);
     child.stdout.on('data', (d) => {
       buf += String(d);
       const nl = buf.indexOf('\n');
