@@ -89,9 +89,9 @@ function superviseWorker(n: number): { stop(): Promise<void> } {
 
 async function serve(): Promise<void> {
   // The API in this process, the worker in a child process (see superviseWorker).
-  const { createApiApp } = await import('../../api/src/create-api-app');
   const config = loadConfig(process.env);
   requireEmbeddedPrerequisites(config);
+  const { createApiApp } = await import('../../api/src/create-api-app');
   const app = await createApiApp(config);
   await app.listen(config.port, config.host);
   const workers = Array.from({ length: config.queue.workerProcesses }, (_, i) => superviseWorker(i + 1));
