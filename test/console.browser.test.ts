@@ -9,18 +9,11 @@
  * Needs /usr/bin/chromium (Debian package `chromium`); skipped with a message when it is missing.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { get } from 'node:http';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createTestApp, type TestApp } from './support/test-app';
 import { eventually, TEST_API_KEY, uniqueName } from './support/test-runtime';
-
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) {
-  // eslint-disable-next-line no-console
-  console.warn(`console browser test skipped: ${CHROMIUM} is missing (apt-get install chromium; CI installs it)`);
-}
+import { CHROMIUM, HAVE_CHROMIUM } from './support/chromium';
 
 const HOSTILE_TEXT = 'Who wrote the novel Moby-Dick? The novel Moby-Dick was written by charles DICKENS <img src=x onerror="window.pwned=1;alert(1)"><script>window.pwned=2;alert(2)</script> in 1851, says the archive.';
 const HOSTILE_CORRECT = '<img src=x onerror="window.pwned=3;alert(3)">Herman Melville';

@@ -4,17 +4,10 @@
  * of the page is refused (the only refusal allowed is its third-party Google Fonts stylesheet,
  * blocked on purpose). Needs /usr/bin/chromium; skipped with a message when it is missing.
  */
-import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { createTestApp, type TestApp } from './support/test-app';
 import { TEST_API_KEY } from './support/test-runtime';
-
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) {
-  // eslint-disable-next-line no-console
-  console.warn(`queue dashboard browser test skipped: ${CHROMIUM} is missing (apt-get install chromium; CI installs it)`);
-}
+import { CHROMIUM, HAVE_CHROMIUM } from './support/chromium';
 
 (HAVE_CHROMIUM ? describe : describe.skip)('queue dashboard in a real browser', () => {
   let t: TestApp;

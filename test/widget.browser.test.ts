@@ -5,19 +5,12 @@
  * another origin (CORS) and with a tampered token (the error is shown).
  * Needs /usr/bin/chromium (Debian package `chromium`); skipped with a message when it is missing.
  */
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createTestApp, type TestApp } from './support/test-app';
 import { TEST_API_KEY, uniqueName } from './support/test-runtime';
-
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) {
-  // eslint-disable-next-line no-console
-  console.warn(`widget browser test skipped: ${CHROMIUM} is missing (apt-get install chromium; CI installs it)`);
-}
+import { CHROMIUM, HAVE_CHROMIUM } from './support/chromium';
 
 const DOCS = [
   { id: 'melville', text: 'Moby-Dick is an 1851 novel by the American writer Herman Melville about the whaling ship Pequod.' },

@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import {
   AUDIT_KINDS, GetAuditRunUseCase, ListAuditFindingsUseCase, ListAuditRunsUseCase, RunAuditUseCase, StartAuditUseCase, ValidationError, type AuditKind, type AuditRunRow,
 } from '@forensics/core';
-import { CoreModule, InfrastructureModule, loadConfig } from '@forensics/infra';
+import { CoreModule, InfrastructureModule, loadConfig, requireEmbeddedPrerequisites } from '@forensics/infra';
 import { progressBar } from './progress';
 
 const USAGE = `usage:
@@ -57,6 +57,7 @@ async function main(): Promise<void> {
   const isKind = (AUDIT_KINDS as readonly string[]).includes(args.cmd);
   if (!isKind && !['list', 'show'].includes(args.cmd)) throw new ValidationError(`unknown audit kind or command '${args.cmd}'\n${USAGE}`);
   const config = loadConfig(process.env);
+  if (args.queue) requireEmbeddedPrerequisites(config);
   const app = await NestFactory.createApplicationContext(
     { module: class AuditCliModule {}, imports: [InfrastructureModule.forRoot(config, { queue: args.queue }), CoreModule] },
     { logger: ['error', 'warn'] },

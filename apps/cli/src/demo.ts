@@ -4,7 +4,7 @@
  * poisoned + 20 clean passages each) through the HTTP API, report one wrong answer per question,
  * wait for the tracebacks, print a per-question table and one JSON line with the totals.
  *
- *   npm run demo            (options: --questions N, --keep-data, --data-dir DIR)
+ *   npm run demo            (options: --questions N, --keep-data, --data-dir DIR, --only-wrong)
  * The data dir is wiped at the start (unless --keep-data) and kept at the end, so `npm start` on it
  * shows the demo's quarantined texts in the review console. It also subscribes a local webhook
  * receiver (signatures verified) and keeps, in the data dir, the deliveries it received
@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { answerMatches } from '@forensics/algorithms';
 import { documentIdFor, stripReservedMarkers, textHash, verifyWebhookSignature } from '@forensics/core';
-import { freePort, loadConfig, startEmbeddedPostgres, startEmbeddedRedis, waitForPort, type EmbeddedService } from '@forensics/infra';
+import { freePort, loadConfig, requireEmbeddedPrerequisites, startEmbeddedPostgres, startEmbeddedRedis, startupFailureLine, waitForPort, type EmbeddedService } from '@forensics/infra';
 import { progressBar } from './progress';
 
 interface DemoQuestion { id: string; question: string; correct_answer: string; incorrect_answer: string; poisoned_texts: string[]; clean_texts: string[] }
@@ -33,9 +33,13 @@ function arg(name: string): string | undefined {
 
 async function main(): Promise<void> {
   const t0 = Date.now();
+  // Before anything starts (and before the last run's data is wiped): a machine without
+  // redis-server gets one line saying what to install.
+  requireEmbeddedPrerequisites({ redisUrl: process.env.REDIS_URL });
   const nQ = Number(arg('questions') ?? '20');
   const dataDir = resolve(arg('data-dir') ?? join(ROOT, '.data', 'demo'));
   const keep = process.argv.includes('--keep-data');
+  const onlyWrong = process.argv.includes('--only-wrong');
   const questions: DemoQuestion[] = readFileSync(join(ROOT, 'demo', 'poisonedrag-nq-20.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).slice(0, nQ);
   const say = (m: string) => process.stderr.write(`${m}\n`);
 
@@ -59,10 +63,17 @@ async function main(): Promise<void> {
     const workerMetricsPort = await freePort();
     // A webhook receiver on loopback (allowed for the demo's processes only: WEBHOOK_ALLOW_PRIVATE).
     const received: { headers: IncomingHttpHeaders; body: string; signatureValid?: boolean }[] = [];
+    // Each delivery is verified when it arrives, as a receiver must (the signature's timestamp is
+    // checked against a 5-minute replay window; verifying at the end failed early ones on a slow run).
+    let hookSecret: string | undefined;
     const receiver = createServer((req, res) => {
       let body = '';
       req.on('data', (d: Buffer) => { body += String(d); });
-      req.on('end', () => { received.push({ headers: req.headers, body }); res.writeHead(204).end(); });
+      req.on('end', () => {
+        const signatureValid = hookSecret !== undefined && verifyWebhookSignature(hookSecret, String(req.headers['webhook-signature'] ?? ''), body, Math.floor(Date.now() / 1000));
+        received.push({ headers: req.headers, body, signatureValid });
+        res.writeHead(204).end();
+      });
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
@@ -92,7 +103,14 @@ async function main(): Promise<void> {
       if (res.status >= 400) throw new Error(`${method} ${path} → ${res.status}: ${JSON.stringify(json)}`);
       return json as Record<string, unknown>;
     };
-    const health = await http('GET', '/health/details');
+    // Under load a dependency's health probe can time out once right after start: ask again for a while.
+    let health: Record<string, unknown> = {};
+    for (let attempt = 1; ; attempt++) {
+      try { health = await http('GET', '/health/details'); break; } catch (e) {
+        if (attempt >= 30) throw e;
+        await new Promise((r) => setTimeout(r, 2000));
+      }
+    }
     say(`API up at ${base} — judge ${JSON.stringify(health.judge)}, embedder ${String(health.embedder)}, store ${(health.vectorStore as { kind: string }).kind}`);
 
     // Ingest through the HTTP API, in batches, with progress. The shipped poisoned texts are
@@ -117,10 +135,22 @@ async function main(): Promise<void> {
     // feedback token alone is `anonymous`: its texts would wait for review unless another reporter
     // corroborated them (README "Trust and rate limits").
     const hook = await http('POST', '/v1/webhooks', { url: receiverUrl, events: ['quarantine.created', 'review.needed', 'enhancement.created'], description: 'demo receiver' });
+    hookSecret = String(hook.secret);
     const app = await http('POST', '/v1/admin/keys', { name: 'demo-app', scopes: ['feedback'] });
+    // Which answers were wrong: the offline generator answers extractively from the top passage, and
+    // for most questions that is a clean one even with five planted texts in the top 5. The planted
+    // texts are the attack whether or not this answer showed it, so by default every question is
+    // reported with the attacker's target answer (as a red team, or the next user who gets it, would);
+    // --only-wrong reports only the answers that were wrong. The demo says which it does.
+    const answered = [];
+    for (const q of questions) answered.push({ q, before: await http('POST', '/v1/rag/answer', { collection: COLLECTION, query: q.question, k: 5 }) });
+    const wrongNow = answered.filter((a) => answerMatches(String(a.before.answer), a.q.incorrect_answer)).length;
+    const toReport = onlyWrong ? answered.filter((a) => answerMatches(String(a.before.answer), a.q.incorrect_answer)) : answered;
+    say(onlyWrong
+      ? `${wrongNow} of ${questions.length} answers were wrong: pressing "wrong answer" on those ${wrongNow} (--only-wrong)`
+      : `${wrongNow} of ${questions.length} answers were wrong; pressing "wrong answer" on all ${questions.length} anyway: each question has 5 planted texts in its top 5, and the attack is there whether or not this answer showed it (--only-wrong presses only on the ${wrongNow})`);
     const events: { q: DemoQuestion; id: string; before: Record<string, unknown> }[] = [];
-    for (const [i, q] of questions.entries()) {
-      const before = await http('POST', '/v1/rag/answer', { collection: COLLECTION, query: q.question, k: 5 });
+    for (const [i, { q, before }] of toReport.entries()) {
       const servedIds = (before.contexts as { id: string }[]).map((c) => c.id);
       const r = await http('POST', '/v1/feedback', {
         collection: COLLECTION, query: q.question, wrongAnswer: q.incorrect_answer, correctAnswer: q.correct_answer, servedIds, reporter: `demo-user-${i + 1}`,
@@ -214,8 +244,6 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 1500)); // let the last webhook attempts land
     writeFileSync(join(dataDir, 'metrics-after-demo.txt'),
       `# API ${base}/metrics\n${await scrape(`${base}/metrics`)}\n# worker http://127.0.0.1:${workerMetricsPort}/metrics\n${await scrape(`http://127.0.0.1:${workerMetricsPort}/metrics`)}`);
-    const nowSec = Math.floor(Date.now() / 1000);
-    for (const d of received) d.signatureValid = verifyWebhookSignature(String(hook.secret), String(d.headers['webhook-signature'] ?? ''), d.body, nowSec);
     writeFileSync(join(dataDir, 'webhook-deliveries.jsonl'), received.map((d) => JSON.stringify({
       headers: { 'webhook-id': d.headers['webhook-id'], 'webhook-signature': d.headers['webhook-signature'], 'content-type': d.headers['content-type'] }, body: JSON.parse(d.body), signatureValid: d.signatureValid,
     })).join('\n') + '\n');
@@ -247,6 +275,6 @@ function printTable(header: string[], rows: string[][]): void {
 }
 
 main().catch((e) => {
-  console.error(`demo failed: ${e instanceof Error ? e.message : String(e)}`);
+  console.error(startupFailureLine('demo failed', e));
   process.exit(1);
 });

@@ -4,7 +4,7 @@ import { EMBEDDER, IngestCorpusUseCase, ValidationError, VECTOR_STORE, type Embe
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
-import { CoreModule, InfrastructureModule, loadConfig } from '@forensics/infra';
+import { CoreModule, InfrastructureModule, loadConfig, requireEmbeddedPrerequisites } from '@forensics/infra';
 import { readIngestJsonl } from './jsonl';
 import { progressBar } from './progress';
 
@@ -89,8 +89,9 @@ function superviseWorker(n: number): { stop(): Promise<void> } {
 
 async function serve(): Promise<void> {
   // The API in this process, the worker in a child process (see superviseWorker).
-  const { createApiApp } = await import('../../api/src/create-api-app');
   const config = loadConfig(process.env);
+  requireEmbeddedPrerequisites(config);
+  const { createApiApp } = await import('../../api/src/create-api-app');
   const app = await createApiApp(config);
   await app.listen(config.port, config.host);
   const workers = Array.from({ length: config.queue.workerProcesses }, (_, i) => superviseWorker(i + 1));

