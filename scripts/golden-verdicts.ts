@@ -1,7 +1,7 @@
 /**
  * Golden verdicts of the offline judge (issue 33): a few hundred fixed (question, wrong answer, text, peers)
  * cases drawn across every attack family of the development data, with the verdict the judge gives them.
- * The committed file (libs/forensics/src/offline-judge/__tests__/golden-verdicts.json) holds only
+ * The committed file (apps/eval/src/__tests__/golden/golden-verdicts.json) holds only
  * references into ../shared/data (file, record id, which text, a SHA-256 prefix of it) — the third-party
  * texts are never committed — and the spec re-judges every case and fails on any flipped verdict, so a rule
  * change or a refit shows its diff in review.
@@ -23,7 +23,7 @@ import { DEV_VARIANTS, familyOf, JUDGE_FIT_FILES, loadDevFiles, VARIANT_COUNT } 
 import type { EvalRecord } from '../apps/eval/src/eval-data';
 
 const dataDir = resolve(join(__dirname, '..', '..', 'shared', 'data'));
-const out = join(__dirname, '..', 'libs', 'forensics', 'src', 'offline-judge', '__tests__', 'golden-verdicts.json');
+const out = join(__dirname, '..', 'apps', 'eval', 'src', '__tests__', 'golden', 'golden-verdicts.json');
 const SEED = 33;
 const PER_KIND = 16;
 const tok = (s: string) => tokenize(s, { removeStopwords: true, stem: true });
