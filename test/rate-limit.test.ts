@@ -174,7 +174,7 @@ describe('rate limits on feedback and answers', () => {
     const rows = await t.prisma.feedbackEvent.findMany({ where: { id: { in: accepted } }, select: { id: true, collection: true } });
     expect(rows.map((r) => r.id).sort()).toEqual([...accepted].sort());
     expect(await t.prisma.feedbackEvent.count({ where: { collection, query: { startsWith: 'flood ' } } })).toBe(10);
-    // Figures for docs/results.d/security.md (printed, not asserted).
+    // Figures for docs/results.md (printed, not asserted).
     console.log(`flood: ${all.length} requests in ${seconds.toFixed(1)} s (${(all.length / seconds).toFixed(0)}/s); key ${byKey.length} sent / ${count(byKey, 202)} accepted, token ${byToken.length} / ${count(byToken, 202)}, address ${byAddress.length} / ${count(byAddress, 202)}; ${accepted.length} accepted events all in Postgres`);
   });
 });

@@ -253,7 +253,7 @@ describe('offline evidence judge', () => {
   });
 });
 
-describe('issue 33 rules (synthetic examples; each rule measured per family in docs/results.d/judge-rules.md)', () => {
+describe('issue 33 rules (synthetic examples; each rule measured per family in docs/results.md (offline judge rules))', () => {
   const NONE = { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false };
   const states = (query: string, wrongAnswer: string, text: string, rules = ALL_RULES) => offlineJudgeFeatures({ query, wrongAnswer, text }, {}, rules).support > 0;
 

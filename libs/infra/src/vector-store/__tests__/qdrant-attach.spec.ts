@@ -237,7 +237,10 @@ describe('attach mode configuration (loadConfig)', () => {
     expect(cfg.vectorStore.attach).toEqual({
       collection: 'kb_docs', serviceCollection: undefined, textKey: 'text', vectorName: 'dense', idType: 'integer', quarantineKey: 'rf_quarantined',
     });
-    expect(loadConfig({}).vectorStore).toEqual({ indexMinRows: 50_000, annNprobes: 128, annRefine: 0, annIndex: 'ivf_rq', annEf: 100, attach: undefined });
+    expect(loadConfig({}).vectorStore).toEqual({
+      kind: 'auto', indexMinRows: 50_000, annNprobes: 128, annRefine: 0, annIndex: 'ivf_rq', annEf: 100, attach: undefined,
+      pgvector: { url: undefined, schema: 'rf_vectors', efSearch: 100, hnswM: 16, hnswEfConstruction: 64, attach: undefined },
+    });
   });
 
   it('refuses attach mode without QDRANT_URL, a bad id type, and an unusable service name', () => {

@@ -48,6 +48,7 @@ describe('VerifyTracebackUseCase without an LLM (not circular)', () => {
       'Mira Ostlund is remembered in Elsmere with a statue near the fish market.',
       'Travellers in 1700 wrote that the founder Mira Ostlund had built the first quay of Elsmere.',
       'A school in Elsmere carries the name of Mira Ostlund, who founded the town.',
+      'Local histories credit Mira Ostlund with the first settlement on that stretch of coast.',
       'Elsmere lies at the mouth of a river.',
     ]);
     const e2 = (await b.uc.get(SubmitFeedbackUseCase).execute({ collection: 'c', query: QUERY, wrongAnswer: 'Mira Ostlund' })).event;
