@@ -42,7 +42,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { VectorRecord } from '../libs/core/src/ports/vector-store.port';
+import type { VectorRecord, VectorStore } from '../libs/core/src/ports/vector-store.port';
 import { ExactMatrix } from '../libs/infra/src/vector-store/exact-kernel';
 import { LanceDbVectorStore } from '../libs/infra/src/vector-store/lancedb-vector-store.adapter';
 import { PgVectorStore } from '../libs/infra/src/vector-store/pgvector-vector-store.adapter';
@@ -273,6 +273,36 @@ function pssMb(rootPid: number): number {
   return Math.round(kb / 1024);
 }
 
+/**
+ * The timed searches both stores are measured with: 5 warm-up searches (open the table, load index
+ * metadata), then each query timed at its own k, counting quarantined and excluded rows returned, and
+ * the same query at k = 10 (untimed) against the exact top-10 for recall@10.
+ */
+async function measureSearches(
+  store: Pick<VectorStore, 'search'>, qs: readonly Query[], truth: readonly number[][],
+): Promise<{ lat: number[]; found: number; flaggedReturned: number; excludedReturned: number }> {
+  for (let i = 0; i < 5; i++) await store.search(COLLECTION, { vector: vectorOf(qs[i].row), k: qs[i].k, excludeIds: qs[i].exclude.map((r) => uuid(r + 1)) });
+  const lat: number[] = [];
+  let found = 0;
+  let flaggedReturned = 0;
+  let excludedReturned = 0;
+  for (let j = 0; j < qs.length; j++) {
+    const q = qs[j];
+    const vector = vectorOf(q.row);
+    const excludeIds = q.exclude.map((r) => uuid(r + 1));
+    const t = performance.now();
+    const hits = await store.search(COLLECTION, { vector, k: q.k, excludeIds });
+    lat.push(performance.now() - t);
+    const rows = hits.map((h) => rowOf(h.id));
+    flaggedReturned += rows.filter(flagged).length;
+    excludedReturned += rows.filter((r) => q.exclude.includes(r)).length;
+    const ten = await store.search(COLLECTION, { vector, k: 10, excludeIds });
+    const exact = new Set(truth[j]);
+    found += ten.filter((h) => exact.has(rowOf(h.id))).length;
+  }
+  return { lat, found, flaggedReturned, excludedReturned };
+}
+
 async function pgvectorRun(truth: number[][]): Promise<Record<string, unknown>> {
   const texts = loadTexts();
   const ef = Number(arg('ef', '100'));
@@ -298,25 +328,7 @@ async function pgvectorRun(truth: number[][]): Promise<Record<string, unknown>> 
     const indexBuildSec = (performance.now() - t1) / 1000;
     log(`pgvector: index built in ${indexBuildSec.toFixed(1)} s`);
     const qs = queries();
-    for (let i = 0; i < 5; i++) await store.search(COLLECTION, { vector: vectorOf(qs[i].row), k: qs[i].k, excludeIds: qs[i].exclude.map((r) => uuid(r + 1)) });
-    const lat: number[] = [];
-    let found = 0;
-    let flaggedReturned = 0;
-    let excludedReturned = 0;
-    for (let j = 0; j < qs.length; j++) {
-      const q = qs[j];
-      const vector = vectorOf(q.row);
-      const excludeIds = q.exclude.map((r) => uuid(r + 1));
-      const t = performance.now();
-      const hits = await store.search(COLLECTION, { vector, k: q.k, excludeIds });
-      lat.push(performance.now() - t);
-      const rows = hits.map((h) => rowOf(h.id));
-      flaggedReturned += rows.filter(flagged).length;
-      excludedReturned += rows.filter((r) => q.exclude.includes(r)).length;
-      const ten = await store.search(COLLECTION, { vector, k: 10, excludeIds });
-      const set = new Set(truth[j]);
-      found += ten.filter((h) => set.has(rowOf(h.id))).length;
-    }
+    const { lat, found, flaggedReturned, excludedReturned } = await measureSearches(store, qs, truth);
     const recallAt10 = found / (qs.length * 10);
     log(`pgvector searches: p50 ${percentile(lat, 0.5).toFixed(1)} ms, p99 ${percentile(lat, 0.99).toFixed(1)} ms, recall@10 ${recallAt10.toFixed(4)}`);
     const pss = pssMb(cluster.pid());
@@ -396,28 +408,7 @@ async function main(): Promise<void> {
     const qs = queries();
     const path0 = await store.servingPath(COLLECTION);
     log(`serving path: ${path0}`);
-    // warm-up (opens the table, loads index metadata)
-    for (let i = 0; i < 5; i++) await store.search(COLLECTION, { vector: vectorOf(qs[i].row), k: qs[i].k, excludeIds: qs[i].exclude.map((r) => uuid(r + 1)) });
-
-    const lat: number[] = [];
-    let found = 0;
-    let flaggedReturned = 0;
-    let excludedReturned = 0;
-    for (let j = 0; j < qs.length; j++) {
-      const q = qs[j];
-      const vector = vectorOf(q.row);
-      const excludeIds = q.exclude.map((r) => uuid(r + 1));
-      const t = performance.now();
-      const hits = await store.search(COLLECTION, { vector, k: q.k, excludeIds });
-      lat.push(performance.now() - t);
-      const rows = hits.map((h) => rowOf(h.id));
-      flaggedReturned += rows.filter(flagged).length;
-      excludedReturned += rows.filter((r) => q.exclude.includes(r)).length;
-      // recall@10: the same query with k = 10 against the exact top-10 (untimed)
-      const ten = await store.search(COLLECTION, { vector, k: 10, excludeIds });
-      const truth = new Set(w.truth[j]);
-      found += ten.filter((h) => truth.has(rowOf(h.id))).length;
-    }
+    const { lat, found, flaggedReturned, excludedReturned } = await measureSearches(store, qs, w.truth);
     const recallAt10 = found / (qs.length * 10);
     log(`searches: p50 ${percentile(lat, 0.5).toFixed(1)} ms, p99 ${percentile(lat, 0.99).toFixed(1)} ms, recall@10 ${recallAt10.toFixed(4)}, quarantined returned ${flaggedReturned}, excluded returned ${excludedReturned}`);
     const rss = rssMb();
