@@ -50,12 +50,19 @@ export function pgvectorMissing(): string | null {
   return null;
 }
 
-/** `settings`: extra server settings (-c name=value), e.g. shared_buffers for the bench. */
-export async function startPgVectorCluster(opts: { settings?: Record<string, string> } = {}): Promise<PgVectorCluster> {
+/**
+ * `settings`: extra server settings (-c name=value), e.g. shared_buffers for the bench.
+ * `dir`: keep the cluster in this directory (created if missing, reused when it already holds one, NOT
+ * removed by `stop`) — the bench's `--pg-dir`, so a million rows are loaded and indexed once and the
+ * searches can be measured again later; by default a temp dir removed by `stop`.
+ */
+export async function startPgVectorCluster(opts: { settings?: Record<string, string>; dir?: string } = {}): Promise<PgVectorCluster> {
   const missing = pgvectorMissing();
   if (missing) throw new Error(`pgvector tests need a PostgreSQL with pgvector: ${missing}`);
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgvector-test-'));
+  const kept = opts.dir !== undefined;
+  const dir = kept ? path.resolve(opts.dir!) : fs.mkdtempSync(path.join(os.tmpdir(), 'pgvector-test-'));
+  if (kept) fs.mkdirSync(dir, { recursive: true });
   const data = path.join(dir, 'data');
   if (isRoot) execFileSync('chown', ['postgres:postgres', dir]);
   const run = (cmd: string, args: string[]): void => {
@@ -63,7 +70,7 @@ export async function startPgVectorCluster(opts: { settings?: Record<string, str
     const r = spawnSync(file, argv, { encoding: 'utf8', cwd: dir });
     if (r.status !== 0) throw new Error(`${cmd} failed (${r.status}): ${r.stderr || r.stdout}`);
   };
-  run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+  if (!fs.existsSync(path.join(data, 'PG_VERSION'))) run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
   const port = await freePort();
   run('pg_ctl', [
     '-D', data, '-l', path.join(dir, 'server.log'), '-w', '-t', '60',
@@ -91,7 +98,7 @@ export async function startPgVectorCluster(opts: { settings?: Record<string, str
       try {
         run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
       } finally {
-        fs.rmSync(dir, { recursive: true, force: true });
+        if (!kept) fs.rmSync(dir, { recursive: true, force: true });
       }
     },
   };
