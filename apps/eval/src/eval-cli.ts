@@ -92,7 +92,8 @@ export async function runEvalCli(
   const judges = [{ name: opts.judge, judge: buildJudge(opts.judge, env, overrides.offlineParams) }];
   if (opts.baseline && opts.judge !== 'trivial') judges.push({ name: 'trivial', judge: new TrivialAnswerJudge() });
   const summaries = await runEvaluation({
-    records, k: opts.k, retriever: opts.retriever, embedder, judges, trace, poisonSet: opts.poisonSet, poisonCount: opts.poisonCount, falseFlag: opts.falseFlag, consensus: config.consensus, policy: config.policy,
+    records, k: opts.k, retriever: opts.retriever, embedder, judges, trace, poisonSet: opts.poisonSet, poisonCount: opts.poisonCount, falseFlag: opts.falseFlag, consensus: config.consensus, policy: config.policy, trust: config.trust,
+    ...(opts.attackTrust ? { attackTrust: opts.attackTrust } : {}),
     onProgress: opts.quiet ? undefined : progressBar(),
   });
   await embedder?.close();

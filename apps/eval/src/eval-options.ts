@@ -10,7 +10,7 @@ import type { JudgeSummary, RetrieverKind } from './run-evaluation';
 
 export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge offline|openai|llama|trivial] [--k 5] [--limit N]
    or: npm run -s eval -- --suite dev [--data-dir ../shared/data] [--judge …] [--retriever …] [--k 5] [--limit N] [--out DIR]
-                          [--false-flag [--trust anonymous|identified]]
+                          [--false-flag] [--trust anonymous|identified|reviewer]
   --suite dev     every development file of --data-dir (apps/eval/src/suite-files.ts; RevPRAG a seeded subsample) and the
                   GPT-4 / Gemini rewrites (first 5 each), one table; with the offline judge each file is traced with a judge
                   refit WITHOUT its attack family (leave-one-attack-family-out: gate, features, weights, threshold, band);
@@ -19,7 +19,7 @@ export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge 
                   (default --out .eval/suite-dev-false-flag-<trust>); --fit-cache FILE reuses the family fits written there
                   by an earlier suite run over the same files (written when absent), instead of refitting
          [--out DIR] [--retriever embed|bm25] [--baseline] [--poison-set given|gpt4|gemini|gemini_100] [--poison-count N]
-         [--cache DIR] [--quiet] [--false-flag [--trust anonymous|identified]]
+         [--cache DIR] [--quiet] [--false-flag] [--trust anonymous|identified|reviewer]
   --data          JSONL records (e.g. ../shared/data/poisonedrag_nq.jsonl); the data is read in place, never copied
   --judge         offline (default, no LLM) | openai (OPENAI_API_KEY, OPENAI_BASE_URL, JUDGE_MODEL)
                   | llama (an OpenAI-compatible llama.cpp server: LLAMA_BASE_URL, default http://127.0.0.1:8080/v1; LLAMA_MODEL)
@@ -30,7 +30,10 @@ export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge 
   --poison-set    the record's poisoned_texts (given) or one of its poisoned_variants; --poison-count keeps the first N
   --false-flag    the report names the record's CORRECT answer as wrong, over its clean texts only (no poisons);
                   counts benign texts judged / auto-quarantined and suspected false flags ("falseFlag" in the line)
-  --trust         reporter trust of --false-flag reports: anonymous (default, what a feedback token gets) | identified
+  --trust         reporter trust: of --false-flag reports, anonymous (default, what a feedback token gets) | identified;
+                  of attack reports (without --false-flag), identified (default, a key naming its user) | anonymous | reviewer.
+                  The trust SETTINGS (AUTO_QUARANTINE_MIN_TRUST, TRUST_HELD_SERVING, CORROBORATION_MIN_REPORTERS, caps)
+                  come from the environment, like CONSENSUS_* and DECISION_POLICY
   --out           report folder (default .eval/<data-name>[-<poison-set>][-<retriever>][-<judge>] for non-defaults)
 CONSENSUS_CHECK=off measures without the consensus check; DECISION_POLICY=corroborated measures that policy. Trace bounds come from TRACE_MAX_ROUNDS / TRACE_MAX_JUDGE_CALLS / JUDGE_CONCURRENCY (defaults 10 / 50 / 4).`;
 
@@ -49,6 +52,8 @@ export interface EvalCliOptions {
   cacheDir: string;
   quiet: boolean;
   falseFlag?: { trust: 'anonymous' | 'identified' };
+  /** `--trust` without `--false-flag`: the attack reports' reporter trust (default identified). */
+  attackTrust?: 'anonymous' | 'identified' | 'reviewer';
   /** `--suite dev`: run every development file (see suite.ts); `data` is then unused. */
   suite?: { name: 'dev'; dataDir: string; fitCache?: string };
 }
@@ -89,11 +94,12 @@ export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
   if (retriever !== 'embed' && retriever !== 'bm25') throw new UsageError(`--retriever must be embed or bm25, got '${retriever}'`);
   const k = posInt('k') ?? 5;
   if (k > 50) throw new UsageError('--k must be at most 50');
-  const trust = str('trust') ?? 'anonymous';
-  if (trust !== 'anonymous' && trust !== 'identified') throw new UsageError(`--trust must be anonymous or identified, got '${trust}'`);
-  if (str('trust') !== undefined && v['false-flag'] !== true) throw new UsageError('--trust applies only with --false-flag');
+  const trust = str('trust') ?? (v['false-flag'] === true ? 'anonymous' : 'identified');
+  if (v['false-flag'] === true && trust !== 'anonymous' && trust !== 'identified') throw new UsageError(`--trust with --false-flag must be anonymous or identified, got '${trust}'`);
+  if (trust !== 'anonymous' && trust !== 'identified' && trust !== 'reviewer') throw new UsageError(`--trust must be anonymous, identified or reviewer, got '${trust}'`);
   return {
-    falseFlag: v['false-flag'] === true ? { trust } : undefined,
+    falseFlag: v['false-flag'] === true ? { trust: trust as 'anonymous' | 'identified' } : undefined,
+    ...(v['false-flag'] !== true && str('trust') !== undefined ? { attackTrust: trust } : {}),
     suite: suiteName ? { name: 'dev', dataDir: str('data-dir') ?? '../shared/data', ...(str('fit-cache') ? { fitCache: str('fit-cache') } : {}) } : undefined,
     data, judge: judge as EvalCliOptions['judge'], k, limit: posInt('limit'), out: str('out'), retriever,
     baseline: v.baseline === true, poisonSet: str('poison-set') ?? 'given', poisonCount: posInt('poison-count'),

@@ -32,6 +32,13 @@ export interface EvaluationSetup {
   consensus?: CoreSettings['consensus'];
   /** Decision policy (DECISION_POLICY / REVIEW_SERVING from the environment; unset = library default `judge-only`). */
   policy?: CoreSettings['policy'];
+  /** Reporter trust settings (AUTO_QUARANTINE_MIN_TRUST, TRUST_HELD_SERVING, caps … from the environment; unset = library defaults). */
+  trust?: CoreSettings['trust'];
+  /**
+   * Trust of the attack events' reporter (`--trust` without `--false-flag`): identified (default — a
+   * service key naming its user, what the harness always used) | anonymous (the widget's token) | reviewer.
+   */
+  attackTrust?: 'anonymous' | 'identified' | 'reviewer';
   onProgress?: (done: number, total: number, label: string) => void;
 }
 
@@ -123,7 +130,7 @@ export async function runEvaluation(setup: EvaluationSetup): Promise<JudgeSummar
       const ports = setup.retriever === 'bm25'
         ? { store: new Bm25RetrievalStore(handles) as VectorStore, embedder: new Bm25HandleEmbedder(handles) as Embedder }
         : { store: new InMemoryVectorStore() as VectorStore, embedder: setup.embedder! };
-      questions.push(await evaluateQuestion(record, { ...ports, repos: createInMemoryRepositories(), judge, k: setup.k, trace: setup.trace, poisonSet: setup.poisonSet ?? 'given', poisonCount: setup.poisonCount, falseFlag: setup.falseFlag, consensus: setup.consensus, policy: setup.policy }));
+      questions.push(await evaluateQuestion(record, { ...ports, repos: createInMemoryRepositories(), judge, k: setup.k, trace: setup.trace, poisonSet: setup.poisonSet ?? 'given', poisonCount: setup.poisonCount, falseFlag: setup.falseFlag, consensus: setup.consensus, policy: setup.policy, trust: setup.trust, attackTrust: setup.attackTrust }));
       done++;
     }
     summaries.push(summarize(name, judge, questions, setup.falseFlag !== undefined));
@@ -144,6 +151,8 @@ interface QuestionDeps {
   falseFlag?: EvaluationSetup['falseFlag'];
   consensus?: CoreSettings['consensus'];
   policy?: CoreSettings['policy'];
+  trust?: CoreSettings['trust'];
+  attackTrust?: EvaluationSetup['attackTrust'];
 }
 
 const COLLECTION = 'eval';
@@ -155,7 +164,7 @@ async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<Questio
   const wrongAnswer = d.falseFlag ? r.correct_answer! : r.incorrect_answer;
   const useCases = composeUseCases({
     repos: d.repos, store: d.store, embedder: d.embedder, judge: d.judge,
-    settings: { defaultCollection: COLLECTION, defaultK: d.k, trace: d.trace, workerActor: ACTOR, consensus: d.consensus, ...(d.policy ? { policy: d.policy } : {}) },
+    settings: { defaultCollection: COLLECTION, defaultK: d.k, trace: d.trace, workerActor: ACTOR, consensus: d.consensus, ...(d.policy ? { policy: d.policy } : {}), ...(d.trust ? { trust: d.trust } : {}) },
   });
   const ingest = await useCases.get(IngestCorpusUseCase).execute({
     collection: COLLECTION,
@@ -173,7 +182,7 @@ async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<Questio
   const [qvec] = await d.embedder.embed([r.question]);
   const before = await d.store.search(COLLECTION, { vector: qvec, k: d.k });
 
-  const { event } = await useCases.get(SubmitFeedbackUseCase).execute({ collection: COLLECTION, query: r.question, wrongAnswer, reporter: ACTOR, ...(d.falseFlag ? { trust: d.falseFlag.trust } : {}) });
+  const { event } = await useCases.get(SubmitFeedbackUseCase).execute({ collection: COLLECTION, query: r.question, wrongAnswer, reporter: ACTOR, trust: d.falseFlag ? d.falseFlag.trust : d.attackTrust ?? 'identified' });
   const t0 = performance.now();
   const outcome = await useCases.get(RunTracebackUseCase).execute({ feedbackId: event.id });
   const ms = performance.now() - t0;

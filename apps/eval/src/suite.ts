@@ -87,6 +87,7 @@ export async function runSuite(
       '--out', join(out, set === 'given' ? spec.file : `${spec.file}-${set}`),
       ...(set !== 'given' ? ['--poison-set', set, '--poison-count', String(VARIANT_COUNT)] : []),
       ...(opts.falseFlag ? ['--false-flag', '--trust', opts.falseFlag.trust] : []),
+      ...(!opts.falseFlag && opts.attackTrust ? ['--trust', opts.attackTrust] : []),
       ...(opts.limit ? ['--limit', String(opts.limit)] : []),
     ];
     const res = await runEvalCli(argv, {

@@ -62,4 +62,14 @@ describe('eval CLI arguments', () => {
     expect(() => parseEvalArgs(['--data', 'x', '--k', '0'])).toThrow(/positive integer/);
     expect(() => parseEvalArgs(['--data', 'x', '--frobnicate'])).toThrow(/unknown option/);
   });
+
+  it('--trust names the false report\'s reporter with --false-flag, the attack report\'s without', () => {
+    expect(parseEvalArgs(['--data', 'x', '--false-flag'])).toMatchObject({ falseFlag: { trust: 'anonymous' } });
+    expect(parseEvalArgs(['--data', 'x', '--false-flag'])).not.toHaveProperty('attackTrust');
+    expect(parseEvalArgs(['--data', 'x', '--false-flag', '--trust', 'identified'])).toMatchObject({ falseFlag: { trust: 'identified' } });
+    expect(() => parseEvalArgs(['--data', 'x', '--false-flag', '--trust', 'reviewer'])).toThrow(/anonymous or identified/);
+    expect(parseEvalArgs(['--data', 'x'])).not.toHaveProperty('attackTrust');
+    expect(parseEvalArgs(['--data', 'x', '--trust', 'anonymous'])).toMatchObject({ attackTrust: 'anonymous', falseFlag: undefined });
+    expect(() => parseEvalArgs(['--data', 'x', '--trust', 'root'])).toThrow(/--trust/);
+  });
 });
