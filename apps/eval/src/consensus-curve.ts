@@ -19,8 +19,6 @@ const variants = [
   ...[0.8, 0.7, 0.6, 0.5, 0.4].flatMap((rc) => [2, 3, 4].map((m) => ({ name: `restated ${rc}, min ${m}`, p: { restatedCoverage: rc, minClusters: m } }))),
   { name: 'restated off, min 2', p: { restatedCoverage: 0, minClusters: 2 } },
   { name: 'restated off, min 4', p: { restatedCoverage: 0, minClusters: 4 } },
-  // Issue 33: supporters must reach the judge's own YES score (no peers); the judge's threshold and two either side.
-  ...[0.1, 0.18, 0.3].flatMap((ms) => [[0.5, 3], [0.5, 4], [0, 3], [0, 4]].map(([rc, m]) => ({ name: `support ≥ ${ms}, restated ${rc || 'off'}, min ${m}`, p: { restatedCoverage: rc!, minClusters: m!, minSupportScore: ms } }))),
 ];
 const out: Record<string, { attackEvents: number; attackSuspected: number; plantedYes: number; plantedProtected: number; ffEvents: number; ffSuspected: number; goodYes: number; goodProtected: number }> = {};
 for (const f of loaded) {
