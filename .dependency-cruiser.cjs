@@ -139,7 +139,7 @@ module.exports = {
       to: { path: '^(apps|test|bench|scripts)/' },
     },
 
-    // ── client packages: the SDK and its LangChain.js / LlamaIndex.TS integrations─────────────────────────
+    // ── client packages: the SDK and its LangChain.js and LlamaIndex.TS integrations ─────────────────
     {
       name: 'client-no-service-code',
       severity: 'error',
