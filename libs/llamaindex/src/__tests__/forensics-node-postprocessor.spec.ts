@@ -1,4 +1,4 @@
-import { MockLLM } from '@llamaindex/core/llms/mock';
+import { BaseLLM, type ChatResponse, type ChatResponseChunk, type LLMChatParamsNonStreaming, type LLMChatParamsStreaming, type LLMMetadata } from '@llamaindex/core/llms';
 import { RetrieverQueryEngine } from '@llamaindex/core/query-engine';
 import { getResponseSynthesizer } from '@llamaindex/core/response-synthesizers';
 import { BaseRetriever } from '@llamaindex/core/retriever';
@@ -32,8 +32,21 @@ class ListRetriever extends BaseRetriever {
   }
 }
 
+/** An LLM stand-in that always gives the same answer. (@llamaindex/core's MockLLM sits at a subpath with no package.json, which this repo's `moduleResolution: node` cannot type.) */
+class FixedLLM extends BaseLLM {
+  metadata: LLMMetadata = { model: 'fixed', temperature: 0, topP: 1, contextWindow: 4096, tokenizer: undefined, structuredOutput: false };
+  constructor(private readonly answer: string) { super(); }
+  chat(params: LLMChatParamsStreaming): Promise<AsyncIterable<ChatResponseChunk>>;
+  chat(params: LLMChatParamsNonStreaming): Promise<ChatResponse>;
+  async chat(params: LLMChatParamsStreaming | LLMChatParamsNonStreaming): Promise<AsyncIterable<ChatResponseChunk> | ChatResponse> {
+    const text = this.answer;
+    if (params.stream) return (async function* () { yield { delta: text, raw: null }; })();
+    return { message: { role: 'assistant', content: text }, raw: null };
+  }
+}
+
 const engineWith = (texts: string[], post: ForensicsNodePostprocessor, answer = 'an answer') =>
-  new RetrieverQueryEngine(new ListRetriever(texts), getResponseSynthesizer('compact', { llm: new MockLLM({ responseMessage: answer, timeBetweenToken: 0 }) }), [post]);
+  new RetrieverQueryEngine(new ListRetriever(texts), getResponseSynthesizer('compact', { llm: new FixedLLM(answer) }), [post]);
 
 describe('ForensicsNodePostprocessor', () => {
   it('drops the nodes the service withholds, in one batched lookup by text (metadata not part of it), nodes unchanged', async () => {
