@@ -139,7 +139,7 @@ module.exports = {
       to: { path: '^(apps|test|bench|scripts)/' },
     },
 
-    // ── client packages: the SDK and its LangChain.js integration ──────────────────────────────
+    // ── client packages: the SDK and its LangChain.js and LlamaIndex.TS integrations ─────────────────
     {
       name: 'client-no-service-code',
       severity: 'error',
@@ -158,6 +158,15 @@ module.exports = {
         'its peer dependency): no service code.',
       from: { path: '^libs/langchain/src/' },
       to: { path: OUR_CODE, pathNot: '^libs/(client|langchain)/src/' },
+    },
+    {
+      name: 'llamaindex-only-client',
+      severity: 'error',
+      comment:
+        'The LlamaIndex.TS integration (libs/llamaindex) imports only the client SDK among our code (and @llamaindex/core, ' +
+        'its peer dependency): no service code.',
+      from: { path: '^libs/llamaindex/src/' },
+      to: { path: OUR_CODE, pathNot: '^libs/(client|llamaindex)/src/' },
     },
 
     // ── production vs tests / benches / fakes ───────────────────────────────────────────────────

@@ -2,6 +2,7 @@
 const moduleNameMapper = {
   '^@forensics/client$': '<rootDir>/libs/client/src/index.ts',
   '^@forensics/langchain$': '<rootDir>/libs/langchain/src/index.ts',
+  '^@forensics/llamaindex$': '<rootDir>/libs/llamaindex/src/index.ts',
   '^@forensics/algorithms$': '<rootDir>/libs/forensics/src/index.ts',
   '^@forensics/core/testing$': '<rootDir>/libs/core/src/testing/index.ts',
   '^@forensics/core$': '<rootDir>/libs/core/src/index.ts',

@@ -1,32 +1,28 @@
 /**
- * docs/integrate.md is executed: its TypeScript blocks marked `<!-- run: NAME -->` are written to
- * files and run (tsx, child processes) against a live service — real Postgres, Redis, HTTP API,
- * embedded vector store, worker, offline judge — and their printed results checked. The LangChain
+ * docs/integrate.md is executed: every code block is marked `<!-- run: NAME -->` and taken by a
+ * test (checked here); the SDK and LangChain blocks are written to files and run (tsx, child
+ * processes) against a live service — real Postgres, Redis, HTTP API, embedded vector store,
+ * worker, offline judge — and their printed results checked. The LangChain
  * block is the example app (examples/langchain-rag/rag-app.ts) verbatim, so the example runs here
  * end to end: ingest → ask → report → trace → webhook → the next ask no longer retrieves the
  * quarantined texts.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { fencedBlocks, namedBlocks } from './support/docs-blocks';
 import { createTestApp, type TestApp } from './support/test-app';
 import { ROOT, TEST_API_KEY, uniqueName } from './support/test-runtime';
 
 const run = promisify(execFile);
 const PAGE = join(ROOT, 'docs/integrate.md');
 
-/** The page's runnable blocks by name. */
-function blocks(markdown: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const m of markdown.matchAll(/<!-- run: ([a-z-]+) -->\n```ts\n([\s\S]*?)```/g)) out.set(m[1], m[2]);
-  return out;
-}
-
 describe('docs/integrate.md runs as printed', () => {
   let t: TestApp;
   let dir: string;
-  const page = blocks(readFileSync(PAGE, 'utf8'));
+  const markdown = readFileSync(PAGE, 'utf8');
+  const page = new Map([...namedBlocks(markdown)].map(([name, b]) => [name, b.body]));
 
   /** Runs one block as a program (async: this process serves the API it calls) and parses its last stdout line. */
   const runBlock = async (name: string, collection: string) => {
@@ -49,8 +45,13 @@ describe('docs/integrate.md runs as printed', () => {
     await t?.close();
   });
 
-  it('has the runnable blocks, and the LangChain one is the example app verbatim', () => {
-    expect([...page.keys()].sort()).toEqual(['langchain', 'sdk']);
+  it('every code block of the page is run by a test, and the LangChain one is the example app verbatim', () => {
+    // sdk, langchain: here; llamaindex: integrate-docs-llamaindex.test.ts; widget: integrate-docs-widget.browser.test.ts.
+    const blocks = fencedBlocks(markdown);
+    expect(blocks.filter((b) => !b.label?.startsWith('run: ')).map((b) => `line ${b.line}: ${b.label ?? 'no marker'}`)).toEqual([]);
+    expect(blocks.map((b) => b.label).sort()).toEqual(['run: langchain', 'run: llamaindex', 'run: sdk', 'run: widget']);
+    const tests = readdirSync(join(ROOT, 'test')).filter((f) => f.includes('integrate-docs')).map((f) => readFileSync(join(ROOT, 'test', f), 'utf8')).join('\n');
+    for (const name of page.keys()) expect(tests).toMatch(new RegExp(`(get\\('${name}'\\)|runBlock\\('${name}')`));
     expect(page.get('langchain')).toBe(readFileSync(join(ROOT, 'examples/langchain-rag/rag-app.ts'), 'utf8'));
   });
 
