@@ -72,10 +72,11 @@ export class GetReviewItemUseCase {
       } : null,
       verdict: v ? {
         label: v.label, judgeKind: v.judgeKind, judgeModel: v.judgeModel, promptVersion: v.promptVersion, reply: v.reply, round: v.round,
-        retrievalRank: v.retrievalRank, retrievalScore: v.retrievalScore, latencyMs: v.latencyMs, cached: v.cached,
+        retrievalRank: v.retrievalRank, retrievalScore: v.retrievalScore, latencyMs: v.latencyMs, cached: v.cached, spans: v.spans ?? [],
       } : {
         label: rec.evidence.judge.label ?? null, judgeKind: rec.evidence.judge.kind, judgeModel: rec.evidence.judge.model, promptVersion: rec.evidence.judge.promptVersion,
         reply: rec.evidence.judge.reply ?? null, round: null, retrievalRank: rec.evidence.retrieval?.rank ?? null, retrievalScore: rec.evidence.retrieval?.score ?? null, latencyMs: null, cached: null,
+        spans: rec.evidence.judge.spans ?? [],
       },
       evidence: {
         thisText: evidenceOf(ownEvidence),
