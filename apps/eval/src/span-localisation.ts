@@ -105,7 +105,11 @@ function readRecords(path: string, limit?: number): RawRecord[] {
   const out: RawRecord[] = [];
   for (const line of readFileSync(path, 'utf8').split('\n')) {
     if (!line.trim()) continue;
-    out.push(JSON.parse(line) as RawRecord);
+    const r = JSON.parse(line) as RawRecord & { incorrect_answer: unknown };
+    // Some GMTP records give a number as the wrong answer (a year): it is that number's text.
+    const answer = typeof r.incorrect_answer === 'number' ? String(r.incorrect_answer) : r.incorrect_answer;
+    if (typeof answer !== 'string' || !answer.trim()) continue;
+    out.push({ ...r, incorrect_answer: answer });
     if (limit !== undefined && out.length >= limit) break;
   }
   return out;

@@ -1,4 +1,4 @@
-// One item: the text with the wrong answer highlighted, the feedback event, the judge's reply, the
+// One item: the text with the claim span(s) and the wrong answer highlighted, the feedback event, the judge's reply, the
 // evidence as bars against the event's other candidates, policy inputs, siblings, near-duplicates,
 // history and earlier decisions; decisions (approve / restore / purge with typed confirmation) and
 // the claim (taken on open, renewed every minute, released on leave).
@@ -224,8 +224,10 @@ export async function renderItem(view, id, current) {
     } catch (e) { toast(`Could not find the next item: ${e.message}`, 'error'); }
   }
 
-  // --- text with the wrong answer highlighted --------------------------------------------------------
-  const hl = highlighted(detail.text ?? '', fb.wrongAnswer ?? it.wrongAnswer);
+  // --- text with the claim span(s) and the wrong answer highlighted ------------------------------------
+  // A purged text is the redaction marker: the spans pointed into the text that is gone.
+  const spans = it.state === 'PURGED' ? [] : (v?.spans ?? []);
+  const hl = highlighted(detail.text ?? '', fb.wrongAnswer ?? it.wrongAnswer, spans);
   const textBox = h('div', { class: 'doctext', id: 'doc-text', lang: '' }, hl.node);
 
   let stateBadge = badge(it.state);
@@ -234,7 +236,11 @@ export async function renderItem(view, id, current) {
 
   const sections = [
     h('section', { 'aria-labelledby': 'h-text' }, h('h2', { id: 'h-text', text: 'Text' }),
-      h('p', { class: 'muted small', id: 'hit-count', text: `${hl.count} occurrence${hl.count === 1 ? '' : 's'} of the wrong answer “${short(fb.wrongAnswer ?? it.wrongAnswer ?? '', 60)}” highlighted` }), textBox),
+      h('p', { class: 'muted small', id: 'hit-count', text: `${hl.count} occurrence${hl.count === 1 ? '' : 's'} of the wrong answer “${short(fb.wrongAnswer ?? it.wrongAnswer ?? '', 60)}” highlighted` }),
+      h('p', { class: 'muted small', id: 'span-count' }, hl.spans
+        ? [h('mark', { class: 'claim legend', text: 'claim span' }), ` ${hl.spans} span${hl.spans === 1 ? '' : 's'}: the sentence${hl.spans === 1 ? '' : 's'} the judge found carrying the claim`]
+        : 'No claim span: the judge gave none for this text (or its quote was not found in it).'),
+      textBox),
     h('section', { 'aria-labelledby': 'h-fb' }, h('h2', { id: 'h-fb', text: 'Feedback event' }), dl([
       ['Query', h('span', { id: 'fb-query', text: fb.query ?? it.query ?? '—' })],
       ['Wrong answer', h('span', { id: 'fb-wrong', text: fb.wrongAnswer ?? it.wrongAnswer ?? '—' })],

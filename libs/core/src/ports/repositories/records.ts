@@ -185,6 +185,23 @@ export interface QuarantineRow {
   resolvedBy: string | null;
   resolvedAt: Date | null;
   note: string | null;
+  /** The record's redaction (issue 35), when a reviewer redacted the claim instead of quarantining the whole text; null otherwise. */
+  redaction?: RedactionState | null;
+}
+
+/**
+ * A redaction (issue 35): the original text stays in Postgres (its document, out of serving) until
+ * purged; the redacted version is a new document (`documentId`, its own text hash) served in its
+ * place while `active`. A later approve / restore / purge of the record withdraws it (`active` false).
+ */
+export interface RedactionState {
+  documentId: string;
+  spans: ClaimSpan[];
+  marker: string;
+  removedChars: number;
+  at: string;
+  by: string;
+  active: boolean;
 }
 
 export interface NewQuarantine {

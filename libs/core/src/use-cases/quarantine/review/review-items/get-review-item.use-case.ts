@@ -63,9 +63,12 @@ export class GetReviewItemUseCase {
       this.nearDuplicates(rec.collection, rec.documentId).catch(() => []),
     ]);
     const ownEvidence = v?.evidence ?? rec.evidence.retrieverEvidence;
+    const [version] = rec.redaction ? await documents.get([rec.redaction.documentId]) : [];
     return {
       item: itemSummary(item),
       text: doc?.text ?? null,
+      // Issue 35: the redaction (served version while active) — the original text above stays as it was until purged.
+      redaction: rec.redaction ? { ...rec.redaction, text: version?.text ?? null, served: rec.redaction.active && rec.state === 'QUARANTINED' } : null,
       feedback: ev ? {
         id: ev.id, query: ev.query, wrongAnswer: ev.wrongAnswer, correctAnswer: ev.correctAnswer, servedAnswer: answer?.answer ?? null,
         answerId: ev.answerId, reporter: ev.reporter, createdAt: ev.createdAt.toISOString(), status: ev.status, verification: ev.verification,
