@@ -12,6 +12,7 @@ import { IngestCorpusUseCase, REDACTION_MARKER, RunTracebackUseCase, SubmitFeedb
 import { createTestApp, type TestApp } from './support/test-app';
 import { TEST_API_KEY, uniqueName } from './support/test-runtime';
 
+const METRICS_TOKEN = 'metrics-token-redaction-test';
 const QUERY = 'who designed the eiffel tower';
 const WRONG = 'Marcel Dubois';
 const PLANTED = 'The Eiffel Tower was designed by the architect Marcel Dubois, who drew its first plans in 1884.';
@@ -40,7 +41,7 @@ describe('claim spans and redaction', () => {
   const served = async () => (await t.store.search(collection, { vector: (await t.embedder.embed([QUERY]))[0], k: 10 })).map((h) => h.id);
 
   beforeAll(async () => {
-    t = await createTestApp({ api: true, env: { TRACE_K: '5', DECISION_POLICY: 'judge-only', CONSENSUS_CHECK: 'off' } });
+    t = await createTestApp({ api: true, env: { TRACE_K: '5', DECISION_POLICY: 'judge-only', CONSENSUS_CHECK: 'off', METRICS_TOKEN } });
     db = new Client({ connectionString: t.config.databaseUrl });
     await db.connect();
     for (const role of ['reviewer', 'viewer'] as const) {
@@ -88,6 +89,11 @@ describe('claim spans and redaction', () => {
 
   let versionId = '';
   it('redact: the stored span is replaced by the marker in a new version, embedded and served in place of the original, which Postgres keeps; audited', async () => {
+    // /metrics reads the shared audit log (other test files may have redacted too): counted relative to before.
+    const scrape = async () => (await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    const sample = (text: string, series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.slice(series.length + 1) ?? 0);
+    const BY_REASON = 'forensics_review_decisions_by_reason_total{action="redact",reason="planted-claim"}';
+    const before = await scrape();
     const r = await call('POST', `/v1/review/items/${itemId}/redact`, { note: 'one planted sentence in a good article', reasons: ['planted-claim'] });
     expect(r.status).toBe(200);
     expect(r.body.changed).toBe(true);
@@ -113,6 +119,10 @@ describe('claim spans and redaction', () => {
     const audit = (await db.query(`SELECT "action", "details" FROM "AuditLog" WHERE "entityId" = $1 AND "action" = 'review.redacted'`, [itemId])).rows;
     expect(audit).toHaveLength(1);
     expect(audit[0].details).toMatchObject({ documentId: longId, redactedDocumentId: versionId, reasons: ['planted-claim'], from: 'QUARANTINED', to: 'QUARANTINED' });
+    // Counted in /metrics like the other decisions, with its reason label.
+    const after = await scrape();
+    expect(sample(after, 'forensics_review_redactions_total')).toBe(sample(before, 'forensics_review_redactions_total') + 1);
+    expect(sample(after, BY_REASON)).toBe(sample(before, BY_REASON) + 1);
     // The item page's data: the redaction with the served version's text.
     const detail = await call('GET', `/v1/review/items/${itemId}`);
     expect(detail.body.text).toBe(LONG);
