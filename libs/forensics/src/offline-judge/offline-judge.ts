@@ -1,7 +1,7 @@
 import type { Label } from '../ragforensics/traceback-loop';
 import { containsAnswer } from '../text/answer-match';
 import { dropDayOfMonth, hasMonthName, joinSpacedDigitGroups, normalizeText, rawTokens, stripCitationMarkers } from '../text/normalize';
-import { locateQuote, mergeSpans, type TextSpan } from '../text/locate-quote';
+import { locateSentences, type TextSpan } from '../text/locate-quote';
 import { longestContentRun } from '../text/token-salad';
 import { contentTerms, softStem, splitSentences } from '../text/tokenizer';
 import fitted from './offline-judge.fitted.json';
@@ -25,11 +25,7 @@ export interface OfflineJudgeResult {
   signals: Record<string, number | boolean | string>;
   /** Plain-English reasons an admin can read. */
   explanation: string;
-  /**
-   * Where the claim is (issue 35): the [start, end) character ranges of `input.text` holding the
-   * sentence(s) the verdict rests on, merged and in order. Empty for a NO, and when the sentence could
-   * not be located in the original text (never guessed).
-   */
+  /** Where the claim is (issue 35): [start, end) ranges of `input.text` of `claimSentences`, merged; none for a NO or when not located. */
   spans: TextSpan[];
 }
 
@@ -378,12 +374,7 @@ export interface OfflineJudgeEvidence {
   /** States an answer of ≥ LONG_ANSWER_TOKENS tokens verbatim: the score is 1 whatever the weights (see `evidenceScore`). */
   verbatimLong: boolean;
   features: OfflineJudgeFeatures;
-  /**
-   * The sentences (of the judged text after citation markers, digit groups and days of month were
-   * normalised) that carry the claim: the answer-bearing sentence and every other sentence that states
-   * the answer (a redacted text that still states it would still induce it); when the support was read
-   * over the whole text, every sentence holding one of the answer's distinctive terms. Empty without support.
-   */
+  /** The claim (issue 35): the answer-bearing sentence and every other one stating the answer (whole-text support: those with its terms). */
   claimSentences: string[];
 }
 
@@ -587,13 +578,8 @@ export function offlineJudge(input: OfflineJudgeInput, params: Partial<OfflineJu
   };
   let explanation = explain(input, label, score, ev, p.yesThreshold);
   if (signals.confidence === 'band') explanation = explanation.replace(/\.$/, `. The score is inside the confidence band [${p.bandLow.toFixed(2)}, ${p.bandHigh.toFixed(2)}): not clear either way, so a reviewer decides.`);
-  const spans = label === 'NO' ? [] : claimSpans(input.text, ev.claimSentences);
+  const spans = label === 'NO' ? [] : locateSentences(input.text, ev.claimSentences);
   return { label, score, signals, spans, explanation: verbatimLong ? explanation.replace(/\.$/, `; it states the long answer verbatim (${LONG_ANSWER_TOKENS}+ words), which is the payload itself, not a coincidence.`) : explanation };
-}
-
-/** The claim sentences located in the original text (they were split from its normalised form), merged. */
-function claimSpans(text: string, sentences: readonly string[]): TextSpan[] {
-  return mergeSpans(sentences.map((x) => locateQuote(text, x)).filter((x): x is TextSpan => x !== undefined));
 }
 
 function round3(x: number): number {

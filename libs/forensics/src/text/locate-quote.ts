@@ -89,6 +89,11 @@ function matchPiece(words: readonly Token[], piece: readonly string[], at: numbe
   return undefined;
 }
 
+/** Each sentence (or quote) located in `text` (`locateQuote`), merged; those not found give nothing. */
+export function locateSentences(text: string, sentences: readonly string[]): TextSpan[] {
+  return mergeSpans(sentences.map((x) => locateQuote(text, x)).filter((x): x is TextSpan => x !== undefined));
+}
+
 /** Sorted, overlapping or touching spans merged into one. */
 export function mergeSpans(spans: readonly TextSpan[]): TextSpan[] {
   const sorted = [...spans].sort((a, b) => a.start - b.start || a.end - b.end);

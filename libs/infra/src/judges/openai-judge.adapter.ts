@@ -1,4 +1,4 @@
-import { locateQuote, mergeSpans, type TextSpan } from '@forensics/algorithms';
+import { locateSentences } from '@forensics/algorithms';
 import { JudgeError, type Judge, type JudgeRequest, type JudgeVerdict, type VerdictLabel } from '@forensics/core';
 import { classifyOpenAiError, createOpenAiClient, type OpenAiClient } from '../openai/openai-client';
 import { parseRfLabel, parseRfQuotes, renderRf, RF_V1, RF_V1_QUOTE, type RfPromptVersion } from './rf-prompts';
@@ -85,7 +85,7 @@ export class OpenAiJudge implements Judge {
 
     // Claim spans: the labelled reply's quotes that are found in the text (a quote not found gives no span; none is guessed).
     const quotes = label === 'YES' && this.promptVersion === RF_V1_QUOTE ? parseRfQuotes(replies[replies.length - 1]) : [];
-    const spans = mergeSpans(quotes.map((q) => locateQuote(request.text, q)).filter((s): s is TextSpan => s !== undefined));
+    const spans = locateSentences(request.text, quotes);
     return {
       label,
       reply: joinJudgeReplies(replies),
