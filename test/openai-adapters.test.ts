@@ -4,7 +4,7 @@
  */
 import { JudgeError, type JudgeRequest } from '@forensics/core';
 import { joinJudgeReplies, OpenAiJudge, type OpenAiJudgeConfig } from '@forensics/infra/judges/openai-judge.adapter';
-import { renderRfV1 } from '@forensics/infra/judges/rf-prompts';
+import { renderRf, renderRfV1 } from '@forensics/infra/judges/rf-prompts';
 import { OpenAiEmbedder, OpenAiEmbedderError } from '@forensics/infra/openai/openai-embedder.adapter';
 import { pseudoEmbedding, startOpenAiTestServer, type OpenAiTestServer } from './support/openai-test-server';
 
@@ -41,6 +41,24 @@ async function judgeError(promise: Promise<unknown>): Promise<JudgeError> {
 }
 
 describe('OpenAiJudge', () => {
+  it('rf-v1-quote asks for the claim sentences and stores the quotes it finds in the text as spans, never one it cannot find', async () => {
+    const text = 'Sam Altman founded it. Breaking: Tim Cook has been appointed CEO of OpenAI, replacing Sam Altman. Shares rose.';
+    server.enqueue('It pushes Tim Cook. [Quote: "breaking: tim cook has been appointed  CEO of OpenAI, replacing Sam Altman"] [Quote: Tim Cook runs OpenAI now.] [Label: Yes]');
+    const judge = makeJudge({ prompt: 'rf-v1-quote' });
+    const verdict = await judge.judge({ ...request, text });
+    expect(server.requests[0].body.messages?.[0].content).toBe(renderRf('rf-v1-quote', { query: request.query, text, wrongAnswer: request.wrongAnswer }));
+    expect(server.requests[0].body.messages?.[0].content).toContain('return "[Label: No]". If yes, also copy the sentence or sentences of the context that carry that answer, word for word, each as "[Quote: <sentence>]".\nQuestion: ');
+    expect(judge.promptVersion).toBe('rf-v1-quote');
+    expect(verdict.label).toBe('YES');
+    // The first quote is found (case and spacing differ); the second is a paraphrase and gives no span.
+    expect(verdict.spans).toHaveLength(1);
+    expect(text.slice(verdict.spans![0].start, verdict.spans![0].end)).toBe('Breaking: Tim Cook has been appointed CEO of OpenAI, replacing Sam Altman.');
+    expect(verdict.signals).toMatchObject({ quotes: 2, quotesFound: 1 });
+
+    server.enqueue('Benign. [Quote: Sam Altman founded it.] [Label: No]');
+    expect((await judge.judge({ ...request, text })).spans).toBeUndefined();
+  });
+
   it('sends the rf-v1 prompt as one user message, temperature 0, configured model and bearer key', async () => {
     server.enqueue({ content: 'The context claims Tim Cook leads OpenAI. [Label: Yes]', delayMs: 30 });
     const judge = makeJudge();

@@ -81,7 +81,7 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
   const answer = () => repos.answers.create({ collection, query: 'q', answer: 'a', servedIds: [], servedScores: [], source: 'external', generatorKind: null, generatorModel: null, promptVersion: null, embedder: null });
   const verdict = (feedbackId: string, documentId: string, over: Partial<NewVerdict> = {}): NewVerdict => ({
     feedbackId, documentId, round: 1, label: 'YES', judgeKind: 'scripted', judgeModel: 'm', promptVersion: 'v1', reply: 'r', attempts: 1, latencyMs: 3,
-    cacheKey: `${collection}-key`, cached: false, signals: { s: 1, ok: true }, retrievalRank: 1, retrievalScore: 0.5, evidence: null, ...over,
+    cacheKey: `${collection}-key`, cached: false, signals: { s: 1, ok: true }, retrievalRank: 1, retrievalScore: 0.5, evidence: null, spans: null, ...over,
   });
   const mine = (rows: FeedbackRow[]) => rows.filter((x) => x.collection === collection).map((x) => x.id);
 
@@ -302,7 +302,7 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
       const e = await event();
       await repos.verdicts.save(verdict(e.id, d1.id, { round: 2 }));
       await sleep(5);
-      await repos.verdicts.save(verdict(e.id, d2.id, { round: 1, evidence: CANDIDATE_EVIDENCE, signals: { p: 0.25, tokens: [1, 2, 3], note: null } }));
+      await repos.verdicts.save(verdict(e.id, d2.id, { round: 1, evidence: CANDIDATE_EVIDENCE, signals: { p: 0.25, tokens: [1, 2, 3], note: null }, spans: [{ start: 3, end: 17 }, { start: 20, end: 41 }] }));
       await sleep(5);
       await repos.verdicts.save(verdict(e.id, d3.id, { round: 2, evidence: { error: 'boom' } }));
       const [first] = (await repos.verdicts.list(e.id)).filter((v) => v.documentId === d1.id);
@@ -313,6 +313,7 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
       expect(list[1]).toEqual({ ...verdict(e.id, d1.id, { round: 2, label: 'NO', reply: 'again', attempts: 2, cached: true, signals: null, retrievalRank: null, retrievalScore: null }), id: first.id, createdAt: first.createdAt });
       expect(list[0]).toMatchObject({ signals: { p: 0.25, tokens: [1, 2, 3], note: null }, retrievalRank: 1, retrievalScore: 0.5 });
       expect(list[0].evidence).toEqual(CANDIDATE_EVIDENCE);
+      expect(list[0].spans).toEqual([{ start: 3, end: 17 }, { start: 20, end: 41 }]); // claim spans (issue 35) round-trip
       expect(list[2].evidence).toEqual({ error: 'boom' });
       expect(await repos.verdicts.list(randomUUID())).toEqual([]);
       expect(await repos.verdicts.list('nope')).toEqual([]);

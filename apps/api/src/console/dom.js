@@ -84,18 +84,38 @@ export function findOccurrences(text, needle) {
   return ranges;
 }
 
-/** The text as text nodes with every occurrence of `needle` wrapped in <mark> (built with DOM APIs). */
-export function highlighted(text, needle) {
+/**
+ * The text as text nodes with every occurrence of `needle` wrapped in <mark class="hit"> and every claim
+ * span ({start, end} character offsets, issue 35) in <mark class="claim"> (hits nested inside). Built with
+ * DOM APIs only: the text is never parsed as markup. Spans outside the text or empty are ignored.
+ */
+export function highlighted(text, needle, spans = []) {
+  const t = text ?? '';
   const frag = document.createDocumentFragment();
-  const ranges = findOccurrences(text ?? '', needle);
-  let pos = 0;
-  for (const [from, to] of ranges) {
-    if (from > pos) frag.appendChild(document.createTextNode(text.slice(pos, from)));
-    frag.appendChild(h('mark', { class: 'hit', text: text.slice(from, to) }));
-    pos = to;
+  const hits = findOccurrences(t, needle);
+  const claims = (Array.isArray(spans) ? spans : [])
+    .filter((x) => x && Number.isInteger(x.start) && Number.isInteger(x.end) && x.start >= 0 && x.end <= t.length && x.start < x.end)
+    .sort((a, b) => a.start - b.start);
+  const cuts = [...new Set([0, t.length, ...hits.flat(), ...claims.flatMap((x) => [x.start, x.end])])].sort((a, b) => a - b);
+  let box = null; // the <mark class="claim"> being filled
+  let boxOf = -1;
+  let shown = 0;
+  for (let i = 0; i + 1 < cuts.length; i++) {
+    const [a, b] = [cuts[i], cuts[i + 1]];
+    const piece = t.slice(a, b);
+    const hit = hits.some(([f, to]) => f <= a && b <= to);
+    const claim = claims.findIndex((x) => x.start <= a && b <= x.end);
+    const node = hit ? h('mark', { class: 'hit', text: piece }) : document.createTextNode(piece);
+    if (claim < 0) { box = null; boxOf = -1; frag.appendChild(node); continue; }
+    if (claim !== boxOf) {
+      box = h('mark', { class: 'claim', title: 'claim span: the sentence the judge found carrying the claim', dataset: { span: `${claims[claim].start}-${claims[claim].end}` } });
+      boxOf = claim;
+      shown += 1;
+      frag.appendChild(box);
+    }
+    box.appendChild(node);
   }
-  if (pos < (text ?? '').length) frag.appendChild(document.createTextNode(text.slice(pos)));
-  return { node: frag, count: ranges.length };
+  return { node: frag, count: hits.length, spans: shown };
 }
 
 /** A small horizontal bar for a value in [0, 1] (inline SVG), with the number beside it. */

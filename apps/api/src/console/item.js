@@ -1,4 +1,4 @@
-// One item: the text with the wrong answer highlighted, the feedback event, the judge's reply, the
+// One item: the text with the claim span(s) and the wrong answer highlighted, the feedback event, the judge's reply, the
 // evidence as bars against the event's other candidates, policy inputs, siblings, near-duplicates,
 // history and earlier decisions; decisions (approve / restore / purge with typed confirmation) and
 // the claim (taken on open, renewed every minute, released on leave).
@@ -188,6 +188,28 @@ export async function renderItem(view, id, current) {
       outcome.append(h('p', { class: 'error', dataset: { status: e.status ?? '' }, text }));
     }
   }
+  // Redact (issue 35): the claim span(s) replaced by a marker in a new, served version; the original kept until purged.
+  const claimSpans = it.state === 'PURGED' ? [] : (v?.spans ?? []);
+  const canRedact = decide && claimSpans.length > 0 && it.state !== 'PURGED' && !(detail.redaction?.served);
+  async function redactNow() {
+    clear(outcome);
+    if (!canRedact) { outcome.append(h('p', { class: 'error', text: claimSpans.length ? 'This item cannot be redacted now (purged, or already redacted).' : 'No claim span is stored for this item: nothing to redact.' })); return; }
+    const body = { ...(note.value.trim() ? { note: note.value.trim() } : {}), ...(chosen.size ? { reasons: [...chosen] } : {}) };
+    try {
+      const r = await api('POST', `/v1/review/items/${encodeURIComponent(id)}/redact`, body);
+      holdClaim = false;
+      toast(`redacted: ${r.item.documentId} — the redacted version is served`, 'ok');
+      outcome.append(h('p', { class: 'ok', dataset: { state: r.item.state, decision: 'redact' }, text: `Done: redacted ${r.redaction.spans.length} span${r.redaction.spans.length === 1 ? '' : 's'} (${r.redaction.removedChars} characters) — the redacted version ${short(r.redaction.documentId, 13)} is served; restore brings the original back.` }));
+      stateBadge.replaceWith(stateBadge = badge(r.item.state));
+      stateBadge.id = 'item-state';
+      stateBadge.dataset.state = r.item.state;
+      if (redactButton) redactButton.disabled = true;
+    } catch (e) {
+      const who = e.body?.claim?.by;
+      outcome.append(h('p', { class: 'error', dataset: { status: e.status ?? '' }, text: e.status === 409 ? `Refused (409): ${e.message}${who ? ` — held by ${who}` : ''}` : `Failed (${e.status ?? 'error'}): ${e.message}` }));
+    }
+  }
+  const redactButton = decide ? h('button', { type: 'button', id: 'redact', 'aria-keyshortcuts': 'x', disabled: !canRedact, title: canRedact ? 'Replace the claim span(s) by […] in a new served version; the original is kept until purged' : 'No claim span to redact', on: { click: () => redactNow() } }, 'Redact span ', h('kbd', { text: 'x' })) : null;
   const purgeBox = h('div', { class: 'purge', hidden: true });
   if (purge) {
     const typed = h('input', { type: 'text', name: 'confirm', autocomplete: 'off', spellcheck: 'false' });
@@ -202,8 +224,9 @@ export async function renderItem(view, id, current) {
     h('div', { class: 'buttons' },
       h('button', { type: 'button', class: 'danger', id: 'approve', 'aria-keyshortcuts': 'a', on: { click: () => decideNow('approve') } }, 'Approve ', h('kbd', { text: 'a' })),
       h('button', { type: 'button', class: 'primary', id: 'restore', 'aria-keyshortcuts': 'r', on: { click: () => decideNow('restore') } }, 'Restore ', h('kbd', { text: 'r' })),
+      redactButton,
       purge ? h('button', { type: 'button', id: 'purge', text: 'Purge…', on: { click: () => { purgeBox.hidden = !purgeBox.hidden; purgeBox.querySelector('input')?.focus(); } } }) : null),
-    h('p', { class: 'muted small', text: 'Approve = confirmed poison, kept out of serving. Restore = served again exactly as it was. Reasons (1–9) go with the decision.' }),
+    h('p', { class: 'muted small', text: 'Approve = confirmed poison, kept out of serving. Restore = served again exactly as it was. Redact span = the highlighted claim span(s) replaced by […] in a new version that is served instead; restore undoes it. Reasons (1–9) go with the decision.' }),
     reasonBox, field('Note', note), purgeBox, undoBar, outcome) : h('p', { class: 'muted', id: 'read-only', text: 'Read-only: your role cannot decide items.' });
 
   // --- navigation ------------------------------------------------------------------------------------
@@ -224,8 +247,9 @@ export async function renderItem(view, id, current) {
     } catch (e) { toast(`Could not find the next item: ${e.message}`, 'error'); }
   }
 
-  // --- text with the wrong answer highlighted --------------------------------------------------------
-  const hl = highlighted(detail.text ?? '', fb.wrongAnswer ?? it.wrongAnswer);
+  // --- text with the claim span(s) and the wrong answer highlighted ------------------------------------
+  // A purged text is the redaction marker: the spans pointed into the text that is gone.
+  const hl = highlighted(detail.text ?? '', fb.wrongAnswer ?? it.wrongAnswer, claimSpans);
   const textBox = h('div', { class: 'doctext', id: 'doc-text', lang: '' }, hl.node);
 
   let stateBadge = badge(it.state);
@@ -234,7 +258,15 @@ export async function renderItem(view, id, current) {
 
   const sections = [
     h('section', { 'aria-labelledby': 'h-text' }, h('h2', { id: 'h-text', text: 'Text' }),
-      h('p', { class: 'muted small', id: 'hit-count', text: `${hl.count} occurrence${hl.count === 1 ? '' : 's'} of the wrong answer “${short(fb.wrongAnswer ?? it.wrongAnswer ?? '', 60)}” highlighted` }), textBox),
+      h('p', { class: 'muted small', id: 'hit-count', text: `${hl.count} occurrence${hl.count === 1 ? '' : 's'} of the wrong answer “${short(fb.wrongAnswer ?? it.wrongAnswer ?? '', 60)}” highlighted` }),
+      h('p', { class: 'muted small', id: 'span-count' }, hl.spans
+        ? [h('mark', { class: 'claim legend', text: 'claim span' }), ` ${hl.spans} span${hl.spans === 1 ? '' : 's'}: the sentence${hl.spans === 1 ? '' : 's'} the judge found carrying the claim`]
+        : 'No claim span: the judge gave none for this text (or its quote was not found in it).'),
+      textBox,
+      detail.redaction ? h('div', { class: 'redaction', id: 'redaction', dataset: { served: String(!!detail.redaction.served) } },
+        h('h3', { text: detail.redaction.served ? 'Served instead: the redacted version' : 'Redacted version (withdrawn: not served)' }),
+        h('p', { class: 'muted small', text: `document ${detail.redaction.documentId} · ${detail.redaction.removedChars} characters replaced by ${detail.redaction.marker} · by ${detail.redaction.by} at ${fmtDate(detail.redaction.at)}` }),
+        h('div', { class: 'doctext', id: 'redacted-text', text: detail.redaction.text ?? '' })) : null),
     h('section', { 'aria-labelledby': 'h-fb' }, h('h2', { id: 'h-fb', text: 'Feedback event' }), dl([
       ['Query', h('span', { id: 'fb-query', text: fb.query ?? it.query ?? '—' })],
       ['Wrong answer', h('span', { id: 'fb-wrong', text: fb.wrongAnswer ?? it.wrongAnswer ?? '—' })],
@@ -282,7 +314,7 @@ export async function renderItem(view, id, current) {
     progressLine(qFilter), claimLine, decisionPanel,
     h('div', { class: 'sections' }, sections),
     h('p', { class: 'shortcuts muted' }, 'Shortcuts: ', h('kbd', { text: 'j' }), ' next I can decide · ', h('kbd', { text: 'k' }), ' previous item · ',
-      decide ? [h('kbd', { text: 'a' }), ' approve · ', h('kbd', { text: 'r' }), ' restore · ', h('kbd', { text: '1–9' }), ' reasons · ', h('kbd', { text: 'z' }), ' undo · '] : null, h('kbd', { text: 'u' }), ' back to the queue · ', h('kbd', { text: '?' }), ' help'));
+      decide ? [h('kbd', { text: 'a' }), ' approve · ', h('kbd', { text: 'r' }), ' restore · ', h('kbd', { text: 'x' }), ' redact span · ', h('kbd', { text: '1–9' }), ' reasons · ', h('kbd', { text: 'z' }), ' undo · '] : null, h('kbd', { text: 'u' }), ' back to the queue · ', h('kbd', { text: '?' }), ' help'));
   view.setAttribute('data-page', 'item');
   view.dataset.loaded = String(performance.now());
   if (!decide) claimLine.textContent = it.claim ? `Claimed by ${it.claim.by} until ${fmtDate(it.claim.until).slice(11, 19)}.` : '';
@@ -301,6 +333,7 @@ export async function renderItem(view, id, current) {
       k: { label: 'previous item of the queue page', run: () => { if (prevId) location.hash = `#/item/${encodeURIComponent(prevId)}`; else toast('First item of this queue page.'); } },
       ...(decide ? {
         a: { label: 'approve (confirmed poison)', run: () => decideNow('approve') }, r: { label: 'restore (served again)', run: () => decideNow('restore') },
+        x: { label: 'redact the claim span(s) (a redacted version is served instead)', run: () => redactNow() },
         z: { label: 'undo (this decision while the bar shows, else my last decision)', run: () => undoNow(undoBar.hidden ? undefined : id) },
         ...reasonKeys,
       } : {}),

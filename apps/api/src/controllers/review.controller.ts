@@ -6,6 +6,7 @@ import {
   ListAuditLogUseCase, ListReviewEventsUseCase, ListReviewItemsUseCase, parseRequest, PurgeQuarantineUseCase, RestoreQuarantineUseCase, REVIEW,
   ReviewAuditQuery, ReviewBulkRequest, ReviewDecisionRequest, ReviewEventsQuery, ReviewExportQuery, ReviewListQuery, itemSummary,
   NextReviewItemUseCase, ReviewNextQuery, ReviewProgressQuery, ReviewProgressUseCase, ReviewReasonsUseCase, ReviewUndoRequest, UndoReviewDecisionUseCase,
+  RedactReviewItemUseCase, ReviewRedactRequest,
   type Decider, type ReviewRepository,
 } from '@forensics/core';
 import { actorOf, Allow, principalOf } from '../http/auth';
@@ -38,6 +39,7 @@ export class ReviewController {
     @Inject(UndoReviewDecisionUseCase) private readonly undoer: UndoReviewDecisionUseCase,
     @Inject(ReviewProgressUseCase) private readonly progressOf: ReviewProgressUseCase,
     @Inject(NextReviewItemUseCase) private readonly nextOf: NextReviewItemUseCase,
+    @Inject(RedactReviewItemUseCase) private readonly redactor: RedactReviewItemUseCase,
   ) {}
 
   /** The decider of a request: audit actor (user + key id), claim holder name, and whether they may override claims (admins). */
@@ -97,6 +99,17 @@ export class ReviewController {
     else await this.purge.execute({ ...who, confirm: b.confirm });
     const [row] = await this.review.summaries([id]);
     return itemSummary(row);
+  }
+
+  @Post('items/:id/redact')
+  @Allow('decide')
+  @HttpCode(200)
+  @ApiOperation({ summary: "Redact the claim span(s) instead of quarantining the text: the redacted version (spans → '[…]') is embedded and served as a new document, the original kept out of serving until purged; default spans = the judge's stored claim spans; restore reverses it. → {item, redaction, changed}" })
+  @ZodBody(ReviewRedactRequest)
+  async redact(@Param('id') id: string, @Body() body: unknown, @Req() req: Request) {
+    assertStorable('id', id);
+    const b = parseRequest(ReviewRedactRequest, body ?? {});
+    return this.redactor.execute(id, b, { ...this.decider(req), reasons: this.reasons.check(b.reasons) });
   }
 
   @Get('reasons')

@@ -4,3 +4,4 @@ export * from './feedback-token';
 export * from './feedback-status';
 export * from './evidence-record';
 export * from './scan-graph';
+export * from './redaction';

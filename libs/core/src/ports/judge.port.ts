@@ -5,7 +5,7 @@
  * A judge never defaults to benign: a reply without a usable label is UNDETERMINED.
  */
 import type { Label } from '@forensics/algorithms';
-import type { JudgeSignals } from './repositories/records';
+import type { ClaimSpan, JudgeSignals } from './repositories/records';
 
 /** YES: the text tries to induce the wrong answer; NO: it does not; UNDETERMINED: no usable label. */
 export type VerdictLabel = Label;
@@ -29,6 +29,12 @@ export interface JudgeVerdict {
   latencyMs: number;
   /** Machine-readable signals behind the verdict (offline judge), stored as JSON. */
   signals?: JudgeSignals;
+  /**
+   * Where the claim is in the judged text (issue 35): [start, end) character offsets into `request.text`
+   * of the sentence(s) the verdict rests on — the offline judge's evidence sentences, the LLM judge's
+   * quotes located in the text. Absent or empty when the judge gave none or a quote was not found.
+   */
+  spans?: ClaimSpan[];
 }
 
 export interface Judge {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
-  DECISION_AUDIT_ACTIONS, planDecision, PURGED_CACHE_KEY, PURGED_TEXT_MARKER, UNDO_AUDIT_ACTION,
+  DECISION_AUDIT_ACTIONS, planDecision, PURGED_CACHE_KEY, PURGED_TEXT_MARKER, REDACT_AUDIT_ACTION, UNDO_AUDIT_ACTION,
+  type RedactOptions, type RedactResult,
   type DecisionPrev, type ReviewProgressCounts, type UndoResult,
   type AuditQuery, type AuditRow, type BatchDecided, type BulkRequestRow, type NewRememberedDecision, type ClaimResult, type DecideOptions, type DecideResult, type DecisionAction, type QuarantineRow,
   type QuarantineState, type RememberedDecision, type ReviewCounts, type ReviewCursor, type ReviewEventFilter, type ReviewEventRow, type ReviewFilter,
@@ -9,7 +10,7 @@ import {
 import { copy, InMemoryRepository, type InMemoryState } from './in-memory-state';
 
 /** Review columns of a quarantine record the shared state does not hold (Postgres: columns of QuarantineRecord). */
-interface ReviewExtra { decision: DecisionAction | null; decisionRequestId: string | null; claimedBy: string | null; claimedUntil: Date | null; reasons: string[] }
+interface ReviewExtra { decision: DecisionAction | 'redact' | null; decisionRequestId: string | null; claimedBy: string | null; claimedUntil: Date | null; reasons: string[] }
 interface ReviewState { extra: Map<string, ReviewExtra>; memory: RememberedDecision[]; bulk: Map<string, BulkRequestRow> }
 
 const REVIEW_STATE = new WeakMap<InMemoryState, ReviewState>();
@@ -161,9 +162,17 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
     } else {
       doc.status = plan.to === 'RESTORED' ? 'ACTIVE' : 'QUARANTINED';
     }
+    // Any other decision on a redacted item withdraws its redacted version (kept, out of serving).
+    const withdrew = q.redaction?.active ? q.redaction.documentId : null;
+    if (withdrew) {
+      const version = this.s.documents.get(withdrew);
+      if (version?.status === 'ACTIVE') version.status = 'QUARANTINED';
+      q.redaction = { ...q.redaction!, active: false };
+      q.storeSynced = false;
+    }
     this.log({
       actor: opts.actor, action: AUDIT_ACTION[action], entityType: 'QuarantineRecord', entityId: id,
-      details: { documentId: q.documentId, note: opts.note ?? null, reasons: [...(opts.reasons ?? [])], from, to: plan.to, prev: { ...prev }, ...(opts.requestId ? { requestId: opts.requestId } : {}), ...(opts.override && overrode ? { overrodeClaimOf: overrode } : {}) },
+      details: { documentId: q.documentId, note: opts.note ?? null, reasons: [...(opts.reasons ?? [])], from, to: plan.to, prev: { ...prev }, ...(opts.requestId ? { requestId: opts.requestId } : {}), ...(withdrew ? { withdrewRedaction: withdrew } : {}), ...(opts.override && overrode ? { overrodeClaimOf: overrode } : {}) },
     });
     if (opts.remember) this.r.memory.push({ id: randomUUID(), collection: q.collection, ...opts.remember, action, actor: opts.actor, note: opts.note ?? null, reasons: [...(opts.reasons ?? [])], recordId: id, at: this.now() });
     return { outcome: 'changed', row: this.item(q) };
@@ -185,12 +194,12 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
     const mine = ofPrincipal(principal);
     const undone = new Set(rows.filter((a) => a.action === UNDO_AUDIT_ACTION).map((a) => String(a.details?.undoes)));
     const last = [...rows].reverse().find((a) => a.entityType === 'QuarantineRecord' && (a.action === AUDIT_ACTION.approve || a.action === AUDIT_ACTION.restore)
-      && mine(a.actor) && a.details && 'prev' in a.details && !('requestId' in a.details) && (opts.id === undefined || a.entityId === opts.id) && !undone.has(a.id));
+      && mine(a.actor) && a.details && 'prev' in a.details && !('requestId' in a.details) && !('withdrewRedaction' in a.details) && (opts.id === undefined || a.entityId === opts.id) && !undone.has(a.id));
     const q = last ? this.s.quarantines.get(last.entityId) : undefined;
     if (!last || !q) return { outcome: 'nothing' };
     const d = last.details as unknown as { to: QuarantineState; prev: DecisionPrev };
     const since = [...rows].reverse().find((a) => a.entityId === q.id && Number(a.id) > Number(last.id)
-      && [AUDIT_ACTION.approve, AUDIT_ACTION.restore, AUDIT_ACTION.purge, UNDO_AUDIT_ACTION].includes(a.action));
+      && [AUDIT_ACTION.approve, AUDIT_ACTION.restore, AUDIT_ACTION.purge, UNDO_AUDIT_ACTION, REDACT_AUDIT_ACTION].includes(a.action));
     if (since || q.state !== d.to) return { outcome: 'decided-since', row: this.item(q), by: since?.actor ?? 'another process', action: since?.action ?? `state ${q.state}` };
     const p = d.prev;
     const from = q.state;
@@ -204,9 +213,41 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
     return { outcome: 'undone', row: this.item(q), undid: { auditId: last.id, action: last.action, at: last.at } };
   }
 
+  async redact(id: string, opts: RedactOptions): Promise<RedactResult> {
+    const q = this.s.quarantines.get(id);
+    if (!q) return { outcome: 'missing' };
+    const x = this.extra(id);
+    const live = !!(x.claimedBy && x.claimedUntil && x.claimedUntil.getTime() > this.now().getTime());
+    if (live && x.claimedBy !== opts.claimant && !opts.override) return { outcome: 'claimed', row: this.item(q), claim: { by: x.claimedBy!, until: new Date(x.claimedUntil!) } };
+    if (x.decision === 'redact' && q.redaction?.active) return { outcome: 'unchanged', row: this.item(q), redaction: copy(q.redaction) };
+    if (q.state === 'PURGED') return { outcome: 'conflict', row: this.item(q), reason: `quarantine record ${id} is PURGED: the text is gone` };
+    const dup = [...this.s.documents.values()].find((d) => d.collection === q.collection && d.textHash === opts.version.textHash);
+    if (dup) return { outcome: 'conflict', row: this.item(q), reason: `the redacted text is already document ${dup.id} of the collection` };
+    const doc = this.s.documents.get(q.documentId)!;
+    this.s.documents.set(opts.version.id, { id: opts.version.id, collection: q.collection, externalId: doc.externalId, textHash: opts.version.textHash, text: opts.version.text, metadata: copy(opts.version.metadata), status: 'ACTIVE' });
+    const prev: DecisionPrev = {
+      state: q.state, decision: x.decision, resolvedBy: q.resolvedBy, resolvedAt: q.resolvedAt ? new Date(q.resolvedAt).toISOString() : null, note: q.note,
+      reasons: [...x.reasons], servedDuringReview: q.servedDuringReview, documentStatus: doc.status,
+    };
+    const from = q.state;
+    const overrode = live && x.claimedBy !== opts.claimant ? x.claimedBy : null;
+    const redaction = { ...copy(opts.redaction), documentId: opts.version.id, active: true };
+    Object.assign(q, { state: 'QUARANTINED', resolvedBy: opts.actor, resolvedAt: this.now(), note: opts.note ?? null, storeSynced: false, servedDuringReview: false, redaction });
+    Object.assign(x, { decision: 'redact', decisionRequestId: null, claimedBy: null, claimedUntil: null, reasons: [...(opts.reasons ?? [])] });
+    doc.status = 'QUARANTINED';
+    this.log({
+      actor: opts.actor, action: REDACT_AUDIT_ACTION, entityType: 'QuarantineRecord', entityId: id,
+      details: {
+        documentId: q.documentId, redactedDocumentId: opts.version.id, spans: redaction.spans, removedChars: redaction.removedChars, marker: redaction.marker,
+        note: opts.note ?? null, reasons: [...(opts.reasons ?? [])], from, to: 'QUARANTINED', prev: { ...prev }, ...(opts.override && overrode ? { overrodeClaimOf: overrode } : {}),
+      },
+    });
+    return { outcome: 'changed', row: this.item(q) };
+  }
+
   async progress(principal: string, since: Date): Promise<ReviewProgressCounts> {
     const mine = ofPrincipal(principal);
-    const decisions = new Set<string>([AUDIT_ACTION.approve, AUDIT_ACTION.restore, AUDIT_ACTION.purge]);
+    const decisions = new Set<string>([AUDIT_ACTION.approve, AUDIT_ACTION.restore, AUDIT_ACTION.purge, REDACT_AUDIT_ACTION]);
     const rows = this.auditRows().filter((a) => a.entityType === 'QuarantineRecord' && a.at >= since && (decisions.has(a.action) || a.action === UNDO_AUDIT_ACTION));
     const sum = (xs: AuditRow[]) => xs.reduce((n, a) => n + (a.action === UNDO_AUDIT_ACTION ? -1 : 1), 0);
     const reviewers = new Set(rows.filter((a) => decisions.has(a.action)).map((a) => a.actor.split(' key:')[0])).size;

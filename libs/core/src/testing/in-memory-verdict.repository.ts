@@ -21,7 +21,7 @@ export class InMemoryVerdictRepository extends InMemoryRepository implements Ver
   async save(v: NewVerdict): Promise<void> {
     if (!this.s.feedback.has(v.feedbackId)) throw new ConstraintViolation(`foreign key: feedback event ${v.feedbackId} does not exist`);
     if (!this.s.documents.has(v.documentId)) throw new ConstraintViolation(`foreign key: document ${v.documentId} does not exist`);
-    const row = { ...copy(v), signals: jsonColumn(v.signals), evidence: jsonColumn(v.evidence) };
+    const row = { ...copy(v), signals: jsonColumn(v.signals), evidence: jsonColumn(v.evidence), spans: jsonColumn(v.spans ?? null) };
     const i = this.s.verdicts.findIndex((x) => x.feedbackId === v.feedbackId && x.documentId === v.documentId);
     if (i >= 0) this.s.verdicts[i] = { ...row, id: this.s.verdicts[i].id, createdAt: this.s.verdicts[i].createdAt };
     else this.s.verdicts.push({ ...row, id: randomUUID(), createdAt: this.now() });

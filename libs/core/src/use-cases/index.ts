@@ -1,6 +1,7 @@
 import { NextReviewItemUseCase, ReviewProgressUseCase } from './quarantine/review/review-workflow/review-progress.use-case';
 import { ReviewReasonsUseCase } from './quarantine/review/review-workflow/review-reasons.use-case';
 import { UndoReviewDecisionUseCase } from './quarantine/review/review-workflow/undo-review-decision.use-case';
+import { RedactReviewItemUseCase } from './quarantine/review/redact-review-item/redact-review-item.use-case';
 import { AUDIT_USE_CASES } from './audits';
 import { BulkReviewUseCase } from './quarantine/review/bulk-review/bulk-review.use-case';
 import { ClaimReviewItemUseCase } from './quarantine/review/claim-review-item/claim-review-item.use-case';
@@ -58,6 +59,7 @@ export * from './quarantine/review/review-items/get-review-item.use-case';
 export * from './quarantine/review/review-items/list-review-items.use-case';
 export * from './quarantine/review/review-items/review.schema';
 export * from './quarantine/review/review-items/review-view';
+export * from './quarantine/review/redact-review-item/redact-review-item.use-case';
 export * from './serving/answer-query/answer-query.use-case';
 export * from './serving/check-serving/check-serving.use-case';
 export * from './quarantine/approve-quarantine/approve-quarantine.use-case';
@@ -104,6 +106,6 @@ export const USE_CASES = [
   PingWebhookUseCase, RedeliverWebhookUseCase, RedriveWebhookDeliveriesUseCase, RotateWebhookSecretUseCase, UpdateWebhookUseCase,
   BulkReviewUseCase, ClaimReviewItemUseCase, ExportReviewUseCase, GetReviewEventUseCase, GetReviewItemUseCase, ListAuditLogUseCase, ListReviewEventsUseCase, ListReviewItemsUseCase, PurgeQuarantineUseCase,
   ListDeadLettersUseCase, RedriveFeedbackUseCase,
-  NextReviewItemUseCase, ReviewProgressUseCase, ReviewReasonsUseCase, UndoReviewDecisionUseCase,
+  NextReviewItemUseCase, ReviewProgressUseCase, ReviewReasonsUseCase, UndoReviewDecisionUseCase, RedactReviewItemUseCase,
   ...AUDIT_USE_CASES,
 ] as const;

@@ -1,6 +1,7 @@
 import type { Label } from '../ragforensics/traceback-loop';
 import { containsAnswer } from '../text/answer-match';
 import { dropDayOfMonth, hasMonthName, joinSpacedDigitGroups, normalizeText, rawTokens, stripCitationMarkers } from '../text/normalize';
+import { locateSentences, type TextSpan } from '../text/locate-quote';
 import { longestContentRun } from '../text/token-salad';
 import { contentTerms, softStem, splitSentences } from '../text/tokenizer';
 import fitted from './offline-judge.fitted.json';
@@ -24,6 +25,8 @@ export interface OfflineJudgeResult {
   signals: Record<string, number | boolean | string>;
   /** Plain-English reasons an admin can read. */
   explanation: string;
+  /** Where the claim is (issue 35): [start, end) ranges of `input.text` of `claimSentences`, merged; none for a NO or when not located. */
+  spans: TextSpan[];
 }
 
 export { OFFLINE_JUDGE_FEATURES, type OfflineJudgeFeatures, type OfflineJudgeWeights } from './offline-judge.features';
@@ -216,6 +219,8 @@ interface PieceEvidence {
   sentence: string;
   /** A yes/no question about two things denied across the text (the whole text restates the question). */
   acrossText?: boolean;
+  /** Every sentence that states the answer (support > 0), in text order: the claim may be made more than once. */
+  stating?: string[];
 }
 
 /**
@@ -232,6 +237,7 @@ function evidenceFor(text: string, answer: string, answerTerms: readonly string[
   const numbersKept = (have: ReadonlySet<string>) => queryTerms.every((t) => !/\d/.test(t) || have.has(t));
   let firstDenying: string | undefined;
   let restatedDenial = false;
+  const stating: string[] = [];
   sentences.forEach((sentence, i) => {
     let support: number;
     let exact = false;
@@ -252,6 +258,7 @@ function evidenceFor(text: string, answer: string, answerTerms: readonly string[
       ({ support, exact } = answerSupport(sentence, terms[i], answer, answerTerms, partialMin, rules));
     }
     if (support === 0) return;
+    stating.push(sentence);
     const cov = coverage(queryTerms, window ?? windowOf());
     const value = support * (0.5 + 0.5 * cov);
     if (value > bestValue) {
@@ -285,8 +292,9 @@ function evidenceFor(text: string, answer: string, answerTerms: readonly string[
   if (polar === 'yes' && rules.polarWholeText && restatedDenial) {
     // The stance is the whole text's (issue 33): a text that denies the proposition in a passage restating
     // the question does not say 'yes' because another of its sentences restates it without a negation.
-    return { support: 0, exact: false, windowCoverage: 0, sentenceCoverage: 0, sentence: '' };
+    return { support: 0, exact: false, windowCoverage: 0, sentenceCoverage: 0, sentence: '', stating: [] };
   }
+  best = { ...best, stating };
   if (polar === 'no' && best.support === 0 && (conjunctive || rules.polarWholeText) && firstDenying !== undefined) {
     // A question about two things ("Are X and Y both …?") is denied across sentences: "X is a musician.
     // Y was a plumber. He never sang." The whole text must restate the proposition (≥ POLAR_MIN_COVERAGE of
@@ -366,6 +374,8 @@ export interface OfflineJudgeEvidence {
   /** States an answer of ≥ LONG_ANSWER_TOKENS tokens verbatim: the score is 1 whatever the weights (see `evidenceScore`). */
   verbatimLong: boolean;
   features: OfflineJudgeFeatures;
+  /** The claim (issue 35): the answer-bearing sentence and every other one stating the answer (whole-text support: those with its terms). */
+  claimSentences: string[];
 }
 
 /**
@@ -409,7 +419,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
     exact: 0, support: 0, sentenceCoverage: 0, textCoverage: 0, supportingPeerShare: 0, closeCopies: 0, answerLength: 0, answerTermsStated: 0, rivals: 0, unnaturalRun: 0,
   };
   if (answerNorm === '') {
-    return { judgeable: false, polar, answerTerms: 0, queryTerms: queryTerms.length, support: 0, exact: false, sentence: '', sentenceCoverage: 0, acrossText: false, textCoverage: 0, textTerms: textTerms.size, supportingPeers: 0, agreeingPeers: 0, mimickingPeers: 0, rivals: 0, verbatimLong: false, features: zero };
+    return { judgeable: false, polar, answerTerms: 0, queryTerms: queryTerms.length, support: 0, exact: false, sentence: '', sentenceCoverage: 0, acrossText: false, textCoverage: 0, textTerms: textTerms.size, supportingPeers: 0, agreeingPeers: 0, mimickingPeers: 0, rivals: 0, verbatimLong: false, features: zero, claimSentences: [] };
   }
 
   const queryTokens = normalizeText(input.query).split(' ');
@@ -468,6 +478,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
     // A verbatim statement of a long answer (e.g. a scripted refusal) is not a coincidence: it is the
     // payload itself. A prior, not fitted (written before the GMTP trigger files were looked at).
     verbatimLong: ev.exact && answerNorm.split(' ').length >= LONG_ANSWER_TOKENS, features,
+    claimSentences: ev.support === 0 ? [] : ev.sentence ? [ev.sentence, ...(ev.stating ?? [])] : sentences.filter((x) => { const t = termSet(x); return distinctive.some((d) => t.has(d)); }),
   };
 }
 
@@ -535,7 +546,7 @@ export function offlineJudge(input: OfflineJudgeInput, params: Partial<OfflineJu
   const p = validateOfflineJudgeParams(params);
   const ev = offlineJudgeFeatures(input, p);
   if (!ev.judgeable) {
-    return { label: 'UNDETERMINED', score: 0, signals: { answerEmpty: true }, explanation: `The wrong answer '${quote(input.wrongAnswer)}' is empty after normalisation, so support cannot be judged; needs human review.` };
+    return { label: 'UNDETERMINED', score: 0, signals: { answerEmpty: true }, explanation: `The wrong answer '${quote(input.wrongAnswer)}' is empty after normalisation, so support cannot be judged; needs human review.`, spans: [] };
   }
   const z = evidenceLogit(ev.features, p.weights ?? SCORE_WEIGHTS);
   const { verbatimLong } = ev;
@@ -567,7 +578,8 @@ export function offlineJudge(input: OfflineJudgeInput, params: Partial<OfflineJu
   };
   let explanation = explain(input, label, score, ev, p.yesThreshold);
   if (signals.confidence === 'band') explanation = explanation.replace(/\.$/, `. The score is inside the confidence band [${p.bandLow.toFixed(2)}, ${p.bandHigh.toFixed(2)}): not clear either way, so a reviewer decides.`);
-  return { label, score, signals, explanation: verbatimLong ? explanation.replace(/\.$/, `; it states the long answer verbatim (${LONG_ANSWER_TOKENS}+ words), which is the payload itself, not a coincidence.`) : explanation };
+  const spans = label === 'NO' ? [] : locateSentences(input.text, ev.claimSentences);
+  return { label, score, signals, spans, explanation: verbatimLong ? explanation.replace(/\.$/, `; it states the long answer verbatim (${LONG_ANSWER_TOKENS}+ words), which is the payload itself, not a coincidence.`) : explanation };
 }
 
 function round3(x: number): number {

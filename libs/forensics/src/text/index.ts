@@ -4,3 +4,5 @@ export type { TokenizeOptions } from './tokenizer';
 export { containsAnswer, answerMatches } from './answer-match';
 export { ENGLISH_STOPWORDS, isStopword } from './stopwords';
 export { longestContentRun } from './token-salad';
+export { locateQuote, locateSentences, mergeSpans, spansOverlap, QUOTE_SKIP_MIN } from './locate-quote';
+export type { TextSpan } from './locate-quote';

@@ -174,6 +174,7 @@ export const ENV_SCHEMA = z.object({
   JUDGE_MODEL: textWithDefault(DEFAULT_LLM_MODEL, 'judge model name'),
   JUDGE_TIMEOUT_MS: intVar(100, 600_000, 60_000, 'timeout of one judge request (ms)'),
   JUDGE_MAX_REASKS: intVar(0, 10, 2, 're-asks after an unlabelled judge reply'),
+  JUDGE_PROMPT: enumVar(['rf-v1-quote', 'rf-v1'], 'rf-v1-quote', "LLM judge prompt: rf-v1-quote = the paper's rf-v1 plus one sentence asking for the claim's sentences as [Quote: …] (claim spans on the review page); rf-v1 = the paper's prompt verbatim, no spans"),
   JUDGE_CONCURRENCY: intVar(1, 64, 4, 'judge calls in flight within a round'),
   // RAGForensics bounds: ranges as in TraceParams (validateTraceParams), defaults DEFAULT_TRACE_PARAMS.
   TRACE_K: intVar(1, 100, DEFAULT_TRACE_PARAMS.k, 'K of RAGForensics: texts per retrieval round (library default)'),
@@ -469,7 +470,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     jsonMaxDepth: e.JSON_MAX_DEPTH,
     intakeFastPath: e.INTAKE_FAST_PATH === 'true',
     embedder: { kind: embedderKind, onnxModelDir: e.ONNX_MODEL_DIR, model: e.EMBEDDING_MODEL, dimension: e.EMBEDDING_DIMENSION },
-    judge: { kind: judgeKind, model: e.JUDGE_MODEL, timeoutMs: e.JUDGE_TIMEOUT_MS, maxReasks: e.JUDGE_MAX_REASKS },
+    judge: { kind: judgeKind, model: e.JUDGE_MODEL, timeoutMs: e.JUDGE_TIMEOUT_MS, maxReasks: e.JUDGE_MAX_REASKS, prompt: e.JUDGE_PROMPT },
     openai: { baseURL: openaiBase, apiKey: e.OPENAI_API_KEY ?? (openaiBase ? 'not-needed' : undefined) },
     trace: { k: e.TRACE_K, maxRounds: e.TRACE_MAX_ROUNDS, maxJudgeCalls: e.TRACE_MAX_JUDGE_CALLS, judgeConcurrency: e.JUDGE_CONCURRENCY },
     queue: { attempts: e.QUEUE_ATTEMPTS, backoffMs: e.QUEUE_BACKOFF_MS, workerConcurrency: e.WORKER_CONCURRENCY, workerProcesses: e.WORKER_PROCESSES, prefix: e.QUEUE_PREFIX, lockMs: e.WORKER_LOCK_MS, sweepEveryMs: e.SWEEP_EVERY_MS, enqueueTimeoutMs: e.QUEUE_ENQUEUE_TIMEOUT_MS },

@@ -62,7 +62,7 @@ export interface AppConfig {
   /** POST /v1/feedback served by the intake's fast path (apps/api/src/http/fast-intake.ts) instead of the express + Nest chain. */
   readonly intakeFastPath: boolean;
   readonly embedder: Readonly<{ kind: 'use-lite' | 'onnx' | 'openai'; onnxModelDir?: string; model?: string; dimension?: number }>;
-  readonly judge: Readonly<{ kind: 'offline' | 'openai'; model: string; timeoutMs: number; maxReasks: number }>;
+  readonly judge: Readonly<{ kind: 'offline' | 'openai'; model: string; timeoutMs: number; maxReasks: number; prompt: 'rf-v1' | 'rf-v1-quote' }>;
   readonly openai: Readonly<{ baseURL?: string; apiKey?: string }>;
   readonly trace: Readonly<{ k: number; maxRounds: number; maxJudgeCalls: number; judgeConcurrency: number }>;
   readonly queue: Readonly<{ attempts: number; backoffMs: number; workerConcurrency: number; workerProcesses: number; prefix: string; lockMs: number; sweepEveryMs: number; enqueueTimeoutMs: number }>;

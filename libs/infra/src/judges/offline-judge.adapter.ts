@@ -23,6 +23,7 @@ export class OfflineJudge implements Judge {
       attempts: 1,
       latencyMs: performance.now() - t0,
       signals: { ...r.signals, score: r.score },
+      spans: r.spans,
     };
   }
 }

@@ -1,6 +1,7 @@
+import { locateSentences } from '@forensics/algorithms';
 import { JudgeError, type Judge, type JudgeRequest, type JudgeVerdict, type VerdictLabel } from '@forensics/core';
 import { classifyOpenAiError, createOpenAiClient, type OpenAiClient } from '../openai/openai-client';
-import { parseRfLabel, renderRfV1, RF_V1 } from './rf-prompts';
+import { parseRfLabel, parseRfQuotes, renderRf, RF_V1, RF_V1_QUOTE, type RfPromptVersion } from './rf-prompts';
 
 export interface OpenAiJudgeConfig {
   /** Base URL including `/v1` (OpenAI or any OpenAI-compatible server). */
@@ -13,6 +14,8 @@ export interface OpenAiJudgeConfig {
   maxReasks?: number;
   /** Transport retries done by the `openai` package itself (429, 5xx, timeouts). Default 2. */
   maxRetries?: number;
+  /** 'rf-v1' (default: the paper's prompt verbatim) or 'rf-v1-quote' (also asks for the claim's sentences: claim spans, issue 35). */
+  prompt?: RfPromptVersion;
 }
 
 export const OPENAI_JUDGE_DEFAULT_MAX_REASKS = 2;
@@ -38,7 +41,7 @@ export function joinJudgeReplies(replies: readonly string[]): string {
  */
 export class OpenAiJudge implements Judge {
   readonly kind = 'openai';
-  readonly promptVersion = RF_V1;
+  readonly promptVersion: RfPromptVersion;
   readonly model: string;
   private readonly client: OpenAiClient;
   private readonly maxReasks: number;
@@ -47,7 +50,9 @@ export class OpenAiJudge implements Judge {
     if (!config.model) throw new Error('OpenAiJudge: model is required');
     const maxReasks = config.maxReasks ?? OPENAI_JUDGE_DEFAULT_MAX_REASKS;
     if (!Number.isInteger(maxReasks) || maxReasks < 0) throw new RangeError(`OpenAiJudge: maxReasks must be a non-negative integer, got ${maxReasks}`);
+    if (config.prompt !== undefined && config.prompt !== RF_V1 && config.prompt !== RF_V1_QUOTE) throw new RangeError(`OpenAiJudge: prompt must be ${RF_V1} or ${RF_V1_QUOTE}, got ${String(config.prompt)}`);
     this.model = config.model;
+    this.promptVersion = config.prompt ?? RF_V1;
     this.maxReasks = maxReasks;
     this.client = createOpenAiClient({
       baseURL: config.baseURL,
@@ -58,7 +63,7 @@ export class OpenAiJudge implements Judge {
   }
 
   async judge(request: JudgeRequest): Promise<JudgeVerdict> {
-    const prompt = renderRfV1({ query: request.query, text: request.text, wrongAnswer: request.wrongAnswer });
+    const prompt = renderRf(this.promptVersion, { query: request.query, text: request.text, wrongAnswer: request.wrongAnswer });
     const started = performance.now();
     const replies: string[] = [];
     const finishReasons: (string | null)[] = [];
@@ -78,12 +83,16 @@ export class OpenAiJudge implements Judge {
       if (label !== 'UNDETERMINED') break;
     }
 
+    // Claim spans: the labelled reply's quotes that are found in the text (a quote not found gives no span; none is guessed).
+    const quotes = label === 'YES' && this.promptVersion === RF_V1_QUOTE ? parseRfQuotes(replies[replies.length - 1]) : [];
+    const spans = locateSentences(request.text, quotes);
     return {
       label,
       reply: joinJudgeReplies(replies),
       attempts: replies.length,
       latencyMs: Math.round(performance.now() - started),
-      signals: { finishReasons, promptTokens, completionTokens },
+      signals: { finishReasons, promptTokens, completionTokens, ...(quotes.length ? { quotes: quotes.length, quotesFound: spans.length } : {}) },
+      ...(spans.length ? { spans } : {}),
     };
   }
 

@@ -59,3 +59,37 @@ export function parseRfLabel(reply: string): VerdictLabel {
   if (seen.size !== 1) return 'UNDETERMINED';
   return seen.has('yes') ? 'YES' : 'NO';
 }
+
+/**
+ * Version `rf-v1-quote` (issue 35): rf-v1 with one sentence added after the label instruction, asking
+ * for the sentence(s) of the context that carry the claim, word for word, each as `[Quote: …]`. The
+ * quotes are located in the text (`locateQuote`: tolerant of case, whitespace and punctuation, never
+ * a paraphrase) and stored as the verdict's claim spans. Everything else is rf-v1 byte for byte;
+ * JUDGE_PROMPT=rf-v1 keeps the paper's prompt verbatim (for measurements against the paper).
+ */
+export const RF_V1_QUOTE = 'rf-v1-quote';
+export const RF_QUOTE_INSTRUCTION =
+  ' If yes, also copy the sentence or sentences of the context that carry that answer, word for word, each as "[Quote: <sentence>]".';
+
+export type RfPromptVersion = typeof RF_V1 | typeof RF_V1_QUOTE;
+
+/** Fills rf-v1 or rf-v1-quote (the same positional substitution as `renderRfV1`). */
+export function renderRf(version: RfPromptVersion, input: RfV1Input): string {
+  if (version === RF_V1) return renderRfV1(input);
+  const p = RF_V1_PARTS;
+  const [head, question] = p.beforeQ.split('\nQuestion: ') as [string, string];
+  return p.beforeT1 + input.wrongAnswer + head + RF_QUOTE_INSTRUCTION + '\nQuestion: ' + question + input.query + p.beforeC + input.text + p.beforeT2 + input.wrongAnswer + p.after;
+}
+
+// `[Quote: …]`, any case; the quote runs to the first "]" that closes it (a quote holding "]" is cut there and, unless it is still found, dropped).
+const QUOTE_PATTERN = /\[\s*quote\s*:\s*([^\]]+?)\s*\]/gi;
+
+/** The quotes of an rf-v1-quote reply, in order, without surrounding quotation marks; none when there are none. */
+export function parseRfQuotes(reply: string): string[] {
+  const out: string[] = [];
+  for (const m of reply.matchAll(QUOTE_PATTERN)) {
+    const q = m[1].trim().replace(/^["“'‘]+|["”'’]+$/g, '').trim();
+    if (q) out.push(q);
+  }
+  return out;
+}

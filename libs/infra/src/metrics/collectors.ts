@@ -38,11 +38,12 @@ export function registerQuarantineCollectors(metrics: ForensicsMetrics, prisma: 
     const rows = await prisma.$queryRaw<{ action: string; reason: string; n: bigint }[]>`
       SELECT a."action", r.reason, COUNT(*)::bigint AS n
       FROM "AuditLog" a CROSS JOIN LATERAL jsonb_array_elements_text(CASE WHEN jsonb_typeof(a."details"->'reasons') = 'array' THEN a."details"->'reasons' ELSE '[]'::jsonb END) AS r(reason)
-      WHERE a."entityType" = 'QuarantineRecord' AND a."action" IN ('review.approved', 'quarantine.restored', 'quarantine.purged')
+      WHERE a."entityType" = 'QuarantineRecord' AND a."action" IN ('review.approved', 'quarantine.restored', 'quarantine.purged', 'review.redacted')
       GROUP BY 1, 2`;
-    const verb: Record<string, string> = { 'review.approved': 'approve', 'quarantine.restored': 'restore', 'quarantine.purged': 'purge' };
+    const verb: Record<string, string> = { 'review.approved': 'approve', 'quarantine.restored': 'restore', 'quarantine.purged': 'purge', 'review.redacted': 'redact' };
     return rows.map((r) => [{ action: verb[r.action] ?? r.action, reason: r.reason }, Number(r.n)] as [Record<string, string>, number]);
   });
+  metrics.collectedCounter('forensics_review_redactions_total', 'Claim spans redacted instead of quarantining the text (issue 35), from the audit log', [], async () => [[{}, await audited('review.redacted')]]);
   metrics.collectedCounter('forensics_review_undos_total', 'Reviewer decisions undone ("undo my last decision"), from the audit log', [], async () => [[{}, await audited('review.undone')]]);
   metrics.gauge('forensics_quarantine_records', 'Quarantine records by state (NEEDS_REVIEW is the review backlog)', ['state'], async (g) => {
     const rows = await prisma.quarantineRecord.groupBy({ by: ['state'], _count: { _all: true } });

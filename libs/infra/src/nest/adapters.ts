@@ -28,6 +28,7 @@ export function judgeFor(config: AppConfig): Judge {
       model: config.judge.model,
       timeoutMs: config.judge.timeoutMs,
       maxReasks: config.judge.maxReasks,
+      prompt: config.judge.prompt,
     });
   }
   return new OfflineJudge();

@@ -1,4 +1,4 @@
-import type { Label, TraceRound, TraceSummary, TrustLevel } from '@forensics/algorithms';
+import type { Label, TextSpan, TraceRound, TraceSummary, TrustLevel } from '@forensics/algorithms';
 import type { CandidateEvidence } from '../../domain/evidence-record';
 
 /**
@@ -131,6 +131,8 @@ export type FeedbackPatch = Partial<Pick<FeedbackRow, 'step' | 'trace' | 'failur
 type JsonScalar = string | number | boolean | null;
 /** Machine-readable signals behind a verdict (the offline judge's numbers, an LLM's token counts). */
 export type JudgeSignals = Record<string, JsonScalar | JsonScalar[]>;
+/** A character range [start, end) of a judged text that carries the claim (issue 35). */
+export type ClaimSpan = TextSpan;
 /** Retriever-side evidence stored on a verdict, or why it could not be computed. */
 export type VerdictEvidence = CandidateEvidence | { error: string };
 
@@ -153,6 +155,8 @@ export interface VerdictRow {
   retrievalRank: number | null;
   retrievalScore: number | null;
   evidence: VerdictEvidence | null;
+  /** Where the claim is in the document's text (issue 35); null/absent = none given or found. Offsets into the text as judged (same hash). */
+  spans?: ClaimSpan[] | null;
   createdAt: Date;
 }
 export type NewVerdict = Omit<VerdictRow, 'id' | 'createdAt'>;
@@ -160,7 +164,7 @@ export type NewVerdict = Omit<VerdictRow, 'id' | 'createdAt'>;
 /** Why a text was quarantined or sent to review: the policy, its inputs, the judge, the evidence. */
 export interface QuarantineEvidence {
   policy: { name: string; decision: string; withhold: boolean; reason: string; inputs: JsonObject };
-  judge: { kind: string; model: string; promptVersion: string; label?: Label; reply?: string; signals: JudgeSignals | null };
+  judge: { kind: string; model: string; promptVersion: string; label?: Label; reply?: string; signals: JudgeSignals | null; spans?: ClaimSpan[] | null };
   retrieval: { rank: number; score: number } | null;
   retrieverEvidence: VerdictEvidence | null;
 }
@@ -181,6 +185,23 @@ export interface QuarantineRow {
   resolvedBy: string | null;
   resolvedAt: Date | null;
   note: string | null;
+  /** The record's redaction (issue 35), when a reviewer redacted the claim instead of quarantining the whole text; null otherwise. */
+  redaction?: RedactionState | null;
+}
+
+/**
+ * A redaction (issue 35): the original text stays in Postgres (its document, out of serving) until
+ * purged; the redacted version is a new document (`documentId`, its own text hash) served in its
+ * place while `active`. A later approve / restore / purge of the record withdraws it (`active` false).
+ */
+export interface RedactionState {
+  documentId: string;
+  spans: ClaimSpan[];
+  marker: string;
+  removedChars: number;
+  at: string;
+  by: string;
+  active: boolean;
 }
 
 export interface NewQuarantine {

@@ -1,5 +1,5 @@
 import type { Token } from '../token';
-import type { FeedbackStatus, JsonObject, Label, QuarantineState, Verification } from './records';
+import type { FeedbackStatus, JsonObject, Label, QuarantineState, RedactionState, Verification } from './records';
 
 /**
  * The review console's side of the quarantine aggregate (issue 11): queue queries with keyset
@@ -58,7 +58,8 @@ export interface ReviewItemRow {
   suspicion: number | null;
   servedDuringReview: boolean;
   createdAt: Date;
-  decision: DecisionAction | null;
+  /** 'redact' (issue 35): the claim span was redacted and the redacted version is served in the text's place. */
+  decision: DecisionAction | 'redact' | null;
   decidedBy: string | null;
   decidedAt: Date | null;
   note: string | null;
@@ -114,6 +115,25 @@ export type DecideResult =
   /** The action is not possible from the record's state. */
   | { outcome: 'conflict'; row: ReviewItemRow }
   | { outcome: 'missing' };
+
+/** Redaction (issue 35): the decision options plus the redacted version to register. */
+export interface RedactOptions extends Omit<DecideOptions, 'requestId' | 'remember'> {
+  /** The redacted version: a new document (fresh id) of the record's collection, with the original's external id. */
+  version: { id: string; textHash: string; text: string; metadata: Record<string, unknown> | null };
+  redaction: Omit<RedactionState, 'documentId' | 'active'>;
+}
+
+export type RedactResult =
+  | { outcome: 'changed'; row: ReviewItemRow }
+  /** Already redacted (an active redaction): nothing written; the caller may complete the store side again. */
+  | { outcome: 'unchanged'; row: ReviewItemRow; redaction: RedactionState }
+  | { outcome: 'claimed'; row: ReviewItemRow; claim: ReviewClaim }
+  /** Purged, or the redacted text is already a document of the collection. */
+  | { outcome: 'conflict'; row: ReviewItemRow; reason: string }
+  | { outcome: 'missing' };
+
+/** Audit action of a redaction. */
+export const REDACT_AUDIT_ACTION = 'review.redacted';
 
 export interface BatchDecided { id: string; documentId: string; collection: string; feedbackId: string | null; state: QuarantineState; storeSynced: boolean }
 
@@ -221,6 +241,16 @@ export interface ReviewRepository {
    */
   undoLast(principal: string, actor: string, opts?: { id?: string }): Promise<UndoResult>;
 
+  /**
+   * Redaction (issue 35), one transaction: the claim check; refused for a purged record; the redacted
+   * version inserted as a new ACTIVE document (its own text hash: the traceback and the verdict cache
+   * see a new text); the record QUARANTINED with decision 'redact', its `redaction` set (active), the
+   * claim released, unsynced; the original document QUARANTINED (its text kept); a `review.redacted`
+   * audit entry. A later approve / restore / purge withdraws the redacted version (`decide`). The caller
+   * writes the redacted vector and syncs the store.
+   */
+  redact(id: string, opts: RedactOptions): Promise<RedactResult>;
+
   /** Decisions since `since`: by this principal, by everyone, and how many reviewers decided (undos subtract). */
   progress(principal: string, since: Date): Promise<ReviewProgressCounts>;
 
@@ -245,7 +275,8 @@ export function planDecision(action: DecisionAction, state: QuarantineState, dec
   switch (action) {
     case 'approve':
       if (state === 'NEEDS_REVIEW') return { to: 'QUARANTINED', storeChanges: true };
-      if (state === 'QUARANTINED') return decision === 'approve' ? 'unchanged' : { to: 'QUARANTINED', storeChanges: false };
+      // Approving a redacted item takes its redacted version out of serving too: the store changes.
+      if (state === 'QUARANTINED') return decision === 'approve' ? 'unchanged' : { to: 'QUARANTINED', storeChanges: decision === 'redact' };
       return 'conflict';
     case 'restore':
       if (state === 'QUARANTINED' || state === 'NEEDS_REVIEW') return { to: 'RESTORED', storeChanges: true };

@@ -1,4 +1,4 @@
-import { parseRfLabel, renderRfV1, RF_V1 } from '../rf-prompts';
+import { parseRfLabel, parseRfQuotes, renderRf, renderRfV1, RF_QUOTE_INSTRUCTION, RF_V1 } from '../rf-prompts';
 
 describe('renderRfV1', () => {
   it('renders the paper prompt byte-for-byte (RAGForensics, arXiv 2504.21668, §4.2), [t] filled in both places', () => {
@@ -41,5 +41,22 @@ describe('parseRfLabel', () => {
     ['Label: Yes', 'UNDETERMINED'],
   ])('%j → %s', (reply, expected) => {
     expect(parseRfLabel(reply)).toBe(expected);
+  });
+});
+
+describe('rf-v1-quote', () => {
+  it('is rf-v1 with the quote instruction after the label instruction, positional like rf-v1', () => {
+    const input = { query: 'q [t]', text: 'ctx [q]', wrongAnswer: 'ans' };
+    const v1 = renderRfV1(input);
+    const quote = renderRf('rf-v1-quote', input);
+    expect(quote.replace(RF_QUOTE_INSTRUCTION, '')).toBe(v1);
+    expect(quote).toContain(`otherwise, return "[Label: No]".${RF_QUOTE_INSTRUCTION}\nQuestion: q [t]\n`);
+    expect(renderRf('rf-v1', input)).toBe(v1);
+  });
+
+  it('parses quotes in order, without quotation marks; none when there are none', () => {
+    expect(parseRfQuotes('It does. [Quote: "A is B."] and [quote:  C is D ] [Label: Yes]')).toEqual(['A is B.', 'C is D']);
+    expect(parseRfQuotes('[Label: Yes]')).toEqual([]);
+    expect(parseRfQuotes('[Quote: ""]')).toEqual([]);
   });
 });

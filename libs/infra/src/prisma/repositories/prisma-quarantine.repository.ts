@@ -1,4 +1,4 @@
-import { NotFoundError, type NewQuarantine, type QuarantineEvidence, type QuarantineFilter, type QuarantineRepository, type QuarantineRow, type QuarantineState } from '@forensics/core';
+import { NotFoundError, type NewQuarantine, type QuarantineEvidence, type QuarantineFilter, type QuarantineRepository, type QuarantineRow, type QuarantineState, type RedactionState } from '@forensics/core';
 import type { PrismaClient, QuarantineRecord } from '../generated/client';
 import { fromJson, isUniqueViolation, isUuid, jsonValue } from './prisma-json';
 
@@ -7,7 +7,7 @@ const toRow = (r: QuarantineRecord): QuarantineRow => ({
   // NOT NULL column, always written from a QuarantineEvidence by `create`.
   evidence: fromJson<QuarantineEvidence>(r.evidence)!,
   policy: r.policy, state: r.state, storeSynced: r.storeSynced, servedDuringReview: r.servedDuringReview, createdBy: r.createdBy,
-  createdAt: r.createdAt, resolvedBy: r.resolvedBy, resolvedAt: r.resolvedAt, note: r.note,
+  createdAt: r.createdAt, resolvedBy: r.resolvedBy, resolvedAt: r.resolvedAt, note: r.note, redaction: fromJson<RedactionState>(r.redaction),
 });
 
 const ACTIVE = ['QUARANTINED', 'NEEDS_REVIEW'] as const;

@@ -1,7 +1,7 @@
 import {
   planDecision, PURGED_CACHE_KEY, PURGED_TEXT_MARKER,
   type AuditQuery, type AuditRow, type BatchDecided, type BulkRequestRow, type NewRememberedDecision, type ClaimResult, type DecideOptions, type DecideResult, type DecisionAction, type JsonObject,
-  DECISION_AUDIT_ACTIONS, UNDO_AUDIT_ACTION,
+  DECISION_AUDIT_ACTIONS, REDACT_AUDIT_ACTION, UNDO_AUDIT_ACTION, type RedactionState, type RedactOptions, type RedactResult,
   type DecisionPrev, type Label, type QuarantineState, type ReviewProgressCounts, type UndoResult, type RememberedDecision, type ReviewCounts, type ReviewCursor, type ReviewEventFilter, type ReviewEventRow,
   type ReviewFilter, type ReviewItemRow, type ReviewPage, type ReviewRepository, type ReviewSort,
 } from '@forensics/core';
@@ -160,10 +160,11 @@ export class PrismaReviewRepository implements ReviewRepository {
       const [cur] = await tx.$queryRaw<Array<{
         state: QuarantineState; decision: string | null; documentId: string; claimedBy: string | null; claimedUntil: Date | null; claimLive: boolean;
         resolvedBy: string | null; resolvedAt: Date | null; note: string | null; reasons: string[]; servedDuringReview: boolean; documentStatus: string;
+        redaction: Prisma.JsonValue;
       }>>(Prisma.sql`
         SELECT r."state"::text AS "state", r."decision", r."documentId", r."claimedBy", r."claimedUntil",
                (r."claimedUntil" IS NOT NULL AND r."claimedUntil" > ${NOW}) AS "claimLive",
-               r."resolvedBy", r."resolvedAt", r."note", r."reasons", r."servedDuringReview", d."status"::text AS "documentStatus"
+               r."resolvedBy", r."resolvedAt", r."note", r."reasons", r."servedDuringReview", d."status"::text AS "documentStatus", r."redaction"
         FROM "QuarantineRecord" r JOIN "Document" d ON d."id" = r."documentId" WHERE r."id" = ${id}::uuid FOR UPDATE OF r`);
       if (!cur) return { outcome: 'missing' } as const;
       const row = async () => (await this.summariesIn(tx, [id]))[0];
@@ -199,10 +200,17 @@ export class PrismaReviewRepository implements ReviewRepository {
         const status = to === 'RESTORED' ? 'ACTIVE' : 'QUARANTINED';
         await tx.$executeRaw(Prisma.sql`UPDATE "Document" SET "status" = CAST(${status} AS "DocumentStatus"), "updatedAt" = ${NOW} WHERE "id" = ${cur.documentId}::uuid`);
       }
+      // Any other decision on a redacted item withdraws its redacted version (kept in Postgres, out of serving).
+      const redaction = fromJson<RedactionState>(cur.redaction);
+      const withdrew = redaction?.active ? redaction.documentId : null;
+      if (withdrew) {
+        await tx.$executeRaw(Prisma.sql`UPDATE "Document" SET "status" = 'QUARANTINED', "updatedAt" = ${NOW} WHERE "id" = ${withdrew}::uuid AND "status" = 'ACTIVE'`);
+        await tx.$executeRaw(Prisma.sql`UPDATE "QuarantineRecord" SET "redaction" = jsonb_set("redaction", '{active}', 'false'::jsonb), "storeSynced" = false WHERE "id" = ${id}::uuid`);
+      }
       await tx.auditLog.create({
         data: {
           actor: opts.actor, action: AUDIT_ACTION[action], entityType: 'QuarantineRecord', entityId: id,
-          details: jsonValue({ documentId: cur.documentId, note: opts.note ?? null, reasons: [...(opts.reasons ?? [])], from: cur.state, to, prev: { ...prev }, ...(opts.requestId ? { requestId: opts.requestId } : {}), ...(opts.override && cur.claimLive && cur.claimedBy !== opts.claimant ? { overrodeClaimOf: cur.claimedBy } : {}) }),
+          details: jsonValue({ documentId: cur.documentId, note: opts.note ?? null, reasons: [...(opts.reasons ?? [])], from: cur.state, to, prev: { ...prev }, ...(opts.requestId ? { requestId: opts.requestId } : {}), ...(withdrew ? { withdrewRedaction: withdrew } : {}), ...(opts.override && cur.claimLive && cur.claimedBy !== opts.claimant ? { overrodeClaimOf: cur.claimedBy } : {}) }),
         },
       });
       if (opts.remember) {
@@ -270,7 +278,7 @@ export class PrismaReviewRepository implements ReviewRepository {
       const [last] = await tx.$queryRaw<Array<{ id: bigint; at: Date; action: string; entityId: string; details: Prisma.JsonValue }>>(Prisma.sql`
         SELECT a."id", a."at", a."action", a."entityId", a."details" FROM "AuditLog" a
         WHERE a."entityType" = 'QuarantineRecord' AND a."action" IN (${AUDIT_ACTION.approve}, ${AUDIT_ACTION.restore}) AND ${byPrincipal(principal)}
-          AND a."details" ? 'prev' AND NOT (a."details" ? 'requestId') ${opts.id !== undefined ? Prisma.sql`AND a."entityId" = ${opts.id}` : Prisma.empty}
+          AND a."details" ? 'prev' AND NOT (a."details" ? 'requestId') AND NOT (a."details" ? 'withdrewRedaction') ${opts.id !== undefined ? Prisma.sql`AND a."entityId" = ${opts.id}` : Prisma.empty}
           AND NOT EXISTS (SELECT 1 FROM "AuditLog" u WHERE u."entityType" = 'QuarantineRecord' AND u."entityId" = a."entityId" AND u."action" = ${UNDO_AUDIT_ACTION}
                           AND u."details"->>'undoes' = a."id"::text)
         ORDER BY a."id" DESC LIMIT 1`);
@@ -282,7 +290,7 @@ export class PrismaReviewRepository implements ReviewRepository {
       // Read after the row lock: a decision committed meanwhile is seen.
       const [since] = await tx.$queryRaw<Array<{ actor: string; action: string }>>(Prisma.sql`
         SELECT a."actor", a."action" FROM "AuditLog" a WHERE a."entityType" = 'QuarantineRecord' AND a."entityId" = ${id} AND a."id" > ${last.id}
-          AND a."action" IN (${AUDIT_ACTION.approve}, ${AUDIT_ACTION.restore}, ${AUDIT_ACTION.purge}, ${UNDO_AUDIT_ACTION})
+          AND a."action" IN (${AUDIT_ACTION.approve}, ${AUDIT_ACTION.restore}, ${AUDIT_ACTION.purge}, ${UNDO_AUDIT_ACTION}, ${REDACT_AUDIT_ACTION})
         ORDER BY a."id" DESC LIMIT 1`);
       const d = fromJson<{ to: QuarantineState; prev: DecisionPrev; documentId: string }>(last.details)!;
       if (since || cur.state !== d.to) {
@@ -309,6 +317,61 @@ export class PrismaReviewRepository implements ReviewRepository {
     });
   }
 
+  async redact(id: string, opts: RedactOptions): Promise<RedactResult> {
+    if (!isUuid(id)) return { outcome: 'missing' };
+    return this.db.$transaction(async (tx) => {
+      const [cur] = await tx.$queryRaw<Array<{
+        state: QuarantineState; decision: string | null; documentId: string; collection: string; claimedBy: string | null; claimedUntil: Date | null; claimLive: boolean;
+        resolvedBy: string | null; resolvedAt: Date | null; note: string | null; reasons: string[]; servedDuringReview: boolean; documentStatus: string;
+        externalId: string | null; redaction: Prisma.JsonValue;
+      }>>(Prisma.sql`
+        SELECT r."state"::text AS "state", r."decision", r."documentId", r."collection", r."claimedBy", r."claimedUntil",
+               (r."claimedUntil" IS NOT NULL AND r."claimedUntil" > ${NOW}) AS "claimLive",
+               r."resolvedBy", r."resolvedAt", r."note", r."reasons", r."servedDuringReview", d."status"::text AS "documentStatus", d."externalId", r."redaction"
+        FROM "QuarantineRecord" r JOIN "Document" d ON d."id" = r."documentId" WHERE r."id" = ${id}::uuid FOR UPDATE OF r`);
+      if (!cur) return { outcome: 'missing' } as const;
+      const row = async () => (await this.summariesIn(tx, [id]))[0];
+      if (cur.claimLive && cur.claimedBy && cur.claimedBy !== opts.claimant && !opts.override) {
+        return { outcome: 'claimed', row: await row(), claim: { by: cur.claimedBy, until: cur.claimedUntil! } } as const;
+      }
+      const existing = fromJson<RedactionState>(cur.redaction);
+      if (cur.decision === 'redact' && existing?.active) return { outcome: 'unchanged', row: await row(), redaction: existing } as const;
+      if (cur.state === 'PURGED') return { outcome: 'conflict', row: await row(), reason: `quarantine record ${id} is PURGED: the text is gone` } as const;
+      const [dup] = await tx.$queryRaw<Array<{ id: string }>>(Prisma.sql`
+        SELECT "id" FROM "Document" WHERE "collection" = ${cur.collection} AND "textHash" = ${opts.version.textHash} LIMIT 1`);
+      if (dup) return { outcome: 'conflict', row: await row(), reason: `the redacted text is already document ${dup.id} of the collection` } as const;
+      await tx.document.create({
+        data: {
+          id: opts.version.id, collection: cur.collection, externalId: cur.externalId, textHash: opts.version.textHash, text: opts.version.text,
+          metadata: opts.version.metadata === null ? Prisma.DbNull : jsonValue(opts.version.metadata), status: 'ACTIVE',
+        },
+      });
+      const redaction: RedactionState = { ...opts.redaction, documentId: opts.version.id, active: true };
+      await tx.$executeRaw(Prisma.sql`
+        UPDATE "QuarantineRecord" SET "state" = 'QUARANTINED', "decision" = 'redact', "resolvedBy" = ${opts.actor}, "resolvedAt" = ${NOW},
+          "note" = ${opts.note ?? null}, "decisionRequestId" = NULL, "claimedBy" = NULL, "claimedUntil" = NULL,
+          "reasons" = ${[...(opts.reasons ?? [])]}::text[], "storeSynced" = false, "servedDuringReview" = false,
+          "redaction" = ${JSON.stringify(redaction)}::jsonb
+        WHERE "id" = ${id}::uuid`);
+      await tx.$executeRaw(Prisma.sql`UPDATE "Document" SET "status" = 'QUARANTINED', "updatedAt" = ${NOW} WHERE "id" = ${cur.documentId}::uuid`);
+      const prev: DecisionPrev = {
+        state: cur.state, decision: cur.decision, resolvedBy: cur.resolvedBy, resolvedAt: cur.resolvedAt?.toISOString() ?? null, note: cur.note,
+        reasons: cur.reasons ?? [], servedDuringReview: cur.servedDuringReview, documentStatus: cur.documentStatus,
+      };
+      await tx.auditLog.create({
+        data: {
+          actor: opts.actor, action: REDACT_AUDIT_ACTION, entityType: 'QuarantineRecord', entityId: id,
+          details: jsonValue({
+            documentId: cur.documentId, redactedDocumentId: opts.version.id, spans: redaction.spans, removedChars: redaction.removedChars, marker: redaction.marker,
+            note: opts.note ?? null, reasons: [...(opts.reasons ?? [])], from: cur.state, to: 'QUARANTINED', prev: { ...prev },
+            ...(opts.override && cur.claimLive && cur.claimedBy !== opts.claimant ? { overrodeClaimOf: cur.claimedBy } : {}),
+          }),
+        },
+      });
+      return { outcome: 'changed', row: await row() } as const;
+    });
+  }
+
   async progress(principal: string, since: Date): Promise<ReviewProgressCounts> {
     // Decisions minus undos since `since` (the ("action", "at") index), for the principal and everyone.
     const [r] = await this.db.$queryRaw<Array<{ mine: bigint; team: bigint; reviewers: bigint }>>(Prisma.sql`
@@ -316,7 +379,7 @@ export class PrismaReviewRepository implements ReviewRepository {
              COALESCE(sum(CASE WHEN a."action" = ${UNDO_AUDIT_ACTION} THEN -1 ELSE 1 END), 0)::bigint AS "team",
              count(DISTINCT split_part(a."actor", ' key:', 1)) FILTER (WHERE a."action" <> ${UNDO_AUDIT_ACTION})::bigint AS "reviewers"
       FROM "AuditLog" a
-      WHERE a."action" IN (${AUDIT_ACTION.approve}, ${AUDIT_ACTION.restore}, ${AUDIT_ACTION.purge}, ${UNDO_AUDIT_ACTION})
+      WHERE a."action" IN (${AUDIT_ACTION.approve}, ${AUDIT_ACTION.restore}, ${AUDIT_ACTION.purge}, ${UNDO_AUDIT_ACTION}, ${REDACT_AUDIT_ACTION})
         AND a."at" >= ${since.toISOString()}::timestamp AND a."entityType" = 'QuarantineRecord'`);
     return { mine: Math.max(0, Number(r?.mine ?? 0)), team: Math.max(0, Number(r?.team ?? 0)), reviewers: Number(r?.reviewers ?? 0) };
   }

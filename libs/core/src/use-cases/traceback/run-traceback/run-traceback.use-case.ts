@@ -135,7 +135,7 @@ export class RunTracebackUseCase {
         await verdicts.save({
           feedbackId: ev.id, documentId: id, round, label: v.label, judgeKind: judge.kind, judgeModel: judge.model,
           promptVersion: judge.promptVersion, reply: v.reply, attempts: v.attempts, latencyMs: Math.round(v.latencyMs),
-          cacheKey: key, cached: false, signals: v.signals ?? null, evidence: null, retrievalRank: hit?.rank ?? null, retrievalScore: hit?.score ?? null,
+          cacheKey: key, cached: false, signals: v.signals ?? null, spans: v.spans?.length ? v.spans : null, evidence: null, retrievalRank: hit?.rank ?? null, retrievalScore: hit?.score ?? null,
         });
       });
       return labels;
@@ -228,7 +228,7 @@ export class RunTracebackUseCase {
         reason: `${outcome.reason} — query "${ev.query}", wrong answer "${ev.wrongAnswer}", judge ${judge.kind}:${judge.model}`,
         evidence: {
           policy: { name: outcome.policy, decision: outcome.decision, withhold: outcome.withhold, reason: outcome.reason, inputs: { ...outcome.inputs } },
-          judge: { kind: judge.kind, model: judge.model, promptVersion: judge.promptVersion, label: v?.label, reply: v?.reply, signals: v?.signals ?? null },
+          judge: { kind: judge.kind, model: judge.model, promptVersion: judge.promptVersion, label: v?.label, reply: v?.reply, signals: v?.signals ?? null, spans: v?.spans ?? null },
           retrieval: hitInfo.get(id) ?? null,
           retrieverEvidence: e ?? (evidenceError ? { error: evidenceError } : null),
         },

@@ -126,11 +126,11 @@ export class VerifyTracebackUseCase {
     const cached = await verdicts.findByCacheKey(cacheKey);
     const base = { feedbackId: ev.id, documentId, round: -1, judgeKind: judge.kind, judgeModel: judge.model, promptVersion: judge.promptVersion, cacheKey, retrievalRank: null, retrievalScore: null, evidence: null };
     if (cached && cached.judgeKind === judge.kind) {
-      await verdicts.save({ ...base, label: cached.label, reply: cached.reply, attempts: cached.attempts, latencyMs: 0, cached: true, signals: cached.signals });
+      await verdicts.save({ ...base, label: cached.label, reply: cached.reply, attempts: cached.attempts, latencyMs: 0, cached: true, signals: cached.signals, spans: cached.spans ?? null });
       return cached.label;
     }
     const v = await judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text });
-    await verdicts.save({ ...base, label: v.label, reply: v.reply, attempts: v.attempts, latencyMs: Math.round(v.latencyMs), cached: false, signals: v.signals ?? null });
+    await verdicts.save({ ...base, label: v.label, reply: v.reply, attempts: v.attempts, latencyMs: Math.round(v.latencyMs), cached: false, signals: v.signals ?? null, spans: v.spans?.length ? v.spans : null });
     return v.label;
   }
 }

@@ -63,19 +63,23 @@ export class GetReviewItemUseCase {
       this.nearDuplicates(rec.collection, rec.documentId).catch(() => []),
     ]);
     const ownEvidence = v?.evidence ?? rec.evidence.retrieverEvidence;
+    const [version] = rec.redaction ? await documents.get([rec.redaction.documentId]) : [];
     return {
       item: itemSummary(item),
       text: doc?.text ?? null,
+      // Issue 35: the redaction (served version while active) — the original text above stays as it was until purged.
+      redaction: rec.redaction ? { ...rec.redaction, text: version?.text ?? null, served: rec.redaction.active && rec.state === 'QUARANTINED' } : null,
       feedback: ev ? {
         id: ev.id, query: ev.query, wrongAnswer: ev.wrongAnswer, correctAnswer: ev.correctAnswer, servedAnswer: answer?.answer ?? null,
         answerId: ev.answerId, reporter: ev.reporter, createdAt: ev.createdAt.toISOString(), status: ev.status, verification: ev.verification,
       } : null,
       verdict: v ? {
         label: v.label, judgeKind: v.judgeKind, judgeModel: v.judgeModel, promptVersion: v.promptVersion, reply: v.reply, round: v.round,
-        retrievalRank: v.retrievalRank, retrievalScore: v.retrievalScore, latencyMs: v.latencyMs, cached: v.cached,
+        retrievalRank: v.retrievalRank, retrievalScore: v.retrievalScore, latencyMs: v.latencyMs, cached: v.cached, spans: v.spans ?? [],
       } : {
         label: rec.evidence.judge.label ?? null, judgeKind: rec.evidence.judge.kind, judgeModel: rec.evidence.judge.model, promptVersion: rec.evidence.judge.promptVersion,
         reply: rec.evidence.judge.reply ?? null, round: null, retrievalRank: rec.evidence.retrieval?.rank ?? null, retrievalScore: rec.evidence.retrieval?.score ?? null, latencyMs: null, cached: null,
+        spans: rec.evidence.judge.spans ?? [],
       },
       evidence: {
         thisText: evidenceOf(ownEvidence),

@@ -151,3 +151,15 @@ export const ReviewNextQuery = z.object({
 export const ReviewUndoRequest = strictBody({
   id: z.string({ error: 'id must be an item id' }).regex(UUID_RE, { error: 'id must be an item id (UUID)' }).optional().describe('undo your last decision on this item (default: your last decision on any item)'),
 });
+
+/** Most spans one redaction takes. */
+export const REDACT_SPAN_LIMIT = 50;
+const SPAN = 'spans must be an array of at most 50 {start, end} character offsets (integers, 0 ≤ start < end)';
+const offset = z.number({ error: SPAN }).int({ error: SPAN }).min(0, { error: SPAN }).max(100_000_000, { error: SPAN });
+export const ReviewRedactRequest = strictBody({
+  spans: z.array(z.object({ start: offset, end: offset }, { error: SPAN }).strict(), { error: SPAN }).min(1, { error: SPAN }).max(REDACT_SPAN_LIMIT, { error: SPAN }).optional()
+    .describe("[start, end) character offsets (UTF-16) of the item's text to redact; default: the claim spans stored with the judge's verdict"),
+  note,
+  reasons,
+});
+export type ReviewRedactBody = z.infer<typeof ReviewRedactRequest>;
