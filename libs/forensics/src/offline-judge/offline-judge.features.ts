@@ -52,3 +52,39 @@ export const OFFLINE_JUDGE_FEATURES: readonly (keyof OfflineJudgeFeatures)[] = O
   'exact', 'support', 'sentenceCoverage', 'textCoverage', 'supportingPeerShare', 'closeCopies', 'answerLength', 'answerTermsStated', 'rivals', 'unnaturalRun',
 ]);
 
+export interface OfflineJudgeInput {
+  query: string;
+  /** The wrong output t the user saw. */
+  wrongAnswer: string;
+  /** The candidate text C_j. */
+  text: string;
+  /** Other candidate texts of the same event (for the agreement signal). */
+  peers?: readonly string[];
+}
+
+/** What `offlineJudgeFeatures` finds in one candidate text. */
+export interface OfflineJudgeEvidence {
+  /** False when the wrong answer is empty after normalisation (nothing can be judged). */
+  judgeable: boolean;
+  polar: 'yes' | 'no' | undefined;
+  answerTerms: number;
+  queryTerms: number;
+  support: number;
+  exact: boolean;
+  sentence: string;
+  sentenceCoverage: number;
+  /** The 'no' stance is read across the text (a question about two things; see `evidenceFor`). */
+  acrossText: boolean;
+  textCoverage: number;
+  textTerms: number;
+  supportingPeers: number;
+  agreeingPeers: number;
+  mimickingPeers: number;
+  /** Other candidates for the answer's slot named in the answer-bearing sentence (`rivalCount`). */
+  rivals: number;
+  /** States an answer of ≥ LONG_ANSWER_TOKENS tokens verbatim: the score is 1 whatever the weights (see `evidenceScore`). */
+  verbatimLong: boolean;
+  features: OfflineJudgeFeatures;
+  /** The claim (issue 35): the answer-bearing sentence and every other one stating the answer (whole-text support: those with its terms). */
+  claimSentences: string[];
+}

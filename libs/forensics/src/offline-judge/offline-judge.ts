@@ -5,18 +5,10 @@ import { locateSentences, type TextSpan } from '../text/locate-quote';
 import { longestContentRun } from '../text/token-salad';
 import { contentTerms, softStem, splitSentences } from '../text/tokenizer';
 import fitted from './offline-judge.fitted.json';
-import { OFFLINE_JUDGE_FEATURES, type OfflineJudgeFeatures, type OfflineJudgeWeights } from './offline-judge.features';
+import { explainVerdict, quote } from './offline-judge.explain';
+import { OFFLINE_JUDGE_FEATURES, type OfflineJudgeEvidence, type OfflineJudgeFeatures, type OfflineJudgeInput, type OfflineJudgeWeights } from './offline-judge.features';
 import { OfflineJudgeParams, validateOfflineJudgeParams } from './offline-judge.params';
 
-export interface OfflineJudgeInput {
-  query: string;
-  /** The wrong output t the user saw. */
-  wrongAnswer: string;
-  /** The candidate text C_j. */
-  text: string;
-  /** Other candidate texts of the same event (for the agreement signal). */
-  peers?: readonly string[];
-}
 
 export interface OfflineJudgeResult {
   label: Label;
@@ -29,7 +21,7 @@ export interface OfflineJudgeResult {
   spans: TextSpan[];
 }
 
-export { OFFLINE_JUDGE_FEATURES, type OfflineJudgeFeatures, type OfflineJudgeWeights } from './offline-judge.features';
+export { OFFLINE_JUDGE_FEATURES, type OfflineJudgeEvidence, type OfflineJudgeFeatures, type OfflineJudgeInput, type OfflineJudgeWeights } from './offline-judge.features';
 
 /**
  * Words that hedge a number ("approximately 25,000"): left out of a numeric answer's terms, so a text that
@@ -346,37 +338,7 @@ export function rivalCount(sentence: string, answer: string, queryTerms: Readonl
   return seen.size;
 }
 
-function quote(s: string, max = 60): string {
-  const t = s.replace(/\s+/g, ' ').trim();
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
-}
 
-/** What `offlineJudgeFeatures` finds in one candidate text. */
-export interface OfflineJudgeEvidence {
-  /** False when the wrong answer is empty after normalisation (nothing can be judged). */
-  judgeable: boolean;
-  polar: 'yes' | 'no' | undefined;
-  answerTerms: number;
-  queryTerms: number;
-  support: number;
-  exact: boolean;
-  sentence: string;
-  sentenceCoverage: number;
-  /** The 'no' stance is read across the text (a question about two things; see `evidenceFor`). */
-  acrossText: boolean;
-  textCoverage: number;
-  textTerms: number;
-  supportingPeers: number;
-  agreeingPeers: number;
-  mimickingPeers: number;
-  /** Other candidates for the answer's slot named in the answer-bearing sentence (`rivalCount`). */
-  rivals: number;
-  /** States an answer of ≥ LONG_ANSWER_TOKENS tokens verbatim: the score is 1 whatever the weights (see `evidenceScore`). */
-  verbatimLong: boolean;
-  features: OfflineJudgeFeatures;
-  /** The claim (issue 35): the answer-bearing sentence and every other one stating the answer (whole-text support: those with its terms). */
-  claimSentences: string[];
-}
 
 /**
  * The evidence behind an offline verdict, as features in [0, 1] (see `offlineJudge`). Exported
@@ -576,7 +538,7 @@ export function offlineJudge(input: OfflineJudgeInput, params: Partial<OfflineJu
     // A text that does not state the answer is a clear NO (the support gate is not a matter of degree).
     confidence: label !== 'UNDETERMINED' && ev.support > 0 && score >= p.bandLow && score < p.bandHigh ? 'band' : 'clear',
   };
-  let explanation = explain(input, label, score, ev, p.yesThreshold);
+  let explanation = explainVerdict(input, label, score, ev, p.yesThreshold, OFFLINE_JUDGE_MODEL);
   if (signals.confidence === 'band') explanation = explanation.replace(/\.$/, `. The score is inside the confidence band [${p.bandLow.toFixed(2)}, ${p.bandHigh.toFixed(2)}): not clear either way, so a reviewer decides.`);
   const spans = label === 'NO' ? [] : locateSentences(input.text, ev.claimSentences);
   return { label, score, signals, spans, explanation: verbatimLong ? explanation.replace(/\.$/, `; it states the long answer verbatim (${LONG_ANSWER_TOKENS}+ words), which is the payload itself, not a coincidence.`) : explanation };
@@ -584,27 +546,4 @@ export function offlineJudge(input: OfflineJudgeInput, params: Partial<OfflineJu
 
 function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
-}
-
-function explain(input: OfflineJudgeInput, label: Label, score: number, ev: OfflineJudgeEvidence, threshold: number): string {
-  const ans = `'${quote(input.wrongAnswer, 40)}'`;
-  const parts: string[] = [];
-  const nQuery = ev.queryTerms;
-  const covered = Math.round(ev.features.windowCoverage * nQuery);
-  if (ev.support === 0) {
-    parts.push(ev.polar ? `no sentence takes the '${ev.polar}' stance on the question` : `does not state the wrong answer ${ans}`);
-  } else {
-    const how = ev.polar ? `takes the '${ev.polar}' stance (${ev.polar === 'no' ? 'negation/contrast cue' : 'no negation cue'})` : ev.exact ? `states the wrong answer ${ans} (normalised match)` : `partly states the wrong answer ${ans} (${Math.round(ev.support * 100)}% of its terms)`;
-    parts.push(ev.acrossText
-      ? `${how} across the text, which restates ${covered}/${nQuery} query terms, in "${quote(ev.sentence)}"`
-      : ev.sentence ? `${how} in a sentence that (with its neighbours) restates ${covered}/${nQuery} query terms ("${quote(ev.sentence)}")` : how);
-  }
-  parts.push(`the whole text covers ${Math.round(ev.textCoverage * nQuery)}/${nQuery} query terms and ${Math.round(ev.features.focus * 100)}% of its distinct content words are query or answer words`);
-  if (ev.support > 0) parts.push(`${Math.round(ev.features.answerSentenceShare * 100)}% of its sentences state the answer`);
-  if (ev.rivals > 0) parts.push(`that sentence also names ${ev.rivals} other candidate${ev.rivals === 1 ? '' : 's'} for the answer (a listing, not a claim about one)`);
-  if (input.peers && input.peers.length > 0) {
-    parts.push(`${ev.agreeingPeers} near-duplicate peer${ev.agreeingPeers === 1 ? '' : 's'} also state${ev.agreeingPeers === 1 ? 's' : ''} it and ${ev.mimickingPeers} restate${ev.mimickingPeers === 1 ? 's' : ''} the question around it (${ev.supportingPeers} of ${input.peers.length} peers support it at all)`);
-  }
-  const verdict = label === 'YES' ? 'Judged poisoned' : label === 'NO' ? 'Judged benign' : 'Undetermined';
-  return `${verdict} by the offline evidence judge (${OFFLINE_JUDGE_MODEL}, score ${score.toFixed(2)}, threshold ${threshold.toFixed(2)}): it ${parts.join('; ')}.`;
 }
