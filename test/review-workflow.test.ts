@@ -135,4 +135,22 @@ describe('review workflow: reasons, undo, progress, next', () => {
     expect(pAnn.body.leftForMe).toBe(pAnn.body.left);
     expect(pB.body.leftForMe).toBe(pB.body.left - 1);
   });
+
+  it('bulk decisions carry reason labels too: stored on every item, audited, counted; an unknown label refuses the request', async () => {
+    const picked = ids.slice(8, 11);
+    const bad = await call('POST', '/v1/review/bulk', keys.ann.key, { action: 'approve', ids: picked, requestId: uniqueName('bulkr'), reasons: ['judge-misread'] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain('judge-misread');
+    const undecided = await db.query(`SELECT count(*)::int AS n FROM "QuarantineRecord" WHERE "id" = ANY($1::uuid[]) AND "decision" IS NULL`, [picked]);
+    expect(undecided.rows[0].n).toBe(3);
+    const before = sample(await scrape(), 'forensics_review_decisions_by_reason_total{action="approve",reason="duplicate"}') ?? 0;
+    const ok = await call('POST', '/v1/review/bulk', keys.ann.key, { action: 'approve', ids: picked, requestId: uniqueName('bulkr'), reasons: ['duplicate'] });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ matched: 3, changed: 3 });
+    const stored = await db.query(`SELECT "reasons" FROM "QuarantineRecord" WHERE "id" = ANY($1::uuid[])`, [picked]);
+    expect(stored.rows.map((r) => r.reasons)).toEqual([['duplicate'], ['duplicate'], ['duplicate']]);
+    const audit = await call('GET', `/v1/review/audit-log?reason=duplicate&entityId=${picked[0]}`);
+    expect(audit.body.entries[0].details.reasons).toEqual(['duplicate']);
+    expect(sample(await scrape(), 'forensics_review_decisions_by_reason_total{action="approve",reason="duplicate"}')).toBe(before + 3);
+  });
 });

@@ -151,7 +151,8 @@ export class ReviewController {
   @ApiOperation({ summary: 'Approve or restore ids or everything matching a filter (server-side); idempotent by requestId → {requestId, matched, changed, skipped}' })
   @ZodBody(ReviewBulkRequest)
   async bulkDecide(@Body() body: unknown, @Req() req: Request) {
-    return this.bulk.execute(body ?? {}, this.decider(req));
+    const b = parseRequest(ReviewBulkRequest, body ?? {});
+    return this.bulk.execute(b, { ...this.decider(req), reasons: this.reasons.check(b.reasons) });
   }
 
   @Get('events')

@@ -35,7 +35,8 @@ export class BulkReviewUseCase {
   static readonly inject: InjectMap<BulkReviewDeps> = { review: REVIEW, quarantines: QUARANTINES, store: VECTOR_STORE, events: DOMAIN_EVENTS };
   constructor(private readonly deps: BulkReviewDeps) {}
 
-  async execute(body: unknown, who: Decider): Promise<BulkReviewResult> {
+  /** `who.reasons`: the body's reason labels, checked against the configured list by the caller (ReviewReasonsUseCase). */
+  async execute(body: unknown, who: Decider & { reasons?: readonly string[] }): Promise<BulkReviewResult> {
     const b = parseRequest(ReviewBulkRequest, body);
     const { review } = this.deps;
     let ids: string[];
@@ -60,7 +61,7 @@ export class BulkReviewUseCase {
           : null,
       }));
       // Postgres first: the batch in one transaction.
-      const changed = await review.decideBatch(entries, b.action, { actor: who.actor, claimant: who.claimant ?? who.actor, override: !!who.override, note: b.note, requestId: b.requestId });
+      const changed = await review.decideBatch(entries, b.action, { actor: who.actor, claimant: who.claimant ?? who.actor, override: !!who.override, note: b.note, reasons: who.reasons ?? [], requestId: b.requestId });
       // Then the store, one call per collection, for the records whose store side changed; then marked synced.
       const unsynced = changed.filter((c) => !c.storeSynced);
       const byCollection = new Map<string, string[]>();

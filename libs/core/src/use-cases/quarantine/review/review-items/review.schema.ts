@@ -102,6 +102,7 @@ export const ReviewBulkRequest = strictBody({
   requestId: z.string({ error: 'requestId is required: a client-generated id (8..100 characters of A-Z a-z 0-9 _ -)' })
     .regex(/^[A-Za-z0-9_-]{8,100}$/, { error: 'requestId must be 8..100 characters of A-Z a-z 0-9 _ -' }).describe('client-generated; a retry with the same requestId changes nothing and returns the first result'),
   note,
+  reasons,
 }).superRefine((b, ctx) => {
   if ((b.ids === undefined) === (b.filter === undefined)) ctx.addIssue({ code: 'custom', path: ['ids'], message: 'give either ids or filter (exactly one)' });
 });
