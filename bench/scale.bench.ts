@@ -325,11 +325,13 @@ async function pgPrewarm(url: string): Promise<void> {
   await c.connect();
   try {
     await c.query('CREATE EXTENSION IF NOT EXISTS pg_prewarm');
-    const r = await c.query<{ rel: string }>(`SELECT schemaname || '.' || indexname AS rel FROM pg_indexes WHERE indexname LIKE '%\\_hnsw'
-      UNION ALL SELECT schemaname || '.' || tablename FROM pg_indexes WHERE indexname LIKE '%\\_hnsw'`);
-    for (const { rel } of r.rows) {
-      await c.query(`SELECT pg_prewarm($1::regclass, 'read')`, [rel]);
-      await c.query(`SELECT pg_prewarm($1::regclass)`, [rel]);
+    const r = await c.query<{ idx: string; tbl: string }>(`SELECT schemaname || '.' || indexname AS idx, schemaname || '.' || tablename AS tbl
+      FROM pg_indexes WHERE indexname LIKE '%\\_hnsw'`);
+    // The table into the OS cache only, then the index into shared buffers (the other order would evict the index).
+    for (const { idx, tbl } of r.rows) {
+      await c.query(`SELECT pg_prewarm($1::regclass, 'read')`, [tbl]);
+      await c.query(`SELECT pg_prewarm($1::regclass, 'read')`, [idx]);
+      await c.query(`SELECT pg_prewarm($1::regclass)`, [idx]);
     }
   } finally {
     await c.end();
