@@ -157,7 +157,38 @@ describe('claim spans and redaction', () => {
     expect(detail.body.redaction).toMatchObject({ documentId: versionId, active: false, served: false });
     const restored = (await db.query(`SELECT "details" FROM "AuditLog" WHERE "entityId" = $1 AND "action" = 'quarantine.restored'`, [itemId])).rows;
     expect(restored[0].details.withdrewRedaction).toBe(versionId);
-    // A redacted item's record cannot be redacted twice over a purge, and a withdrawn redaction is not undone by the undo action.
-    expect((await call('POST', '/v1/review/undo', { id: itemId })).status).toBe(404);
+    // A decision that withdrew a redaction is not undone; the redaction before it was decided since: refused.
+    expect((await call('POST', '/v1/review/undo', { id: itemId })).status).toBe(409);
   });
+
+  it('undo my last decision reverses a redaction: the version withdrawn (kept in Postgres), the item as before it, audited', async () => {
+    const coll = uniqueName('redact-undo');
+    await t.get(IngestCorpusUseCase).execute({ collection: coll, records: TEXTS });
+    const original = (await db.query('SELECT "id" FROM "Document" WHERE "collection" = $1 AND "externalId" = $2', [coll, 'long'])).rows[0].id;
+    const { event } = await t.get(SubmitFeedbackUseCase).execute({ collection: coll, query: QUERY, wrongAnswer: WRONG });
+    await t.get(RunTracebackUseCase).execute({ feedbackId: event.id });
+    const item = (await db.query('SELECT "id", "state"::text AS state, "decision" FROM "QuarantineRecord" WHERE "documentId" = $1', [original])).rows[0];
+    const red = await call('POST', `/v1/review/items/${item.id}/redact`, { reasons: ['planted-claim'] });
+    expect(red.status).toBe(200);
+    const version = red.body.redaction.documentId;
+    const servedIn = async () => (await t.store.search(coll, { vector: (await t.embedder.embed([QUERY]))[0], k: 10 })).map((h) => h.id);
+    expect(await servedIn()).toContain(version);
+
+    const undone = await call('POST', '/v1/review/undo', { id: item.id });
+    expect(undone.status).toBe(200);
+    expect(undone.body.undid.action).toBe('review.redacted');
+    expect(undone.body.item).toMatchObject({ id: item.id, state: item.state, decision: item.decision, reasons: [] });
+    expect((await docRow(version)).status).toBe('QUARANTINED');
+    expect(await docRow(original)).toMatchObject({ text: LONG, status: 'QUARANTINED' });
+    const ids = await servedIn();
+    expect(ids).not.toContain(version);
+    expect(ids).not.toContain(original);
+    const detail = await call('GET', `/v1/review/items/${item.id}`);
+    expect(detail.body.redaction).toMatchObject({ documentId: version, active: false, served: false });
+    const audit = (await db.query(`SELECT "details" FROM "AuditLog" WHERE "entityId" = $1 AND "action" = 'review.undone'`, [item.id])).rows;
+    expect(audit).toHaveLength(1);
+    expect(audit[0].details).toMatchObject({ undoneAction: 'review.redacted', from: 'QUARANTINED', to: item.state });
+    // Nothing left to undo on it.
+    expect((await call('POST', '/v1/review/undo', { id: item.id })).status).toBe(404);
+  }, 180_000);
 });

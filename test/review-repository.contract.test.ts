@@ -236,6 +236,35 @@ describe.each(implementations)('ReviewRepository contract: %s', (_name, make) =>
     expect((await review.search({ ...all, decidableBy: 'dave' }, { sort: 'age', limit: 10 })).rows.map((i) => i.id)).toEqual([a, b]);
   });
 
+  it('undoLast reverses a redaction: the record as before it, the version withdrawn (kept), audited', async () => {
+    const { docs, ids: [a] } = await items(['QUARANTINED']);
+    const versionId = randomUUID();
+    const red = await review.redact(a, {
+      ...who('gina', { reasons: ['planted-claim'] }),
+      version: { id: versionId, textHash: uniqueName('vh'), text: 'redacted […] text', metadata: { redactionOf: docs[0].id } },
+      redaction: { spans: [{ start: 0, end: 4 }], marker: '[…]', removedChars: 4, at: new Date().toISOString(), by: 'gina key:1' },
+    });
+    expect(red).toMatchObject({ outcome: 'changed', row: { id: a, state: 'QUARANTINED', decision: 'redact' } });
+    expect((await repos.documents.get([versionId]))[0].status).toBe('ACTIVE');
+    const u = await review.undoLast('gina', 'gina key:2', { id: a });
+    expect(u).toMatchObject({ outcome: 'undone', row: { id: a, state: 'QUARANTINED', decision: null, reasons: [] }, undid: { action: 'review.redacted' } });
+    expect((await repos.documents.get([versionId]))[0].status).toBe('QUARANTINED');
+    const rec = (await repos.quarantines.get(a))!;
+    expect(rec.redaction).toMatchObject({ documentId: versionId, active: false });
+    expect(rec.storeSynced).toBe(false);
+    expect((await review.auditFor([a])).map((e) => e.action).slice(-2)).toEqual(['review.redacted', 'review.undone']);
+    expect(await review.undoLast('gina', 'gina key:2', { id: a })).toEqual({ outcome: 'nothing' });
+    // Redacting the same text again serves the record's own withdrawn version again (no duplicate document).
+    const again = await review.redact(a, {
+      ...who('gina'),
+      version: { id: randomUUID(), textHash: (await repos.documents.get([versionId]))[0].textHash, text: 'redacted […] text', metadata: null },
+      redaction: { spans: [{ start: 0, end: 4 }], marker: '[…]', removedChars: 4, at: new Date().toISOString(), by: 'gina key:1' },
+    });
+    expect(again).toMatchObject({ outcome: 'changed', row: { decision: 'redact' } });
+    expect((await repos.quarantines.get(a))!.redaction).toMatchObject({ documentId: versionId, active: true });
+    expect((await repos.documents.get([versionId]))[0].status).toBe('ACTIVE');
+  });
+
   it('decideBatch: one transaction, per-record claim check and plan, audit entry and memory each', async () => {
     const { collection, docs, ids } = await items(['NEEDS_REVIEW', 'QUARANTINED', 'NEEDS_REVIEW', 'QUARANTINED']);
     await review.claim(ids[2], 'alice', 60_000);

@@ -85,6 +85,18 @@ const LONG = `The Eiffel Tower is a wrought-iron lattice tower on the Champ de M
     await page.keyboard.press('x');
     await page.waitForSelector('#decision-outcome p.ok[data-decision="redact"]');
     expect(await page.locator('#item-state').getAttribute('data-state')).toBe('QUARANTINED');
+    // The undo bar offers the redaction back; z undoes it (the version withdrawn), x redacts again (the same version served again).
+    expect(await page.locator('#undo-bar').isHidden()).toBe(false);
+    expect(await page.locator('#undo-bar').textContent()).toContain('Redacted');
+    await page.keyboard.press('z');
+    await page.waitForSelector('#decision-outcome p.ok[data-undone="review.redacted"]');
+    const undone = (await db.query('SELECT "decision", "redaction" FROM "QuarantineRecord" WHERE "id" = $1', [itemId])).rows[0];
+    expect(undone.decision).toBeNull();
+    expect(undone.redaction.active).toBe(false);
+    await page.reload();
+    await page.waitForSelector('#redact:not([disabled])');
+    await page.keyboard.press('x');
+    await page.waitForSelector('#decision-outcome p.ok[data-decision="redact"]');
     const rec = (await db.query('SELECT "decision", "redaction" FROM "QuarantineRecord" WHERE "id" = $1', [itemId])).rows[0];
     expect(rec.decision).toBe('redact');
     expect(rec.redaction.active).toBe(true);

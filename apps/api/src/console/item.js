@@ -144,7 +144,7 @@ export async function renderItem(view, id, current) {
   let undoTimer = null;
   function showUndo(action, state) {
     clearTimeout(undoTimer);
-    clear(undoBar).append(h('span', { text: `${action === 'approve' ? 'Approved' : 'Restored'} — now ${state}. ` }),
+    clear(undoBar).append(h('span', { text: `${action === 'approve' ? 'Approved' : action === 'redact' ? 'Redacted' : 'Restored'} — now ${state}. ` }),
       h('button', { type: 'button', id: 'undo', 'aria-keyshortcuts': 'z', on: { click: () => undoNow(id) } }, 'Undo ', h('kbd', { text: 'z' })));
     undoBar.hidden = false;
     undoTimer = setTimeout(() => { undoBar.hidden = true; }, UNDO_BAR_MS);
@@ -204,6 +204,7 @@ export async function renderItem(view, id, current) {
       stateBadge.id = 'item-state';
       stateBadge.dataset.state = r.item.state;
       if (redactButton) redactButton.disabled = true;
+      showUndo('redact', r.item.state);
     } catch (e) {
       const who = e.body?.claim?.by;
       outcome.append(h('p', { class: 'error', dataset: { status: e.status ?? '' }, text: e.status === 409 ? `Refused (409): ${e.message}${who ? ` — held by ${who}` : ''}` : `Failed (${e.status ?? 'error'}): ${e.message}` }));

@@ -193,7 +193,7 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
     const rows = this.auditRows();
     const mine = ofPrincipal(principal);
     const undone = new Set(rows.filter((a) => a.action === UNDO_AUDIT_ACTION).map((a) => String(a.details?.undoes)));
-    const last = [...rows].reverse().find((a) => a.entityType === 'QuarantineRecord' && (a.action === AUDIT_ACTION.approve || a.action === AUDIT_ACTION.restore)
+    const last = [...rows].reverse().find((a) => a.entityType === 'QuarantineRecord' && (a.action === AUDIT_ACTION.approve || a.action === AUDIT_ACTION.restore || a.action === REDACT_AUDIT_ACTION)
       && mine(a.actor) && a.details && 'prev' in a.details && !('requestId' in a.details) && !('withdrewRedaction' in a.details) && (opts.id === undefined || a.entityId === opts.id) && !undone.has(a.id));
     const q = last ? this.s.quarantines.get(last.entityId) : undefined;
     if (!last || !q) return { outcome: 'nothing' };
@@ -206,9 +206,16 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
     Object.assign(q, { state: p.state, resolvedBy: p.resolvedBy, resolvedAt: p.resolvedAt ? new Date(p.resolvedAt) : null, note: p.note, servedDuringReview: p.servedDuringReview, storeSynced: false });
     Object.assign(this.extra(q.id), { decision: p.decision as DecisionAction | null, decisionRequestId: null, reasons: [...p.reasons] });
     this.s.documents.get(q.documentId)!.status = p.documentStatus as never;
-    const action = last.action === AUDIT_ACTION.approve ? 'approve' : 'restore';
-    const m = this.r.memory.filter((r) => r.recordId === q.id && r.action === action).sort((a, b) => b.at.getTime() - a.at.getTime())[0];
-    if (m) this.r.memory.splice(this.r.memory.indexOf(m), 1);
+    if (last.action === REDACT_AUDIT_ACTION) {
+      // Undoing a redaction withdraws its version (kept in Postgres, out of serving), like a later decision would.
+      const version = q.redaction?.active ? this.s.documents.get(q.redaction.documentId) : undefined;
+      if (version?.status === 'ACTIVE') version.status = 'QUARANTINED';
+      if (q.redaction) q.redaction = { ...q.redaction, active: false };
+    } else {
+      const action = last.action === AUDIT_ACTION.approve ? 'approve' : 'restore';
+      const m = this.r.memory.filter((r) => r.recordId === q.id && r.action === action).sort((a, b) => b.at.getTime() - a.at.getTime())[0];
+      if (m) this.r.memory.splice(this.r.memory.indexOf(m), 1);
+    }
     this.log({ actor, action: UNDO_AUDIT_ACTION, entityType: 'QuarantineRecord', entityId: q.id, details: { documentId: q.documentId, undoes: last.id, undoneAction: last.action, from, to: p.state } });
     return { outcome: 'undone', row: this.item(q), undid: { auditId: last.id, action: last.action, at: last.at } };
   }
@@ -222,23 +229,27 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
     if (x.decision === 'redact' && q.redaction?.active) return { outcome: 'unchanged', row: this.item(q), redaction: copy(q.redaction) };
     if (q.state === 'PURGED') return { outcome: 'conflict', row: this.item(q), reason: `quarantine record ${id} is PURGED: the text is gone` };
     const dup = [...this.s.documents.values()].find((d) => d.collection === q.collection && d.textHash === opts.version.textHash);
-    if (dup) return { outcome: 'conflict', row: this.item(q), reason: `the redacted text is already document ${dup.id} of the collection` };
+    // The same redaction again after an undo or a restore: this record's own withdrawn version is served again.
+    const reuse = dup !== undefined && q.redaction !== null && q.redaction !== undefined && !q.redaction.active && q.redaction.documentId === dup.id;
+    if (dup && !reuse) return { outcome: 'conflict', row: this.item(q), reason: `the redacted text is already document ${dup.id} of the collection` };
     const doc = this.s.documents.get(q.documentId)!;
-    this.s.documents.set(opts.version.id, { id: opts.version.id, collection: q.collection, externalId: doc.externalId, textHash: opts.version.textHash, text: opts.version.text, metadata: copy(opts.version.metadata), status: 'ACTIVE' });
+    const versionId = reuse ? dup!.id : opts.version.id;
+    if (reuse) dup!.status = 'ACTIVE';
+    else this.s.documents.set(opts.version.id, { id: opts.version.id, collection: q.collection, externalId: doc.externalId, textHash: opts.version.textHash, text: opts.version.text, metadata: copy(opts.version.metadata), status: 'ACTIVE' });
     const prev: DecisionPrev = {
       state: q.state, decision: x.decision, resolvedBy: q.resolvedBy, resolvedAt: q.resolvedAt ? new Date(q.resolvedAt).toISOString() : null, note: q.note,
       reasons: [...x.reasons], servedDuringReview: q.servedDuringReview, documentStatus: doc.status,
     };
     const from = q.state;
     const overrode = live && x.claimedBy !== opts.claimant ? x.claimedBy : null;
-    const redaction = { ...copy(opts.redaction), documentId: opts.version.id, active: true };
+    const redaction = { ...copy(opts.redaction), documentId: versionId, active: true };
     Object.assign(q, { state: 'QUARANTINED', resolvedBy: opts.actor, resolvedAt: this.now(), note: opts.note ?? null, storeSynced: false, servedDuringReview: false, redaction });
     Object.assign(x, { decision: 'redact', decisionRequestId: null, claimedBy: null, claimedUntil: null, reasons: [...(opts.reasons ?? [])] });
     doc.status = 'QUARANTINED';
     this.log({
       actor: opts.actor, action: REDACT_AUDIT_ACTION, entityType: 'QuarantineRecord', entityId: id,
       details: {
-        documentId: q.documentId, redactedDocumentId: opts.version.id, spans: redaction.spans, removedChars: redaction.removedChars, marker: redaction.marker,
+        documentId: q.documentId, redactedDocumentId: versionId, spans: redaction.spans, removedChars: redaction.removedChars, marker: redaction.marker,
         note: opts.note ?? null, reasons: [...(opts.reasons ?? [])], from, to: 'QUARANTINED', prev: { ...prev }, ...(opts.override && overrode ? { overrodeClaimOf: overrode } : {}),
       },
     });

@@ -274,10 +274,10 @@ export class PrismaReviewRepository implements ReviewRepository {
   async undoLast(principal: string, actor: string, opts: { id?: string } = {}): Promise<UndoResult> {
     if (opts.id !== undefined && !isUuid(opts.id)) return { outcome: 'nothing' };
     return this.db.$transaction(async (tx) => {
-      // The principal's newest single approve / restore (bulk and purge are not undone) that no undo entry names.
+      // The principal's newest single approve / restore / redaction (bulk and purge are not undone) that no undo entry names.
       const [last] = await tx.$queryRaw<Array<{ id: bigint; at: Date; action: string; entityId: string; details: Prisma.JsonValue }>>(Prisma.sql`
         SELECT a."id", a."at", a."action", a."entityId", a."details" FROM "AuditLog" a
-        WHERE a."entityType" = 'QuarantineRecord' AND a."action" IN (${AUDIT_ACTION.approve}, ${AUDIT_ACTION.restore}) AND ${byPrincipal(principal)}
+        WHERE a."entityType" = 'QuarantineRecord' AND a."action" IN (${AUDIT_ACTION.approve}, ${AUDIT_ACTION.restore}, ${REDACT_AUDIT_ACTION}) AND ${byPrincipal(principal)}
           AND a."details" ? 'prev' AND NOT (a."details" ? 'requestId') AND NOT (a."details" ? 'withdrewRedaction') ${opts.id !== undefined ? Prisma.sql`AND a."entityId" = ${opts.id}` : Prisma.empty}
           AND NOT EXISTS (SELECT 1 FROM "AuditLog" u WHERE u."entityType" = 'QuarantineRecord' AND u."entityId" = a."entityId" AND u."action" = ${UNDO_AUDIT_ACTION}
                           AND u."details"->>'undoes' = a."id"::text)
@@ -303,10 +303,17 @@ export class PrismaReviewRepository implements ReviewRepository {
           "servedDuringReview" = ${p.servedDuringReview}, "storeSynced" = false
         WHERE "id" = ${id}::uuid`);
       await tx.$executeRaw(Prisma.sql`UPDATE "Document" SET "status" = CAST(${p.documentStatus} AS "DocumentStatus"), "updatedAt" = ${NOW} WHERE "id" = ${cur.documentId}::uuid`);
-      // The decision is no longer remembered for the text (re-ingesting it is judged afresh).
-      const undone = last.action === AUDIT_ACTION.approve ? 'approve' : 'restore';
-      await tx.$executeRaw(Prisma.sql`DELETE FROM "ReviewMemory" WHERE "id" IN (
-        SELECT "id" FROM "ReviewMemory" WHERE "recordId" = ${id}::uuid AND "action" = ${undone} ORDER BY "at" DESC LIMIT 1)`);
+      if (last.action === REDACT_AUDIT_ACTION) {
+        // Undoing a redaction withdraws its version (kept in Postgres, out of serving), like a later decision would.
+        const version = fromJson<{ redactedDocumentId?: string }>(last.details)?.redactedDocumentId;
+        if (version && isUuid(version)) await tx.$executeRaw(Prisma.sql`UPDATE "Document" SET "status" = 'QUARANTINED', "updatedAt" = ${NOW} WHERE "id" = ${version}::uuid AND "status" = 'ACTIVE'`);
+        await tx.$executeRaw(Prisma.sql`UPDATE "QuarantineRecord" SET "redaction" = jsonb_set("redaction", '{active}', 'false'::jsonb) WHERE "id" = ${id}::uuid AND "redaction" IS NOT NULL`);
+      } else {
+        // The decision is no longer remembered for the text (re-ingesting it is judged afresh).
+        const undone = last.action === AUDIT_ACTION.approve ? 'approve' : 'restore';
+        await tx.$executeRaw(Prisma.sql`DELETE FROM "ReviewMemory" WHERE "id" IN (
+          SELECT "id" FROM "ReviewMemory" WHERE "recordId" = ${id}::uuid AND "action" = ${undone} ORDER BY "at" DESC LIMIT 1)`);
+      }
       await tx.auditLog.create({
         data: {
           actor, action: UNDO_AUDIT_ACTION, entityType: 'QuarantineRecord', entityId: id,
@@ -339,14 +346,20 @@ export class PrismaReviewRepository implements ReviewRepository {
       if (cur.state === 'PURGED') return { outcome: 'conflict', row: await row(), reason: `quarantine record ${id} is PURGED: the text is gone` } as const;
       const [dup] = await tx.$queryRaw<Array<{ id: string }>>(Prisma.sql`
         SELECT "id" FROM "Document" WHERE "collection" = ${cur.collection} AND "textHash" = ${opts.version.textHash} LIMIT 1`);
-      if (dup) return { outcome: 'conflict', row: await row(), reason: `the redacted text is already document ${dup.id} of the collection` } as const;
-      await tx.document.create({
-        data: {
-          id: opts.version.id, collection: cur.collection, externalId: cur.externalId, textHash: opts.version.textHash, text: opts.version.text,
-          metadata: opts.version.metadata === null ? Prisma.DbNull : jsonValue(opts.version.metadata), status: 'ACTIVE',
-        },
-      });
-      const redaction: RedactionState = { ...opts.redaction, documentId: opts.version.id, active: true };
+      // The same redaction again after an undo or a restore: this record's own withdrawn version is served again.
+      const reuse = dup !== undefined && existing !== null && !existing.active && existing.documentId === dup.id;
+      if (dup && !reuse) return { outcome: 'conflict', row: await row(), reason: `the redacted text is already document ${dup.id} of the collection` } as const;
+      const versionId = reuse ? dup.id : opts.version.id;
+      if (reuse) await tx.$executeRaw(Prisma.sql`UPDATE "Document" SET "status" = 'ACTIVE', "updatedAt" = ${NOW} WHERE "id" = ${versionId}::uuid`);
+      else {
+        await tx.document.create({
+          data: {
+            id: opts.version.id, collection: cur.collection, externalId: cur.externalId, textHash: opts.version.textHash, text: opts.version.text,
+            metadata: opts.version.metadata === null ? Prisma.DbNull : jsonValue(opts.version.metadata), status: 'ACTIVE',
+          },
+        });
+      }
+      const redaction: RedactionState = { ...opts.redaction, documentId: versionId, active: true };
       await tx.$executeRaw(Prisma.sql`
         UPDATE "QuarantineRecord" SET "state" = 'QUARANTINED', "decision" = 'redact', "resolvedBy" = ${opts.actor}, "resolvedAt" = ${NOW},
           "note" = ${opts.note ?? null}, "decisionRequestId" = NULL, "claimedBy" = NULL, "claimedUntil" = NULL,
@@ -362,7 +375,7 @@ export class PrismaReviewRepository implements ReviewRepository {
         data: {
           actor: opts.actor, action: REDACT_AUDIT_ACTION, entityType: 'QuarantineRecord', entityId: id,
           details: jsonValue({
-            documentId: cur.documentId, redactedDocumentId: opts.version.id, spans: redaction.spans, removedChars: redaction.removedChars, marker: redaction.marker,
+            documentId: cur.documentId, redactedDocumentId: versionId, spans: redaction.spans, removedChars: redaction.removedChars, marker: redaction.marker,
             note: opts.note ?? null, reasons: [...(opts.reasons ?? [])], from: cur.state, to: 'QUARANTINED', prev: { ...prev },
             ...(opts.override && cur.claimLive && cur.claimedBy !== opts.claimant ? { overrodeClaimOf: cur.claimedBy } : {}),
           }),

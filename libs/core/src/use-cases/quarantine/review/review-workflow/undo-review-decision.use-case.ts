@@ -11,12 +11,12 @@ import { itemSummary } from '../review-items/review-view';
 export interface UndoReviewDecisionDeps { review: ReviewRepository; quarantines: QuarantineRepository; store: VectorStore }
 
 /**
- * "Undo my last decision" (issue 35): the reviewer's most recent single approve or restore (of one
- * item when `id` is given) is reversed — the record, its decision columns, reasons and serving flag
+ * "Undo my last decision" (issue 35): the reviewer's most recent single approve, restore or redaction
+ * (of one item when `id` is given) is reversed (a redaction's version is withdrawn from serving, kept in Postgres) — the record, its decision columns, reasons and serving flag
  * as they were before it — Postgres first, then the vector store (the same crash-safe order as a
  * decision; an unsynced record is completed by SyncQuarantinesUseCase). Audited as its own entry
  * (`review.undone`, naming the undone entry). Refused (409) when someone decided the item since;
- * 404 when there is nothing to undo. Purges and bulk decisions are not undone.
+ * 404 when there is nothing to undo. Purges, bulk decisions and a decision that withdrew a redaction are not undone.
  */
 export class UndoReviewDecisionUseCase {
   static readonly inject: InjectMap<UndoReviewDecisionDeps> = { review: REVIEW, quarantines: QUARANTINES, store: VECTOR_STORE };
