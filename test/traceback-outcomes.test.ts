@@ -119,7 +119,11 @@ describe('traceback outcomes with an LLM judge', () => {
     expect(ev.status).toBe('FAILED');
     expect(ev.failureReason).toMatch(/401|invalid api key/i);
     expect(ev.attempts).toBe(1);
-    const audit = await t.repos.audit.listFor('FeedbackEvent', r.event.id);
+    // The worker writes the audit entry right after the FAILED status (MarkFeedbackFailedUseCase): wait for it.
+    const audit = await eventually(async () => {
+      const rows = await t.repos.audit.listFor('FeedbackEvent', r.event.id);
+      return rows.some((a) => a.action === 'traceback.failed') ? rows : null;
+    }, 10_000);
     expect(audit.map((a) => a.action)).toContain('traceback.failed');
   });
 });

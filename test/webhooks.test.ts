@@ -248,7 +248,9 @@ describe('webhooks (real receiver, API + worker)', () => {
     // The outbox row only (as when Redis was down at publish time): no job exists for it.
     const webhooks = t.get<WebhookRepository>(WEBHOOKS);
     const [d] = await webhooks.createDeliveries([{ id: randomUUID(), endpointId: created.body.id, payload: { id: randomUUID(), type: 'enhancement.created', createdAt: new Date().toISOString(), data: { enhancementId: 'e' } } }]);
-    const got = await eventually(async () => rx.received[0], 30_000);
+    // The sweep runs every second, but it shares the webhooks queue with other apps' retries of the shared
+    // test database's PENDING rows: on a loaded 2-core machine 30 s was seen to be too short (CI, 2026-11-27).
+    const got = await eventually(async () => rx.received[0], 60_000);
     expect(got.headers['webhook-id']).toBe(d.id);
     expect(verifyWebhook(created.body.secret, got.body, String(got.headers['webhook-signature']))).toBe(true);
     await eventually(async () => (await webhooks.getDelivery(d.id))?.status === 'DELIVERED', 10_000);
