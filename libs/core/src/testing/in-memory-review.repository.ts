@@ -230,7 +230,7 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
     if (q.state === 'PURGED') return { outcome: 'conflict', row: this.item(q), reason: `quarantine record ${id} is PURGED: the text is gone` };
     const dup = [...this.s.documents.values()].find((d) => d.collection === q.collection && d.textHash === opts.version.textHash);
     // The same redaction again after an undo or a restore: this record's own withdrawn version is served again.
-    const reuse = dup !== undefined && q.redaction !== null && q.redaction !== undefined && !q.redaction.active && q.redaction.documentId === dup.id;
+    const reuse = dup !== undefined && q.redaction?.active === false && q.redaction.documentId === dup.id;
     if (dup && !reuse) return { outcome: 'conflict', row: this.item(q), reason: `the redacted text is already document ${dup.id} of the collection` };
     const doc = this.s.documents.get(q.documentId)!;
     const versionId = reuse ? dup!.id : opts.version.id;

@@ -347,7 +347,7 @@ export class PrismaReviewRepository implements ReviewRepository {
       const [dup] = await tx.$queryRaw<Array<{ id: string }>>(Prisma.sql`
         SELECT "id" FROM "Document" WHERE "collection" = ${cur.collection} AND "textHash" = ${opts.version.textHash} LIMIT 1`);
       // The same redaction again after an undo or a restore: this record's own withdrawn version is served again.
-      const reuse = dup !== undefined && existing !== null && !existing.active && existing.documentId === dup.id;
+      const reuse = dup !== undefined && existing?.active === false && existing.documentId === dup.id;
       if (dup && !reuse) return { outcome: 'conflict', row: await row(), reason: `the redacted text is already document ${dup.id} of the collection` } as const;
       const versionId = reuse ? dup.id : opts.version.id;
       if (reuse) await tx.$executeRaw(Prisma.sql`UPDATE "Document" SET "status" = 'ACTIVE', "updatedAt" = ${NOW} WHERE "id" = ${versionId}::uuid`);
