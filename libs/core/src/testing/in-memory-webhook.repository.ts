@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { NotFoundError } from '../domain/errors';
 import type { DomainEventType } from '../ports/domain-events.port';
 import type {
-  NewWebhookEndpoint, WebhookAttemptRecord, WebhookAttemptRow, WebhookDeliveryPage, WebhookDeliveryRow, WebhookEndpointPatch, WebhookEndpointRow,
+  NewWebhookEndpoint, PendingCursor, WebhookAttemptRecord, WebhookAttemptRow, WebhookDeliveryPage, WebhookDeliveryRow, WebhookEndpointPatch, WebhookEndpointRow,
   WebhookPayload, WebhookRepository,
 } from '../ports/repositories/webhook.port';
 import { auditedWebhookPatch, auditedWebhookUrl, decodeWebhookCursor, encodeWebhookCursor, webhookDisabledReason } from '../use-cases/webhooks/webhook-cursor';
@@ -152,8 +152,9 @@ export class InMemoryWebhookRepository extends InMemoryRepository implements Web
     return copy(d);
   }
 
-  async listPending(createdBefore: Date, limit: number): Promise<WebhookDeliveryRow[]> {
-    return [...this.deliveries.values()].filter((d) => d.status === 'PENDING' && d.createdAt < createdBefore).sort(byTimeThenId((d) => d.createdAt)).slice(0, limit).map(copy);
+  async listPending(createdBefore: Date, limit: number, after?: PendingCursor | null): Promise<WebhookDeliveryRow[]> {
+    const later = (d: WebhookDeliveryRow) => !after || d.createdAt.getTime() > after.createdAt.getTime() || (d.createdAt.getTime() === after.createdAt.getTime() && d.id > after.id);
+    return [...this.deliveries.values()].filter((d) => d.status === 'PENDING' && d.createdAt < createdBefore && later(d)).sort(byTimeThenId((d) => d.createdAt)).slice(0, limit).map(copy);
   }
 
   async listDeliveries(endpointId: string, opts: { limit: number; cursor?: string }): Promise<WebhookDeliveryPage> {

@@ -1,6 +1,6 @@
 import {
   auditedWebhookPatch, auditedWebhookUrl, decodeWebhookCursor, encodeWebhookCursor, NotFoundError, webhookDisabledReason,
-  type DomainEventType, type NewWebhookEndpoint, type WebhookAttemptOutcome, type WebhookAttemptRecord, type WebhookAttemptRow, type WebhookDeliveryPage,
+  type DomainEventType, type NewWebhookEndpoint, type PendingCursor, type WebhookAttemptOutcome, type WebhookAttemptRecord, type WebhookAttemptRow, type WebhookDeliveryPage,
   type WebhookDeliveryRow, type WebhookEndpointPatch, type WebhookEndpointRow, type WebhookPayload, type WebhookRepository,
 } from '@forensics/core';
 import type { PrismaClient, WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint } from '../prisma/generated/client';
@@ -154,8 +154,9 @@ export class PrismaWebhookRepository implements WebhookRepository {
     });
   }
 
-  async listPending(createdBefore: Date, limit: number): Promise<WebhookDeliveryRow[]> {
-    return (await this.db.webhookDelivery.findMany({ where: { status: 'PENDING', createdAt: { lt: createdBefore } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: limit })).map(deliveryRow);
+  async listPending(createdBefore: Date, limit: number, after?: PendingCursor | null): Promise<WebhookDeliveryRow[]> {
+    const later = after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {};
+    return (await this.db.webhookDelivery.findMany({ where: { status: 'PENDING', createdAt: { lt: createdBefore }, ...later }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: limit })).map(deliveryRow);
   }
 
   async listDeliveries(endpointId: string, opts: { limit: number; cursor?: string }): Promise<WebhookDeliveryPage> {

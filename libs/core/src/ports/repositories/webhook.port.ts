@@ -115,11 +115,17 @@ export interface WebhookRepository {
    * is unknown or not FAILED / DEAD (nothing written).
    */
   requeueDelivery(deliveryId: string, actor: string): Promise<WebhookDeliveryRow | null>;
-  /** PENDING deliveries created before `createdBefore`, oldest first (the re-drive sweep). */
-  listPending(createdBefore: Date, limit: number): Promise<WebhookDeliveryRow[]>;
+  /**
+   * PENDING deliveries created before `createdBefore`, oldest first (the re-drive sweep); with
+   * `after`, only those after that (createdAt, id) key, so the sweep can page past rows that have live jobs.
+   */
+  listPending(createdBefore: Date, limit: number, after?: PendingCursor | null): Promise<WebhookDeliveryRow[]>;
   /** The delivery log of one endpoint; `cursor` from the previous page. */
   listDeliveries(endpointId: string, opts: { limit: number; cursor?: string }): Promise<WebhookDeliveryPage>;
 }
+
+/** Where the re-drive sweep stopped: the last (createdAt, id) it looked at. */
+export interface PendingCursor { createdAt: Date; id: string }
 
 export const WEBHOOKS = Symbol('WebhookRepository') as Token<WebhookRepository>;
 

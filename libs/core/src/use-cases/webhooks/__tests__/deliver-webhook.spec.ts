@@ -75,4 +75,19 @@ describe('webhook outbox and delivery (fakes)', () => {
     s.advance(6000);
     expect((await s.redrive.execute({ graceMs: 5000 })).added).toEqual([d.id]);
   });
+
+  it('the sweep pages past rows with live jobs, so a row without a job is reached within a few runs', async () => {
+    const s = setup(() => ({ statusCode: 200, error: null, durationMs: 1 }));
+    await s.webhooks.createEndpoint({ url: 'https://a.example/h', events: ['enhancement.created'], secret: 's', createdBy: 'admin' });
+    // Three older rows whose jobs are live (retrying), then one written while the queue was unreachable.
+    const older = [];
+    for (let i = 0; i < 3; i++) { older.push((await s.publish.execute({ type: 'enhancement.created', data: { i } })).deliveries[0].id); s.advance(10); }
+    const [orphan] = await s.webhooks.createDeliveries([{ id: '00000000-0000-4000-8000-000000000001', endpointId: (await s.webhooks.listEndpoints())[0].id, payload: { id: '00000000-0000-4000-8000-000000000002', type: 'enhancement.created', createdAt: '', data: {} } }]);
+    s.advance(6000);
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push(await s.redrive.execute({ graceMs: 5000, limit: 2 }));
+    expect(runs.map((r) => [r.added.length + r.live, r.wrapped])).toEqual([[2, false], [2, false], [0, true]]);
+    expect(runs.flatMap((r) => r.added)).toEqual(expect.arrayContaining([orphan.id]));
+    expect(new Set(runs.flatMap((r) => r.added))).toEqual(new Set([...older, orphan.id]));
+  });
 });
