@@ -31,11 +31,14 @@
  * (PgVectorStore on a PostgreSQL 15 + pgvector cluster this process starts, test/support/pgvector-cluster.ts),
  * a SECOND JSON line with "store":"pgvector": bulk load (10k rows per upsert, no index), then the HNSW
  * build (m 16, ef_construction 64; maintenance_work_mem --pg-mwm, default 3GB; 1 parallel worker),
- * searches at hnsw.ef_search --ef (default 100) with the quarantine filter and exclusions in the query,
- * recall@10 against the same exact top-10, and postgresPssMb = the proportional set size of all the
- * cluster's processes after the searches (shared buffers counted once). The foreign write is a second
+ * searches at hnsw.ef_search --ef (default: the adapter's, 200) with the quarantine filter and exclusions in
+ * the query, recall@10 against the same exact top-10, and postgresPssMb = the proportional set size of all
+ * the cluster's processes after the searches (shared buffers counted once; with --pg-huge-pages plus the
+ * huge pages in use, which Pss leaves out). The foreign write is a second
  * PgVectorStore (its own connections) upserting 100 texts and quarantining 10 rows. `--ef-sweep 200,400`
  * adds recall@10 and p50/p99 of the same queries at other hnsw.ef_search values ("efSweep").
+ * `--pg-shared-buffers 4GB` sizes Postgres' cache (default 1GB); `--pg-huge-pages` puts it in huge pages
+ * (reserving them when root; see reserveHugePages), the setting docs/vector-stores.md recommends at 1M.
  * `--pg-dir DIR` keeps that cluster in DIR; run again with the same DIR (and `--dir D --reuse` for the
  * embedded part) and the load and index build are skipped ("reused": true, their times from the first
  * run), so the searches can be measured again on a quieter machine.
@@ -48,7 +51,7 @@ import * as path from 'node:path';
 import type { VectorRecord, VectorStore } from '../libs/core/src/ports/vector-store.port';
 import { ExactMatrix } from '../libs/infra/src/vector-store/exact-kernel';
 import { LanceDbVectorStore } from '../libs/infra/src/vector-store/lancedb-vector-store.adapter';
-import { PgVectorStore } from '../libs/infra/src/vector-store/pgvector-vector-store.adapter';
+import { DEFAULT_PGVECTOR_EF_SEARCH, PgVectorStore } from '../libs/infra/src/vector-store/pgvector-vector-store.adapter';
 import { startPgVectorCluster } from '../test/support/pgvector-cluster';
 import { ANN_INDEX_KINDS, DEFAULT_ANN_INDEX, type AnnIndexKind } from '../libs/infra/src/vector-store/vector-store.common';
 
@@ -276,6 +279,13 @@ function pssMb(rootPid: number): number {
   return Math.round(kb / 1024);
 }
 
+/** Huge pages in use system-wide (MB): Pss leaves hugetlb mappings out, so with --pg-huge-pages shared buffers are counted here. */
+function hugePagesInUseMb(): number {
+  const info = fs.readFileSync('/proc/meminfo', 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(info)?.[1] ?? 0);
+  return Math.round(((field('HugePages_Total') - field('HugePages_Free')) * field('Hugepagesize')) / 1024);
+}
+
 /**
  * The timed searches both stores are measured with: 5 warm-up searches (open the table, load index
  * metadata), then each query timed at its own k, counting quarantined and excluded rows returned, and
@@ -318,6 +328,30 @@ async function pgIndexExists(url: string): Promise<boolean> {
   }
 }
 
+/**
+ * `--pg-huge-pages`: Postgres' shared buffers in 2 MB huge pages (huge_pages=on), reserving them first
+ * (vm.nr_hugepages; needs root) when fewer are reserved. Without them every new backend takes a page
+ * fault on each 4 kB of shared memory it touches for the first time: on this VM a fresh connection's
+ * search over a 1M-row HNSW index measured p50 15-18 ms against 3-4 ms once the same pages had been
+ * touched by that backend, and 4.2 ms with huge pages from the first query (docs/results.md).
+ */
+function reserveHugePages(sharedBuffers: string): void {
+  const m = /^(\d+)\s*(MB|GB)$/i.exec(sharedBuffers);
+  if (!m) throw new Error(`--pg-huge-pages needs --pg-shared-buffers in MB or GB, got ${sharedBuffers}`);
+  const need = Math.ceil((Number(m[1]) * (m[2].toUpperCase() === 'GB' ? 1024 : 1)) / 2) + 64; // + Postgres' other shared memory
+  const file = '/proc/sys/vm/nr_hugepages';
+  const have = Number(fs.readFileSync(file, 'utf8').trim());
+  if (have >= need) return;
+  try {
+    fs.writeFileSync(file, String(need));
+  } catch (e) {
+    throw new Error(`--pg-huge-pages: ${have} huge pages reserved, ${need} needed, and ${file} cannot be written (${(e as Error).message}); run as root or: sysctl vm.nr_hugepages=${need}`);
+  }
+  const got = Number(fs.readFileSync(file, 'utf8').trim());
+  if (got < need) throw new Error(`--pg-huge-pages: asked the kernel for ${need} huge pages, got ${got} (memory too fragmented or too small)`);
+  log(`reserved ${got} huge pages (vm.nr_hugepages, was ${have})`);
+}
+
 /** Reads the table and its HNSW index into shared buffers / the OS cache (contrib pg_prewarm). */
 async function pgPrewarm(url: string): Promise<void> {
   const { Client } = await import('pg');
@@ -340,14 +374,20 @@ async function pgPrewarm(url: string): Promise<void> {
 
 async function pgvectorRun(truth: number[][]): Promise<Record<string, unknown>> {
   const texts = loadTexts();
-  const ef = Number(arg('ef', '100'));
+  const ef = Number(arg('ef', String(DEFAULT_PGVECTOR_EF_SEARCH)));
   const mwm = arg('pg-mwm', '3GB');
   const pgDir = arg('pg-dir', '') || undefined;
+  const sharedBuffers = arg('pg-shared-buffers', '1GB');
+  const hugePages = process.argv.includes('--pg-huge-pages');
+  if (hugePages) reserveHugePages(sharedBuffers);
   const cluster = await startPgVectorCluster({
-    settings: { shared_buffers: arg('pg-shared-buffers', '1GB'), max_parallel_maintenance_workers: '1', max_wal_size: '8GB', checkpoint_timeout: '30min' },
+    settings: {
+      shared_buffers: sharedBuffers, max_parallel_maintenance_workers: '1', max_wal_size: '8GB', checkpoint_timeout: '30min',
+      ...(hugePages ? { huge_pages: 'on' } : {}),
+    },
     ...(pgDir ? { dir: pgDir } : {}),
   });
-  log(`pgvector cluster on port ${cluster.port} (shared_buffers ${arg('pg-shared-buffers', '1GB')}, maintenance_work_mem ${mwm}, ef_search ${ef})${pgDir ? `, kept in ${pgDir}` : ''}`);
+  log(`pgvector cluster on port ${cluster.port} (shared_buffers ${sharedBuffers}${hugePages ? ' in huge pages' : ''}, maintenance_work_mem ${mwm}, ef_search ${ef})${pgDir ? `, kept in ${pgDir}` : ''}`);
   const store = new PgVectorStore({ url: cluster.url, indexOnCreate: false, efSearch: ef });
   try {
     await store.ensureCollection(COLLECTION, DIM);
@@ -382,7 +422,7 @@ async function pgvectorRun(truth: number[][]): Promise<Record<string, unknown>> 
     const { lat, found, flaggedReturned, excludedReturned } = await measureSearches(store, qs, truth);
     const recallAt10 = found / (qs.length * 10);
     log(`pgvector searches: p50 ${percentile(lat, 0.5).toFixed(1)} ms, p99 ${percentile(lat, 0.99).toFixed(1)} ms, recall@10 ${recallAt10.toFixed(4)}`);
-    const pss = pssMb(cluster.pid());
+    const pss = pssMb(cluster.pid()) + (hugePages ? hugePagesInUseMb() : 0);
     const other = new PgVectorStore({ url: cluster.url, efSearch: ef });
     const foreignMs: number[] = [];
     let seen = 0;
@@ -421,7 +461,7 @@ async function pgvectorRun(truth: number[][]): Promise<Record<string, unknown>> 
     }
     return {
       store: 'pgvector', texts: N, vectors: KIND, ingestPerSec: Math.round(N / ingestSec), index: 'hnsw(m=16,ef_construction=64)', indexBuildSec: +indexBuildSec.toFixed(1), reused: pgReused,
-      maintenanceWorkMem: mwm, efSearch: ef,
+      maintenanceWorkMem: mwm, sharedBuffers, hugePages, efSearch: ef,
       searchP50Ms: +percentile(lat, 0.5).toFixed(1), searchP99Ms: +percentile(lat, 0.99).toFixed(1),
       foreignWriteNextSearchMs: +percentile(foreignMs, 0.5).toFixed(1), foreignWriteSeen: `${seen}/${FOREIGN_ROUNDS}`,
       postgresPssMb: pss, recallAt10: +recallAt10.toFixed(4), quarantinedReturned: flaggedReturned, excludedReturned, efSweep: sweep,

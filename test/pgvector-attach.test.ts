@@ -225,7 +225,7 @@ describe('pgvector own collections from the docs configuration (docs pgvector-en
   it('the factory builds a PgVectorStore that creates its schema and serves a collection', async () => {
     const env = { ...envOf('pgvector-env'), PGVECTOR_URL: cluster.url, PGVECTOR_SCHEMA: 'own_from_docs' };
     const config = loadConfig(env, ROOT);
-    expect(config.vectorStore).toMatchObject({ kind: 'pgvector', pgvector: { schema: 'own_from_docs', efSearch: 100, hnswM: 16, hnswEfConstruction: 64 } });
+    expect(config.vectorStore).toMatchObject({ kind: 'pgvector', pgvector: { schema: 'own_from_docs', efSearch: 200, hnswM: 16, hnswEfConstruction: 64 } });
     const store = createVectorStore({ dir: '/nonexistent', kind: config.vectorStore.kind, pgvector: config.vectorStore.pgvector });
     opened.push(store);
     expect(store).toBeInstanceOf(PgVectorStore);

@@ -19,7 +19,7 @@
 import { Pool } from 'pg';
 import type { PointPage, ScoredHit, SearchRequest, StoredRecord, VectorStore } from '@forensics/core';
 import { resolvePgAttachConfig, type PgVectorAttachConfig, type ResolvedPgAttach } from './pgvector-attach.mapping';
-import { PgVectorStore, vectorLiteral, vectorOfSql, type PgVectorStoreOptions } from './pgvector-vector-store.adapter';
+import { DEFAULT_PGVECTOR_EF_SEARCH, PgVectorStore, vectorLiteral, vectorOfSql, type PgVectorStoreOptions } from './pgvector-vector-store.adapter';
 import { documentIdOf, pointIdOf } from './qdrant-attach.mapping';
 import {
   assertCollectionName,
@@ -62,7 +62,7 @@ export class PgVectorAttachedVectorStore implements VectorStore {
     assertCollectionName(this.attachedAs);
     assertCollectionName(this.ownName());
     this.tieSlack = Math.max(0, Math.floor(options.tieSlack ?? 8));
-    const efSearch = Math.min(1000, Math.max(1, Math.floor(options.efSearch ?? 100)));
+    const efSearch = Math.min(1000, Math.max(1, Math.floor(options.efSearch ?? DEFAULT_PGVECTOR_EF_SEARCH)));
     this.pool = new Pool({
       connectionString: options.url, max: options.maxConnections ?? 4,
       options: `-c hnsw.ef_search=${efSearch} -c hnsw.iterative_scan=relaxed_order`,

@@ -239,7 +239,7 @@ describe('attach mode configuration (loadConfig)', () => {
     });
     expect(loadConfig({}).vectorStore).toEqual({
       kind: 'auto', indexMinRows: 50_000, annNprobes: 128, annRefine: 0, annIndex: 'ivf_rq', annEf: 100, attach: undefined,
-      pgvector: { url: undefined, schema: 'rf_vectors', efSearch: 100, hnswM: 16, hnswEfConstruction: 64, attach: undefined },
+      pgvector: { url: undefined, schema: 'rf_vectors', efSearch: 200, hnswM: 16, hnswEfConstruction: 64, attach: undefined },
     });
   });
 
