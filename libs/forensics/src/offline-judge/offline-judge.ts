@@ -57,7 +57,7 @@ const CLOSE_COPY_MIN = 0.5;
 export const SCORE_WEIGHTS: Readonly<OfflineJudgeWeights> = Object.freeze({ ...(fitted.weights as OfflineJudgeWeights) });
 
 /** Model name recorded with every offline verdict. */
-export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v11';
+export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v12';
 
 // Removed (issue 13): FRAMING_CUES, a regex of PoisonedRAG's framing phrases ("in an alternate
 // universe", "contrary to popular belief", …) and its `framing` feature. It was written from the

@@ -93,12 +93,13 @@ export function stripCitationMarkers(text: string): string {
   return text.replace(/\[(?:\d{1,4}|[a-z][a-z ]{0,24})\]/gi, ' ');
 }
 
-// 1–3 digits, then groups of exactly three digits each after ", " or a space; not inside a longer number.
-const SPACED_GROUPS = /(?<![\p{N}.,])(\d{1,3})((?:,? \d{3})+)(?![\p{N}]|[.,]\d)/gu;
+// 1–3 digits, then groups of exactly three digits each after ", ", " , " or a space; not inside a longer number.
+const SPACED_GROUPS = /(?<![\p{N}.,])(\d{1,3})((?:(?: ?,)? \d{3})+)(?![\p{N}]|[.,]\d)/gu;
 
 /**
- * Thousands groups separated by a space ("500, 000" from a word-piece tokenizer's round trip, "25 000"
- * in the SI / French style) joined into one number ("500,000", "25000"), which `rawTokens` then reads
+ * Thousands groups separated by a space ("500, 000", or "35 , 000" with the comma spaced on both sides,
+ * from a word-piece tokenizer's round trip; "25 000" in the SI / French style) joined into one number
+ * ("500,000", "35,000", "25000"), which `rawTokens` then reads
  * as 500000 / 25000. Only for a caller that looks for an answer which IS such a number: in ordinary
  * text the same shape is usually a date and a count ("May 12, 200 protesters") or a list
  * ("120, 121 or 365"), which must stay two numbers.

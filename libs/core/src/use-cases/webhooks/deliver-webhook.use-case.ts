@@ -46,14 +46,23 @@ export class DeliverWebhookUseCase {
     const delivery = await webhooks.getDelivery(cmd.deliveryId);
     if (!delivery || delivery.status !== 'PENDING') return { outcome: 'skipped' };
     const endpoint = await webhooks.getEndpoint(delivery.endpointId);
-    const secret = endpoint?.active ? await webhooks.getSecret(endpoint.id) : null;
-    if (!endpoint || !endpoint.active || !secret) {
+    let secret: string | null = null;
+    let unreadable: string | null = null;
+    try {
+      secret = endpoint?.active ? await webhooks.getSecret(endpoint.id) : null;
+    } catch (e) {
+      // The stored secret cannot be decrypted (WEBHOOK_SECRETS_KEY changed): an attempt that fails
+      // like an unreachable receiver, written to the delivery log, instead of a job that throws and
+      // leaves the row PENDING for the sweep to re-drive forever.
+      unreadable = `the endpoint's signing secret cannot be decrypted with this WEBHOOK_SECRETS_KEY (${(e as Error).message}); rotate the secret or restore the key`;
+    }
+    if (!endpoint || !endpoint.active || (!secret && !unreadable)) {
       await webhooks.markDead(delivery.id, endpoint ? `endpoint disabled: ${endpoint.disabledReason ?? 'inactive'}` : 'endpoint deleted');
       return { outcome: 'dead' };
     }
     const body = JSON.stringify(delivery.payload);
     const t = Math.floor(clock.now().getTime() / 1000);
-    const res = await transport.send({
+    const res = unreadable || !secret ? { statusCode: null, error: unreadable, durationMs: 0 } : await transport.send({
       url: endpoint.url, body, timeoutMs: settings.timeoutMs,
       headers: {
         'Content-Type': 'application/json',

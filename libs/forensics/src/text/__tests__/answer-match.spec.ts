@@ -56,8 +56,8 @@ describe('tokenize and helpers', () => {
     expect(splitSentences('It opened in Jan. Sales rose.')).toEqual(['It opened in Jan.', 'Sales rose.']);
   });
   it('joins thousands groups split by a space, never inside a longer number or a decimal', () => {
-    expect(['of 4, 500.', '1, 200, 000 people', 'the 25 000 seats', 'in 1998 200 people', '3.5, 000', '12, 3456'].map(joinSpacedDigitGroups))
-      .toEqual(['of 4,500.', '1,200,000 people', 'the 25000 seats', 'in 1998 200 people', '3.5, 000', '12, 3456']);
+    expect(['of 4, 500.', '1, 200, 000 people', 'the 25 000 seats', 'in 1998 200 people', '3.5, 000', '12, 3456', 'about 35 , 000 .', '8 , 850 km', '1998 , 200 people', '12 , 3456'].map(joinSpacedDigitGroups))
+      .toEqual(['of 4,500.', '1,200,000 people', 'the 25000 seats', 'in 1998 200 people', '3.5, 000', '12, 3456', 'about 35,000 .', '8,850 km', '1998 , 200 people', '12 , 3456']);
     expect(normalizeText(joinSpacedDigitGroups('about 500, 000 members'))).toBe('about 500000 members');
   });
   it('drops the day of a date, and knows "may" the verb from May', () => {

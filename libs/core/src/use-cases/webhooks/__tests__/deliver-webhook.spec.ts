@@ -90,4 +90,17 @@ describe('webhook outbox and delivery (fakes)', () => {
     expect(runs.flatMap((r) => r.added)).toEqual(expect.arrayContaining([orphan.id]));
     expect(new Set(runs.flatMap((r) => r.added))).toEqual(new Set([...older, orphan.id]));
   });
+
+  it('a secret that cannot be decrypted (WEBHOOK_SECRETS_KEY changed) is a failed attempt in the log, not a job that throws', async () => {
+    const s = setup(() => ({ statusCode: 200, error: null, durationMs: 1 }));
+    await s.webhooks.createEndpoint({ url: 'https://a.example/h', events: ['enhancement.created'], secret: 's', createdBy: 'admin' });
+    s.webhooks.getSecret = async () => { throw new Error('Unsupported state or unable to authenticate data'); };
+    const d = (await s.publish.execute({ type: 'enhancement.created', data: {} })).deliveries[0];
+    const first = await s.deliver.execute({ deliveryId: d.id, lastAttempt: false, retryDelayMs: 100 });
+    expect([first.outcome, first.statusCode]).toEqual(['retried', null]);
+    expect(first.error).toMatch(/signing secret cannot be decrypted with this WEBHOOK_SECRETS_KEY/);
+    expect((await s.deliver.execute({ deliveryId: d.id, lastAttempt: true, retryDelayMs: 0 })).outcome).toBe('failed');
+    expect(s.transport.sent).toHaveLength(0);
+    expect((await s.webhooks.getDelivery(d.id))!.status).toBe('FAILED');
+  });
 });
