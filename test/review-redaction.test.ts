@@ -8,7 +8,7 @@
  * every step audited; a session needs the CSRF token; a viewer may not redact.
  */
 import { Client } from 'pg';
-import { IngestCorpusUseCase, REDACTION_MARKER, RunTracebackUseCase, SubmitFeedbackUseCase } from '@forensics/core';
+import { IngestCorpusUseCase, REDACTION_MARKER, RunTracebackUseCase, SubmitFeedbackUseCase, SyncQuarantinesUseCase } from '@forensics/core';
 import { createTestApp, type TestApp } from './support/test-app';
 import { TEST_API_KEY, uniqueName } from './support/test-runtime';
 
@@ -190,5 +190,29 @@ describe('claim spans and redaction', () => {
     expect(audit[0].details).toMatchObject({ undoneAction: 'review.redacted', from: 'QUARANTINED', to: item.state });
     // Nothing left to undo on it.
     expect((await call('POST', '/v1/review/undo', { id: item.id })).status).toBe(404);
+  }, 180_000);
+
+  it('a crash between the Postgres step and the store write is completed by the sync of unsynced records (the reconcile audit), not only by repeating the request', async () => {
+    const coll = uniqueName('redact-crash');
+    await t.get(IngestCorpusUseCase).execute({ collection: coll, records: TEXTS });
+    const original = (await db.query('SELECT "id" FROM "Document" WHERE "collection" = $1 AND "externalId" = $2', [coll, 'long'])).rows[0].id;
+    const { event } = await t.get(SubmitFeedbackUseCase).execute({ collection: coll, query: QUERY, wrongAnswer: WRONG });
+    await t.get(RunTracebackUseCase).execute({ feedbackId: event.id });
+    const item = (await db.query('SELECT "id" FROM "QuarantineRecord" WHERE "documentId" = $1', [original])).rows[0];
+    const red = await call('POST', `/v1/review/items/${item.id}/redact`, {});
+    expect(red.status).toBe(200);
+    const version = red.body.redaction.documentId;
+    // The state a crash right after the transaction leaves: the version's point never written, the record unsynced.
+    await t.store.delete(coll, [version]);
+    await db.query('UPDATE "QuarantineRecord" SET "storeSynced" = false WHERE "id" = $1', [item.id]);
+    const servedIn = async () => (await t.store.search(coll, { vector: (await t.embedder.embed([QUERY]))[0], k: 10 })).map((h) => h.id);
+    expect(await servedIn()).not.toContain(version);
+    expect(await t.get(SyncQuarantinesUseCase).execute({ feedbackId: event.id })).toBe(1);
+    const ids = await servedIn();
+    expect(ids).toContain(version);
+    expect(ids).not.toContain(original);
+    const [stored] = await t.store.fetch(coll, [version]);
+    expect(stored).toMatchObject({ text: (await docRow(version)).text, quarantined: false, payload: expect.objectContaining({ redactionOf: original }) });
+    expect((await db.query('SELECT "storeSynced" FROM "QuarantineRecord" WHERE "id" = $1', [item.id])).rows[0].storeSynced).toBe(true);
   }, 180_000);
 });

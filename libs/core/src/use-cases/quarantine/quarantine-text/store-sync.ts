@@ -1,5 +1,30 @@
-import type { QuarantineRepository, QuarantineRow } from '../../../ports/repositories';
+import { NotFoundError } from '../../../domain/errors';
+import type { Embedder } from '../../../ports/embedder.port';
+import type { DocumentRepository, QuarantineRepository, QuarantineRow } from '../../../ports/repositories';
 import type { VectorStore } from '../../../ports/vector-store.port';
+
+/**
+ * An active redaction's version (issue 35) written to the store if it is not there with its text: its
+ * vector (`embedded`, or the embedder's for its text) and the original's payload plus `redactionOf`.
+ * Run by the redact request after its Postgres transaction and by the sync (the reconcile audit), so a
+ * crash between the two leaves the text out of serving only until the next sync, not until someone
+ * repeats the request. Returns whether it wrote.
+ */
+export async function ensureRedactedVersionInStore(
+  deps: { store: VectorStore; embedder: Embedder; documents: DocumentRepository }, rec: QuarantineRow, embedded?: ArrayLike<number>,
+): Promise<boolean> {
+  const r = rec.redaction;
+  if (!r?.active || rec.state !== 'QUARANTINED') return false;
+  const [version] = await deps.documents.get([r.documentId]);
+  if (!version) throw new NotFoundError(`redacted version ${r.documentId} of review item ${rec.id} does not exist`);
+  const [stored] = await deps.store.fetch(rec.collection, [r.documentId]);
+  if (stored && stored.text === version.text) return false;
+  let vector = embedded;
+  if (!vector) { await deps.embedder.init(); [vector] = await deps.embedder.embed([version.text]); }
+  const [original] = await deps.store.fetch(rec.collection, [rec.documentId]);
+  await deps.store.upsert(rec.collection, [{ id: version.id, vector, text: version.text, payload: { ...(original?.payload ?? {}), redactionOf: rec.documentId }, quarantined: false }]);
+  return true;
+}
 
 /**
  * Makes the vector store reflect one quarantine record, then marks it synced. Idempotent, so a
@@ -8,7 +33,7 @@ import type { VectorStore } from '../../../ports/vector-store.port';
  *  - NEEDS_REVIEW served during review, RESTORED → flag cleared;
  *  - PURGED → the point deleted from the store;
  *  - and a redacted record's redacted version (issue 35): served while the redaction is active, flagged
- *    out of serving once a later decision withdrew it (its vector is written by RedactReviewItemUseCase).
+ *    out of serving once a later decision withdrew it (its vector is written by ensureRedactedVersionInStore).
  */
 export async function syncRecordToStore(deps: { quarantines: QuarantineRepository; store: VectorStore }, r: QuarantineRow): Promise<void> {
   let withheld: boolean;

@@ -9,7 +9,7 @@ import { REVIEW, type ClaimSpan, type DocumentRepository, type QuarantineReposit
 import { DOCUMENTS, DOMAIN_EVENTS, EMBEDDER, QUARANTINES, VECTOR_STORE, VERDICTS } from '../../../../ports/tokens';
 import type { VectorStore } from '../../../../ports/vector-store.port';
 import type { InjectMap } from '../../../../use-case';
-import { syncRecordToStore } from '../../quarantine-text/store-sync';
+import { ensureRedactedVersionInStore, syncRecordToStore } from '../../quarantine-text/store-sync';
 import type { Decider } from '../review-decide/apply-decision';
 import { ReviewRedactRequest } from '../review-items/review.schema';
 import { itemSummary } from '../review-items/review-view';
@@ -29,7 +29,8 @@ export interface RedactReviewItemDeps {
  * transaction (version, record state and redaction, original out of serving, `review.redacted` audit
  * entry), then the store (the version's vector written, the flags synced), then marked synced. A crash
  * between leaves the record unsynced with the original out of serving and the version not yet served; the
- * same request again completes it (an active redaction is not redone). Reversible: restore (or approve,
+ * same request again completes it (an active redaction is not redone), and so does the next sync of
+ * unsynced records (the reconcile audit: SyncQuarantinesUseCase). Reversible: restore (or approve,
  * or purge) of the item withdraws the version and decides the original as usual.
  */
 export class RedactReviewItemUseCase {
@@ -79,17 +80,9 @@ export class RedactReviewItemUseCase {
 
   /** The store side: the version's vector (payload of the original, plus `redactionOf`), then the flags; then the answer. */
   private async complete(rec: QuarantineRow, changed: boolean, embedded?: ArrayLike<number>) {
-    const { store, embedder, documents, review } = this.deps;
+    const { review } = this.deps;
     const r = rec.redaction!;
-    const [version] = await documents.get([r.documentId]);
-    if (!version) throw new NotFoundError(`redacted version ${r.documentId} of review item ${rec.id} does not exist`);
-    const [stored] = await store.fetch(rec.collection, [r.documentId]);
-    if (!stored || stored.text !== version.text) {
-      let vector = embedded;
-      if (!vector) { await embedder.init(); [vector] = await embedder.embed([version.text]); }
-      const [original] = await store.fetch(rec.collection, [rec.documentId]);
-      await store.upsert(rec.collection, [{ id: version.id, vector, text: version.text, payload: { ...(original?.payload ?? {}), redactionOf: rec.documentId }, quarantined: false }]);
-    }
+    await ensureRedactedVersionInStore(this.deps, rec, embedded);
     if (!rec.storeSynced) await syncRecordToStore(this.deps, rec);
     if (changed) {
       await this.deps.events.publish({ type: 'review.decided', data: { quarantineId: rec.id, documentId: rec.documentId, feedbackId: rec.feedbackId, collection: rec.collection, decision: 'redact', state: rec.state, decidedBy: r.by, redactedDocumentId: r.documentId } });
