@@ -81,3 +81,28 @@ describe('pgvector specifics', () => {
     }
   });
 });
+
+describe('pgvector serving advice (the operator is told when shared_buffers cannot hold the HNSW indexes)', () => {
+  it('silent while the indexes fit; one line naming the sizes and the fix when they do not', async () => {
+    cluster ??= await startPgVectorCluster();
+    const roomy = new PgVectorStore({ url: cluster.url, schema: `advice_${randomUUID().slice(0, 8)}` });
+    const tiny = await startPgVectorCluster({ settings: { shared_buffers: '1MB', max_connections: '20' } });
+    const tight = new PgVectorStore({ url: tiny.url, schema: 'advice' });
+    try {
+      // 800 texts × 384 dimensions: an HNSW index of a few MB, nothing against 128 MB, too much for 1 MB.
+      const rows = Array.from({ length: 800 }, (_, i) => ({ id: `t${i}`, vector: Array.from({ length: 384 }, (_, j) => Math.sin(i * 7 + j)), text: `text ${i}` }));
+      for (const s of [roomy, tight]) {
+        await s.ensureCollection('big', 384);
+        await s.upsert('big', rows);
+      }
+      expect(await roomy.servingAdvice()).toEqual([]);
+      const [line, ...rest] = await tight.servingAdvice();
+      expect(rest).toEqual([]);
+      expect(line).toMatch(/^pgvector: the HNSW indexes of 1 collection\(s\) take \d+ MB \(largest: 'big', \d+ MB\) but shared_buffers is 1 MB: .*raise shared_buffers above \d+ MB, with huge pages/);
+    } finally {
+      await roomy.close();
+      await tight.close();
+      await tiny.stop();
+    }
+  });
+});

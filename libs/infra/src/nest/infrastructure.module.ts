@@ -18,7 +18,7 @@ import { AUDIT_QUEUE, AUDIT_RUNS, AUDIT_SCHEDULES, REPORTER_ACTIVITY, REVIEW, RE
 import { PrismaAuditRunRepository } from '../audits/prisma-audit-run.repository';
 import { NoAuditQueue, NoAuditSchedules } from '../audits/bullmq-audit-queue';
 import { startEmbeddedPostgres, startEmbeddedRedis, type EmbeddedService } from '../runtime/embedded-services';
-import { createVectorStore } from '../vector-store';
+import { createVectorStore, PgVectorStore } from '../vector-store';
 import { coreSettingsFor, embedderFor, feedbackTokenSecret, identitySettingsFor, judgeFor, probeFor } from './adapters';
 import { QueueModule } from './queue.module';
 import { createRedisConnection } from '../queue/bullmq-traceback-queue';
@@ -123,11 +123,17 @@ export class InfrastructureModule {
       fromRepositories(QUARANTINES, 'quarantines'), fromRepositories(ANSWERS, 'answers'), fromRepositories(ENHANCEMENTS, 'enhancements'),
       fromRepositories(AUDIT_LOG, 'audit'), fromRepositories(DATABASE_HEALTH, 'health'),
       fromRepositories(USERS, 'users'), fromRepositories(API_KEYS, 'apiKeys'), fromRepositories(SESSIONS, 'sessions'),
-      { provide: VECTOR_STORE, useFactory: () => createVectorStore({
-        qdrantUrl: config.qdrantUrl, qdrantApiKey: config.qdrantApiKey, dir: join(config.dataDir, 'vectors'),
-        indexMinRows: config.vectorStore.indexMinRows, annNprobes: config.vectorStore.annNprobes, annRefine: config.vectorStore.annRefine, annIndex: config.vectorStore.annIndex, annEf: config.vectorStore.annEf, attach: config.vectorStore.attach,
-        kind: config.vectorStore.kind, pgvector: config.vectorStore.pgvector,
-      }) },
+      { provide: VECTOR_STORE, useFactory: () => {
+        const store = createVectorStore({
+          qdrantUrl: config.qdrantUrl, qdrantApiKey: config.qdrantApiKey, dir: join(config.dataDir, 'vectors'),
+          indexMinRows: config.vectorStore.indexMinRows, annNprobes: config.vectorStore.annNprobes, annRefine: config.vectorStore.annRefine, annIndex: config.vectorStore.annIndex, annEf: config.vectorStore.annEf, attach: config.vectorStore.attach,
+          kind: config.vectorStore.kind, pgvector: config.vectorStore.pgvector,
+        });
+        // pgvector: say at start when the server is too small for our HNSW indexes (not fatal; an unreachable
+        // database is reported by the health check, not here).
+        if (store instanceof PgVectorStore) void store.servingAdvice().then((lines) => lines.forEach((l) => log.warn(l)), () => undefined);
+        return store;
+      } },
       { provide: EMBEDDER, useFactory: () => embedderFor(config) },
       { provide: METRICS, useFactory: () => new ForensicsMetrics() },
       // Every judge call counted and timed (forensics_judge_calls_total), whichever adapter is configured.

@@ -290,6 +290,23 @@ export class PgVectorStore implements VectorStore {
     return Number(res.rows[0]!.n);
   }
 
+  /**
+   * What this server's settings will cost searches, as lines for the operator's log (none when all is
+   * well; docs/vector-stores.md, "Serving pgvector at scale"). Today one check: our HNSW indexes together
+   * larger than `shared_buffers`, so a search reads index pages from outside Postgres' cache (measured at
+   * 1M texts: p50 33 ms with a 2 GB index in 1 GB, against ~10 ms when it fits).
+   */
+  async servingAdvice(): Promise<string[]> {
+    await this.init();
+    const res = await this.pool.query<{ name: string; bytes: string; sb: string }>(
+      `SELECT c.name, coalesce(pg_relation_size(to_regclass(format('%I.%I', $1::text, c.table_name || '_hnsw'))), 0)::text AS bytes,
+              (SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings WHERE name = 'shared_buffers')::text AS sb
+       FROM ${this.q('collections')} c`,
+      [this.schema],
+    );
+    return hnswFitAdvice(res.rows.map((r) => ({ name: r.name, bytes: Number(r.bytes) })), Number(res.rows[0]?.sb ?? 0));
+  }
+
   /** Changes with every write of the collection, in any process (the catalogue's counter). */
   async revision(collection: string): Promise<string | null> {
     assertCollectionName(collection);
@@ -460,4 +477,17 @@ export class PgVectorStore implements VectorStore {
 
 function escapeLiteral(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
+}
+
+/** `servingAdvice`'s rule, pure: the indexes (bytes each) against shared_buffers (bytes). */
+export function hnswFitAdvice(indexes: ReadonlyArray<{ name: string; bytes: number }>, sharedBuffersBytes: number): string[] {
+  const total = indexes.reduce((sum, i) => sum + i.bytes, 0);
+  if (total === 0 || sharedBuffersBytes <= 0 || total <= sharedBuffersBytes) return [];
+  const mb = (b: number) => `${Math.ceil(b / 2 ** 20)} MB`;
+  const largest = [...indexes].sort((a, b) => b.bytes - a.bytes)[0]!;
+  return [
+    `pgvector: the HNSW indexes of ${indexes.length} collection(s) take ${mb(total)} (largest: '${largest.name}', ${mb(largest.bytes)}) ` +
+    `but shared_buffers is ${mb(sharedBuffersBytes)}: searches will read index pages from outside Postgres' cache and slow down ` +
+    `several times; raise shared_buffers above ${mb(total * 1.25)}, with huge pages (docs/vector-stores.md, "Serving pgvector at scale")`,
+  ];
 }
