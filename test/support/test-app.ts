@@ -63,7 +63,7 @@ const FILE_STARTED = new Date();
 
 /**
  * Feedback left pending by earlier test files (their apps and queues are gone, their collections
- * unknown to this app's vector store) is marked FAILED, so this app's reconciler — which re-drives
+ * unknown to this app's vector store) is marked FAILED (and their pending webhook deliveries DEAD), so this app's reconciler — which re-drives
  * every pending event of the shared test database — does not pick it up and disturb this file.
  */
 async function failOrphanedFeedback(databaseUrl: string): Promise<void> {
@@ -73,6 +73,13 @@ async function failOrphanedFeedback(databaseUrl: string): Promise<void> {
     await db.query(
       `UPDATE "FeedbackEvent" SET "status" = 'FAILED', "failureReason" = 'orphaned: left pending by an earlier test file', "updatedAt" = (now() AT TIME ZONE 'UTC')
        WHERE "status" IN ('RECEIVED', 'QUEUED', 'TRACING') AND "createdAt" < ($1::timestamptz AT TIME ZONE 'UTC')`,
+      [FILE_STARTED.toISOString()],
+    );
+    // The same for webhook deliveries: an earlier file's PENDING rows (its receivers gone) would be re-driven
+    // by this app's outbox sweep and retried against closed ports beside this file's own deliveries.
+    await db.query(
+      `UPDATE "WebhookDelivery" SET "status" = 'DEAD', "lastError" = 'orphaned: left pending by an earlier test file', "nextAttemptAt" = NULL
+       WHERE "status" = 'PENDING' AND "createdAt" < ($1::timestamptz AT TIME ZONE 'UTC')`,
       [FILE_STARTED.toISOString()],
     );
   } catch (e) {
