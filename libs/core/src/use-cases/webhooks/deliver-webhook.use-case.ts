@@ -62,7 +62,7 @@ export class DeliverWebhookUseCase {
     }
     const body = JSON.stringify(delivery.payload);
     const t = Math.floor(clock.now().getTime() / 1000);
-    const res = unreadable || !secret ? { statusCode: null, error: unreadable, durationMs: 0 } : await transport.send({
+    const res = !secret ? { statusCode: null, error: unreadable, durationMs: 0 } : await transport.send({
       url: endpoint.url, body, timeoutMs: settings.timeoutMs,
       headers: {
         'Content-Type': 'application/json',
