@@ -39,6 +39,16 @@ describe('claim spans and redaction', () => {
   };
   const docRow = async (id: string) => (await db.query('SELECT "text", "status"::text AS status, "textHash", "externalId", "metadata" FROM "Document" WHERE "id" = $1', [id])).rows[0];
   const served = async () => (await t.store.search(collection, { vector: (await t.embedder.embed([QUERY]))[0], k: 10 })).map((h) => h.id);
+  /** The texts ingested into a collection of their own and the report traced: the long text's id and its quarantine record. */
+  const tracedInNewCollection = async (prefix: string) => {
+    const coll = uniqueName(prefix);
+    await t.get(IngestCorpusUseCase).execute({ collection: coll, records: TEXTS });
+    const original: string = (await db.query('SELECT "id" FROM "Document" WHERE "collection" = $1 AND "externalId" = $2', [coll, 'long'])).rows[0].id;
+    const { event } = await t.get(SubmitFeedbackUseCase).execute({ collection: coll, query: QUERY, wrongAnswer: WRONG });
+    await t.get(RunTracebackUseCase).execute({ feedbackId: event.id });
+    const item: { id: string; state: string; decision: string | null } = (await db.query('SELECT "id", "state"::text AS state, "decision" FROM "QuarantineRecord" WHERE "documentId" = $1', [original])).rows[0];
+    return { coll, original, item, feedbackId: event.id };
+  };
 
   beforeAll(async () => {
     t = await createTestApp({ api: true, env: { TRACE_K: '5', DECISION_POLICY: 'judge-only', CONSENSUS_CHECK: 'off', METRICS_TOKEN } });
@@ -162,12 +172,7 @@ describe('claim spans and redaction', () => {
   });
 
   it('undo my last decision reverses a redaction: the version withdrawn (kept in Postgres), the item as before it, audited', async () => {
-    const coll = uniqueName('redact-undo');
-    await t.get(IngestCorpusUseCase).execute({ collection: coll, records: TEXTS });
-    const original = (await db.query('SELECT "id" FROM "Document" WHERE "collection" = $1 AND "externalId" = $2', [coll, 'long'])).rows[0].id;
-    const { event } = await t.get(SubmitFeedbackUseCase).execute({ collection: coll, query: QUERY, wrongAnswer: WRONG });
-    await t.get(RunTracebackUseCase).execute({ feedbackId: event.id });
-    const item = (await db.query('SELECT "id", "state"::text AS state, "decision" FROM "QuarantineRecord" WHERE "documentId" = $1', [original])).rows[0];
+    const { coll, original, item } = await tracedInNewCollection('redact-undo');
     const red = await call('POST', `/v1/review/items/${item.id}/redact`, { reasons: ['planted-claim'] });
     expect(red.status).toBe(200);
     const version = red.body.redaction.documentId;
@@ -193,12 +198,7 @@ describe('claim spans and redaction', () => {
   }, 180_000);
 
   it('a crash between the Postgres step and the store write is completed by the sync of unsynced records (the reconcile audit), not only by repeating the request', async () => {
-    const coll = uniqueName('redact-crash');
-    await t.get(IngestCorpusUseCase).execute({ collection: coll, records: TEXTS });
-    const original = (await db.query('SELECT "id" FROM "Document" WHERE "collection" = $1 AND "externalId" = $2', [coll, 'long'])).rows[0].id;
-    const { event } = await t.get(SubmitFeedbackUseCase).execute({ collection: coll, query: QUERY, wrongAnswer: WRONG });
-    await t.get(RunTracebackUseCase).execute({ feedbackId: event.id });
-    const item = (await db.query('SELECT "id" FROM "QuarantineRecord" WHERE "documentId" = $1', [original])).rows[0];
+    const { coll, original, item, feedbackId } = await tracedInNewCollection('redact-crash');
     const red = await call('POST', `/v1/review/items/${item.id}/redact`, {});
     expect(red.status).toBe(200);
     const version = red.body.redaction.documentId;
@@ -207,7 +207,7 @@ describe('claim spans and redaction', () => {
     await db.query('UPDATE "QuarantineRecord" SET "storeSynced" = false WHERE "id" = $1', [item.id]);
     const servedIn = async () => (await t.store.search(coll, { vector: (await t.embedder.embed([QUERY]))[0], k: 10 })).map((h) => h.id);
     expect(await servedIn()).not.toContain(version);
-    expect(await t.get(SyncQuarantinesUseCase).execute({ feedbackId: event.id })).toBe(1);
+    expect(await t.get(SyncQuarantinesUseCase).execute({ feedbackId })).toBe(1);
     const ids = await servedIn();
     expect(ids).toContain(version);
     expect(ids).not.toContain(original);
