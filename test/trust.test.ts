@@ -147,5 +147,9 @@ describe('reporter trust and corroboration', () => {
       expect(c.servedDuringReview).toBe(true);
     }
     expect(await served(identified, quarantined.map((q) => q.documentId))).toEqual([]);
+    // The cap lets the judge's most confident YES verdicts through, not the first retrieved (capOrder).
+    const scores = new Map((await t.prisma.judgeVerdict.findMany({ where: { feedbackId: done.id, label: 'YES' } })).map((v) => [v.documentId, Number((v.signals as Json).score)]));
+    const lowestQuarantined = Math.min(...quarantined.map((q) => scores.get(q.documentId)!));
+    for (const c of capped) expect(scores.get(c.documentId)!).toBeLessThanOrEqual(lowestQuarantined);
   });
 });

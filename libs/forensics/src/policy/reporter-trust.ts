@@ -45,6 +45,26 @@ export function validateTrustParams(p: Partial<TrustParams> = {}): TrustParams {
   return out;
 }
 
+/**
+ * The order in which an event's YES verdicts meet the per-event cap: the judge's most confident first
+ * (highest `score`; ties and texts without a score keep the order they were judged in, texts without a
+ * score after the scored ones). The cap exists so one report cannot take out many texts at once; which
+ * texts it lets through should not depend on retrieval order. In judged order, a genuine text judged
+ * YES weakly in round 1 used a slot ahead of a planted text judged YES confidently in round 2, which
+ * then stayed served while awaiting review: 38 of the 284 questions whose planted text was still in the
+ * top 5 after a true report (leave-one-family-out suite, judge v12), 30 of them fixed by this order
+ * (docs/results.md). A judge that gives no score (an LLM) keeps its judged order. Pure.
+ */
+export function capOrder(ids: readonly string[], scoreOf: (id: string) => number | null | undefined): string[] {
+  const keyed = ids.map((id, i) => {
+    const s = scoreOf(id);
+    return { id, i, s: typeof s === 'number' && Number.isFinite(s) ? s : null };
+  });
+  return keyed
+    .sort((a, b) => (a.s === null ? (b.s === null ? a.i - b.i : 1) : b.s === null ? -1 : b.s - a.s || a.i - b.i))
+    .map((x) => x.id);
+}
+
 /** What the policy knows about the report behind a verdict. */
 export interface TrustContext {
   trust: TrustLevel;

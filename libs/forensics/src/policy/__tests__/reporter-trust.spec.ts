@@ -1,5 +1,5 @@
 import type { PolicyVerdict } from '../remembered-decision';
-import { applyReporterTrust, DEFAULT_TRUST_PARAMS, validateTrustParams, type TrustContext } from '../reporter-trust';
+import { applyReporterTrust, capOrder, DEFAULT_TRUST_PARAMS, validateTrustParams, type TrustContext } from '../reporter-trust';
 
 const quarantine: PolicyVerdict = { decision: 'QUARANTINE', withhold: true, reason: 'judge YES', inputs: { label: 'YES' } };
 const ctx = (over: Partial<TrustContext> = {}): TrustContext => ({
@@ -80,5 +80,13 @@ describe('applyReporterTrust', () => {
     expect(() => validateTrustParams({ minTrust: 'nobody' as never })).toThrow(/minTrust/);
     expect(() => validateTrustParams({ maxPerEvent: -1 })).toThrow(/maxPerEvent/);
     expect(() => validateTrustParams({ corroborationMinReporters: 0 })).toThrow(/corroborationMinReporters/);
+  });
+
+  it('capOrder: the most confident YES first, judged order among ties and unscored texts (unscored last)', () => {
+    const scores: Record<string, number | null> = { a: 0.4, b: 0.9, c: null, d: 0.9, e: 0.1, f: null };
+    expect(capOrder(['a', 'b', 'c', 'd', 'e', 'f'], (id) => scores[id])).toEqual(['b', 'd', 'a', 'e', 'c', 'f']);
+    expect(capOrder(['c', 'f'], (id) => scores[id])).toEqual(['c', 'f']);
+    expect(capOrder(['a', 'x'], (id) => (id === 'x' ? Number.NaN : scores[id]))).toEqual(['a', 'x']);
+    expect(capOrder([], () => 1)).toEqual([]);
   });
 });

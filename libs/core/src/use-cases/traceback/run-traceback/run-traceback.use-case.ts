@@ -1,5 +1,5 @@
 import {
-  acceptRetrieval, acceptServed, acceptVerdicts, consensusCheck, containsAnswer, decide, initTrace, nextRetrieval, sourceOf, summarizeTrace,
+  acceptRetrieval, acceptServed, acceptVerdicts, capOrder, consensusCheck, containsAnswer, decide, initTrace, nextRetrieval, sourceOf, summarizeTrace,
   validateConsensusParams, validateDecisionPolicy, type ConsensusResult, type Label, type TraceState,
 } from '@forensics/algorithms';
 import { PermanentError } from '../../../domain/errors';
@@ -210,7 +210,9 @@ export class RunTracebackUseCase {
     const quarantined: string[] = [];
     const review: string[] = [];
     const actor = settings.workerActor;
-    for (const id of judgedIds) {
+    // YES verdicts meet the per-event cap most confident first (capOrder), not in retrieval order.
+    const scoreOf = (id: string) => { const s = finalVerdicts.get(id)?.signals?.score; return typeof s === 'number' ? s : null; };
+    for (const id of [...capOrder(state.poisoned, scoreOf), ...state.benign, ...state.undetermined]) {
       const v = finalVerdicts.get(id);
       const label = (state.verdicts[id] ?? v?.label) as Label;
       const e = evidence[id];
