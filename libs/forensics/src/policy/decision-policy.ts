@@ -12,6 +12,11 @@ export interface DecisionInput {
   confidence?: 'clear' | 'band';
   /** Combined retriever-side evidence; `available: false` when it could not be computed. */
   evidence: { available: boolean; suspicion?: number; agrees?: boolean };
+  /**
+   * Whether the same event has a clear YES (a YES verdict outside the band), for `bandWithhold`.
+   * Absent = unknown: treated as true (a band YES is withheld per `reviewServing`, as before issue 33).
+   */
+  eventHasClearYes?: boolean;
 }
 
 export interface DecisionOutcome {
@@ -35,7 +40,11 @@ export function decide(input: DecisionInput, params: Partial<DecisionPolicyParam
   if (input.confidence === 'band') {
     // Withheld per `reviewServing`, like any YES awaiting review: measured with the band kept in
     // serving, the planted texts inside it went on answering (suite dev, Poison Hit@5 after the
-    // traceback 0.29 → 0.73 on NQ). A NO in the band stays served.
+    // traceback 0.29 → 0.73 on NQ). A NO in the band stays served. With `bandWithhold:
+    // 'with-clear-yes'`, only in an event that also has a clear YES (see decision-policy.params.ts).
+    if (p.reviewServing === 'withhold' && p.bandWithhold === 'with-clear-yes' && input.eventHasClearYes === false) {
+      return { ...base, decision: 'NEEDS_REVIEW', withhold: false, reason: 'judge leans YES but its score is inside its confidence band, and no verdict of this report is a clear YES: needs review (kept in serving meanwhile)' };
+    }
     return { ...base, decision: 'NEEDS_REVIEW', withhold: p.reviewServing === 'withhold', reason: `judge leans YES but its score is inside its confidence band: needs review (${p.reviewServing === 'withhold' ? 'withheld from serving' : 'kept in serving'} meanwhile)` };
   }
   if (p.name === 'judge-only') return { ...base, decision: 'QUARANTINE', withhold: true, reason: 'judge: tries to induce the wrong answer (judge-only policy)' };

@@ -113,6 +113,7 @@ type MissingPolicyName = Exclude<PolicyName, (typeof POLICY_NAMES)[number]>;
 const _allPolicyNames: [MissingPolicyName] extends [never] ? true : never = true;
 void _allPolicyNames;
 const REVIEW_SERVING = ['withhold', 'serve'] as const satisfies readonly DecisionPolicyParams['reviewServing'][];
+const BAND_WITHHOLD = ['with-clear-yes', 'always'] as const satisfies readonly DecisionPolicyParams['bandWithhold'][];
 
 /**
  * The environment. Variables marked "library default" take their default from the params objects
@@ -231,6 +232,7 @@ export const ENV_SCHEMA = z.object({
   PROBE_MODEL_DIR: text('ONNX surrogate encoder for the gradient probe'),
   DECISION_POLICY: enumVar(POLICY_NAMES, DEFAULT_DECISION_POLICY.name, 'quarantine decision policy (library default)'),
   REVIEW_SERVING: enumVar(REVIEW_SERVING, DEFAULT_DECISION_POLICY.reviewServing, 'whether YES texts awaiting review stay served (library default)'),
+  BAND_WITHHOLD: enumVar(BAND_WITHHOLD, DEFAULT_DECISION_POLICY.bandWithhold, 'a YES inside the judge confidence band is withheld only when its report also has a clear YES (with-clear-yes) or always (library default)'),
   GENERATOR: derivedEnumVar(['offline', 'openai'], "answer/verification/benign-text generator; unset = 'openai' when an endpoint is set, else 'offline'"),
   GENERATOR_MODEL: text('generator model name; unset = JUDGE_MODEL'),
   FEEDBACK_TOKEN_SECRET: variable(z.string().min(16).optional(), {
@@ -407,9 +409,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     // The library has no params validator for the rate; tokenDropoutMask range-checks it before drawing.
     libraryCheck(problems, env, ['PROGRANK_TOKEN_DROPOUT'], 'tokenDropoutMask', () => tokenDropoutMask([], v.PROGRANK_TOKEN_DROPOUT, () => 0));
   }
-  if (ok('DECISION_POLICY', 'REVIEW_SERVING')) {
-    libraryCheck(problems, env, ['DECISION_POLICY', 'REVIEW_SERVING'], 'validateDecisionPolicy', () =>
-      validateDecisionPolicy({ name: v.DECISION_POLICY, reviewServing: v.REVIEW_SERVING }));
+  if (ok('DECISION_POLICY', 'REVIEW_SERVING', 'BAND_WITHHOLD')) {
+    libraryCheck(problems, env, ['DECISION_POLICY', 'REVIEW_SERVING', 'BAND_WITHHOLD'], 'validateDecisionPolicy', () =>
+      validateDecisionPolicy({ name: v.DECISION_POLICY, reviewServing: v.REVIEW_SERVING, bandWithhold: v.BAND_WITHHOLD }));
   }
 
   if (ok('AUTO_QUARANTINE_MIN_TRUST', 'CORROBORATION_MIN_REPORTERS', 'AUTO_QUARANTINE_MAX_PER_EVENT', 'AUTO_QUARANTINE_MAX_PER_REPORTER_DAY', 'TRUST_HELD_SERVING')) {
@@ -477,7 +479,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     defaultCollection: e.DEFAULT_COLLECTION,
     evidence: { enabled: e.EVIDENCE === 'on', birdK: e.BIRD_K, progrankRuns: e.PROGRANK_RUNS, progrankTokenDropout: e.PROGRANK_TOKEN_DROPOUT },
     probe: { kind: e.PROBE, modelDir: e.PROBE_MODEL_DIR },
-    policy: { name: e.DECISION_POLICY, reviewServing: e.REVIEW_SERVING },
+    policy: { name: e.DECISION_POLICY, reviewServing: e.REVIEW_SERVING, bandWithhold: e.BAND_WITHHOLD },
     generator: { kind: generatorKind, model: e.GENERATOR_MODEL ?? e.JUDGE_MODEL },
     feedbackTokenSecret: e.FEEDBACK_TOKEN_SECRET,
     feedbackTokenTtlSec: e.FEEDBACK_TOKEN_TTL_SEC,

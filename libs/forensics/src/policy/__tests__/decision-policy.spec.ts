@@ -32,6 +32,20 @@ describe('decision policy', () => {
     expect(decide({ label: 'YES', confidence: 'clear', evidence: none }).decision).toBe('QUARANTINE');
   });
 
+  it('a band YES is withheld only when its event also has a clear YES (bandWithhold with-clear-yes, issue 33); always = as before', () => {
+    for (const name of ['judge-only', 'corroborated'] as const) {
+      const alone = decide({ label: 'YES', confidence: 'band', eventHasClearYes: false, evidence: ev(true) }, { name });
+      expect(alone).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: false });
+      expect(alone.reason).toMatch(/no verdict of this report is a clear YES.*kept in serving/);
+      expect(decide({ label: 'YES', confidence: 'band', eventHasClearYes: true, evidence: ev(true) }, { name })).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: true });
+      expect(decide({ label: 'YES', confidence: 'band', eventHasClearYes: false, evidence: ev(true) }, { name, bandWithhold: 'always' }).withhold).toBe(true);
+      expect(decide({ label: 'YES', confidence: 'band', eventHasClearYes: false, evidence: ev(true) }, { name, reviewServing: 'serve' }).withhold).toBe(false);
+      // A clear YES is decided as before, whatever the event holds.
+      expect(decide({ label: 'YES', confidence: 'clear', eventHasClearYes: false, evidence: ev(true) }, { name }).decision).toBe('QUARANTINE');
+    }
+    expect(() => validateDecisionPolicy({ bandWithhold: 'never' as never })).toThrow(/bandWithhold/);
+  });
+
   it('corroborated: YES + agreeing evidence → quarantine; disagreement or no evidence → review', () => {
     expect(decide({ label: 'YES', evidence: ev(true) }, { name: 'corroborated' }).decision).toBe('QUARANTINE');
     const dis = decide({ label: 'YES', evidence: ev(false, 0.21) }, { name: 'corroborated' });

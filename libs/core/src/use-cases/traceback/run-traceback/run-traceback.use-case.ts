@@ -212,12 +212,14 @@ export class RunTracebackUseCase {
     const actor = settings.workerActor;
     // YES verdicts meet the per-event cap most confident first (capOrder), not in retrieval order.
     const scoreOf = (id: string) => { const s = finalVerdicts.get(id)?.signals?.score; return typeof s === 'number' ? s : null; };
+    // A band YES is withheld only in an event with a clear YES (bandWithhold, issue 33).
+    const eventHasClearYes = state.poisoned.some((id) => finalVerdicts.get(id)?.signals?.confidence !== 'band');
     for (const id of [...capOrder(state.poisoned, scoreOf), ...state.benign, ...state.undetermined]) {
       const v = finalVerdicts.get(id);
       const label = (state.verdicts[id] ?? v?.label) as Label;
       const e = evidence[id];
       const confidence = v?.signals?.confidence === 'band' ? 'band' as const : undefined;
-      let outcome = decide({ label, ...(confidence ? { confidence } : {}), evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
+      let outcome = decide({ label, ...(confidence ? { confidence } : {}), eventHasClearYes, evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
       if (outcome.decision === 'KEEP') continue;
       if (consensus) outcome = { ...outcome, inputs: { ...outcome.inputs, consensus: consensus as unknown as Record<string, unknown> } } as typeof outcome;
       if (protectedIds.has(id)) {
