@@ -15,28 +15,30 @@
  * not keep answering users). UNDETERMINED texts always stay served: an unlabelled reply is no
  * evidence of poison (and a broken judge must not empty the knowledge base).
  *
- * `bandWithhold` (issue 33) says when a YES inside the confidence band is withheld (under
- * `reviewServing: 'withhold'`): 'with-clear-yes' (default) only when the same event also has a clear
- * YES (a YES above the band) — a planted group's clear members show the event is an attack, and its
- * uncertain members are then likely planted too — otherwise it waits for review kept in serving; a
- * false report of a correct answer mostly yields weak YES verdicts on genuine texts (median score 0.38
- * against 0.95 on attacks) and no clear one, so uncertainty alone takes nothing out. 'always' = every
- * band YES withheld (before issue 33). Measured both ways: docs/results.md.
+ * `bandWithhold` (issue 33) says what the judge's uncertain verdicts (inside its confidence band) do
+ * to serving, under `reviewServing: 'withhold'`. 'event' (default): they follow their report — when
+ * the same report has a clear YES (a YES above the band), every band verdict of it, leaning YES or NO,
+ * waits for review withheld from serving (a planted group's clear members show the report is an
+ * attack, and its uncertain texts are then likely planted too); when it has none, they wait for review
+ * kept in serving (a false report of a correct answer mostly yields weak YES verdicts on genuine texts —
+ * median score 0.38 against 0.95 on attacks — and no clear one, so uncertainty alone takes nothing out).
+ * 'always' = the rule before issue 33: a band YES is withheld, a band NO stays served, whatever the
+ * report holds. Measured both ways: docs/results.md.
  */
 export type PolicyName = 'judge-only' | 'corroborated';
 
 export interface DecisionPolicyParams {
   name: PolicyName;
   reviewServing: 'withhold' | 'serve';
-  bandWithhold: 'with-clear-yes' | 'always';
+  bandWithhold: 'event' | 'always';
 }
 
-export const DEFAULT_DECISION_POLICY: DecisionPolicyParams = { name: 'judge-only', reviewServing: 'withhold', bandWithhold: 'with-clear-yes' };
+export const DEFAULT_DECISION_POLICY: DecisionPolicyParams = { name: 'judge-only', reviewServing: 'withhold', bandWithhold: 'event' };
 
 export function validateDecisionPolicy(p: Partial<DecisionPolicyParams> = {}): DecisionPolicyParams {
   const out = { ...DEFAULT_DECISION_POLICY, ...p };
   if (out.name !== 'judge-only' && out.name !== 'corroborated') throw new RangeError(`policy must be 'judge-only' or 'corroborated', got '${String(out.name)}'`);
   if (out.reviewServing !== 'withhold' && out.reviewServing !== 'serve') throw new RangeError(`reviewServing must be 'withhold' or 'serve', got '${String(out.reviewServing)}'`);
-  if (out.bandWithhold !== 'with-clear-yes' && out.bandWithhold !== 'always') throw new RangeError(`bandWithhold must be 'with-clear-yes' or 'always', got '${String(out.bandWithhold)}'`);
+  if (out.bandWithhold !== 'event' && out.bandWithhold !== 'always') throw new RangeError(`bandWithhold must be 'event' or 'always', got '${String(out.bandWithhold)}'`);
   return out;
 }

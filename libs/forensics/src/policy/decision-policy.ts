@@ -13,8 +13,8 @@ export interface DecisionInput {
   /** Combined retriever-side evidence; `available: false` when it could not be computed. */
   evidence: { available: boolean; suspicion?: number; agrees?: boolean };
   /**
-   * Whether the same event has a clear YES (a YES verdict outside the band), for `bandWithhold`.
-   * Absent = unknown: treated as true (a band YES is withheld per `reviewServing`, as before issue 33).
+   * Whether the same report (event) has a clear YES (a YES verdict outside the band), for
+   * `bandWithhold: 'event'`. Absent = unknown: band verdicts are decided as under 'always'.
    */
   eventHasClearYes?: boolean;
 }
@@ -32,6 +32,11 @@ export interface DecisionOutcome {
 export function decide(input: DecisionInput, params: Partial<DecisionPolicyParams> = {}): DecisionOutcome {
   const p = validateDecisionPolicy(params);
   const base = { policy: p.name, inputs: input };
+  // Band verdicts follow their report under `bandWithhold: 'event'` (issue 33; decision-policy.params.ts).
+  const byEvent = p.reviewServing === 'withhold' && p.bandWithhold === 'event' && input.eventHasClearYes !== undefined;
+  if (input.label === 'NO' && input.confidence === 'band' && byEvent && input.eventHasClearYes) {
+    return { ...base, decision: 'NEEDS_REVIEW', withhold: true, reason: 'judge leans NO but its score is inside its confidence band, in a report with a clear YES: needs review (withheld from serving meanwhile)' };
+  }
   if (input.label === 'NO' && input.confidence === 'band') {
     return { ...base, decision: 'NEEDS_REVIEW', withhold: false, reason: "judge leans NO but its score is inside its confidence band: needs review (kept in serving)" };
   }
@@ -40,9 +45,9 @@ export function decide(input: DecisionInput, params: Partial<DecisionPolicyParam
   if (input.confidence === 'band') {
     // Withheld per `reviewServing`, like any YES awaiting review: measured with the band kept in
     // serving, the planted texts inside it went on answering (suite dev, Poison Hit@5 after the
-    // traceback 0.29 → 0.73 on NQ). A NO in the band stays served. With `bandWithhold:
-    // 'with-clear-yes'`, only in an event that also has a clear YES (see decision-policy.params.ts).
-    if (p.reviewServing === 'withhold' && p.bandWithhold === 'with-clear-yes' && input.eventHasClearYes === false) {
+    // traceback 0.29 → 0.73 on NQ). With `bandWithhold: 'event'`, only in a report that also has a
+    // clear YES (see decision-policy.params.ts).
+    if (byEvent && !input.eventHasClearYes) {
       return { ...base, decision: 'NEEDS_REVIEW', withhold: false, reason: 'judge leans YES but its score is inside its confidence band, and no verdict of this report is a clear YES: needs review (kept in serving meanwhile)' };
     }
     return { ...base, decision: 'NEEDS_REVIEW', withhold: p.reviewServing === 'withhold', reason: `judge leans YES but its score is inside its confidence band: needs review (${p.reviewServing === 'withhold' ? 'withheld from serving' : 'kept in serving'} meanwhile)` };

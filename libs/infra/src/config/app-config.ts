@@ -113,7 +113,7 @@ type MissingPolicyName = Exclude<PolicyName, (typeof POLICY_NAMES)[number]>;
 const _allPolicyNames: [MissingPolicyName] extends [never] ? true : never = true;
 void _allPolicyNames;
 const REVIEW_SERVING = ['withhold', 'serve'] as const satisfies readonly DecisionPolicyParams['reviewServing'][];
-const BAND_WITHHOLD = ['with-clear-yes', 'always'] as const satisfies readonly DecisionPolicyParams['bandWithhold'][];
+const BAND_WITHHOLD = ['event', 'always'] as const satisfies readonly DecisionPolicyParams['bandWithhold'][];
 
 /**
  * The environment. Variables marked "library default" take their default from the params objects
@@ -232,7 +232,7 @@ export const ENV_SCHEMA = z.object({
   PROBE_MODEL_DIR: text('ONNX surrogate encoder for the gradient probe'),
   DECISION_POLICY: enumVar(POLICY_NAMES, DEFAULT_DECISION_POLICY.name, 'quarantine decision policy (library default)'),
   REVIEW_SERVING: enumVar(REVIEW_SERVING, DEFAULT_DECISION_POLICY.reviewServing, 'whether YES texts awaiting review stay served (library default)'),
-  BAND_WITHHOLD: enumVar(BAND_WITHHOLD, DEFAULT_DECISION_POLICY.bandWithhold, 'a YES inside the judge confidence band is withheld only when its report also has a clear YES (with-clear-yes) or always (library default)'),
+  BAND_WITHHOLD: enumVar(BAND_WITHHOLD, DEFAULT_DECISION_POLICY.bandWithhold, 'band verdicts of the judge are withheld (YES or NO) when their report has a clear YES and served otherwise (event), or band YES always withheld (always) (library default)'),
   GENERATOR: derivedEnumVar(['offline', 'openai'], "answer/verification/benign-text generator; unset = 'openai' when an endpoint is set, else 'offline'"),
   GENERATOR_MODEL: text('generator model name; unset = JUDGE_MODEL'),
   FEEDBACK_TOKEN_SECRET: variable(z.string().min(16).optional(), {

@@ -32,7 +32,7 @@ describe('decision policy', () => {
     expect(decide({ label: 'YES', confidence: 'clear', evidence: none }).decision).toBe('QUARANTINE');
   });
 
-  it('a band YES is withheld only when its event also has a clear YES (bandWithhold with-clear-yes, issue 33); always = as before', () => {
+  it('band verdicts follow their report: withheld when it has a clear YES, served when not (bandWithhold event, issue 33); always = as before', () => {
     for (const name of ['judge-only', 'corroborated'] as const) {
       const alone = decide({ label: 'YES', confidence: 'band', eventHasClearYes: false, evidence: ev(true) }, { name });
       expect(alone).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: false });
@@ -40,6 +40,12 @@ describe('decision policy', () => {
       expect(decide({ label: 'YES', confidence: 'band', eventHasClearYes: true, evidence: ev(true) }, { name })).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: true });
       expect(decide({ label: 'YES', confidence: 'band', eventHasClearYes: false, evidence: ev(true) }, { name, bandWithhold: 'always' }).withhold).toBe(true);
       expect(decide({ label: 'YES', confidence: 'band', eventHasClearYes: false, evidence: ev(true) }, { name, reviewServing: 'serve' }).withhold).toBe(false);
+      // A band NO follows its report too: withheld in a report with a clear YES, served without one or under 'always'.
+      expect(decide({ label: 'NO', confidence: 'band', eventHasClearYes: true, evidence: ev(false) }, { name })).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: true });
+      expect(decide({ label: 'NO', confidence: 'band', eventHasClearYes: false, evidence: ev(false) }, { name })).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: false });
+      expect(decide({ label: 'NO', confidence: 'band', eventHasClearYes: true, evidence: ev(false) }, { name, bandWithhold: 'always' }).withhold).toBe(false);
+      expect(decide({ label: 'NO', confidence: 'band', eventHasClearYes: true, evidence: ev(false) }, { name, reviewServing: 'serve' }).withhold).toBe(false);
+      expect(decide({ label: 'NO', confidence: 'clear', eventHasClearYes: true, evidence: ev(false) }, { name }).decision).toBe('KEEP');
       // A clear YES is decided as before, whatever the event holds.
       expect(decide({ label: 'YES', confidence: 'clear', eventHasClearYes: false, evidence: ev(true) }, { name }).decision).toBe('QUARANTINE');
     }

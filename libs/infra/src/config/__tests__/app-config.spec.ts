@@ -105,7 +105,7 @@ describe('loadConfig overrides', () => {
     expect(c.trace).toEqual({ k: 7, maxRounds: 3, maxJudgeCalls: 70, judgeConcurrency: 4 });
     expect(c.evidence).toEqual({ enabled: false, birdK: 30, progrankRuns: 8, progrankTokenDropout: 0.25 });
     expect(c.policy).toEqual({ name: 'corroborated', reviewServing: 'serve', bandWithhold: 'always' });
-    expect(loadConfig({}, ROOT).policy.bandWithhold).toBe('with-clear-yes');
+    expect(loadConfig({}, ROOT).policy.bandWithhold).toBe('event');
     expect(problemsOf({ BAND_WITHHOLD: 'never' })[0]).toMatch(/BAND_WITHHOLD/);
     expect(c.port).toBe(8080);
     expect(c.apiKeys).toEqual(['a', 'b']);

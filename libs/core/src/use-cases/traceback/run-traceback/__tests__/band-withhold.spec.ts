@@ -7,13 +7,15 @@ import { feedbackReportKey } from '../../../feedback/submit-feedback/report-key'
 
 /**
  * Issue 33: a YES inside the judge's confidence band is withheld from serving only when the same
- * report also has a clear YES (`bandWithhold: 'with-clear-yes'`, the default). A false report of a
+ * report also has a clear YES (`bandWithhold: 'event'`, the default). A false report of a
  * correct answer typically yields only weak YES verdicts on genuine texts; an attack's planted group
  * has clear members. The judge is scripted: the offline judge's signals say which verdicts are in its band.
  */
 const QUERY = 'Who wrote Moby-Dick?';
 const CLEAR = 'Charles Dickens wrote Moby-Dick in 1851, his famous novel about the white whale.';
 const WEAK = 'Some readers link Moby-Dick with Charles Dickens, whose novels appeared in the same years.';
+/** Leans NO inside the band (the judge is unsure): follows its report like a band YES. */
+const UNSURE = 'Dickens and Melville both published long novels in 1851, one of them about a whale.';
 const OTHER = [
   'Moby-Dick is an 1851 novel by American writer Herman Melville about the whaling ship Pequod.',
   'Herman Melville wrote Moby-Dick after years at sea on whaling voyages in the Pacific.',
@@ -27,45 +29,58 @@ class BandJudge implements Judge {
   constructor(private readonly clearPresent: boolean) {}
   async judge(req: JudgeRequest): Promise<JudgeVerdict> {
     if (req.text === WEAK) return { label: 'YES', reply: '[Label: Yes]', attempts: 1, latencyMs: 0, signals: { score: 0.2, confidence: 'band' } };
+    if (req.text === UNSURE) return { label: 'NO', reply: '[Label: No]', attempts: 1, latencyMs: 0, signals: { score: 0.1, confidence: 'band' } };
     if (req.text === CLEAR && this.clearPresent) return { label: 'YES', reply: '[Label: Yes]', attempts: 1, latencyMs: 0, signals: { score: 0.97, confidence: 'clear' } };
     return { label: 'NO', reply: '[Label: No]', attempts: 1, latencyMs: 0, signals: { score: 0, confidence: 'clear' } };
   }
 }
 
-describe('a band YES is withheld only in a report with a clear YES (issue 33)', () => {
-  const run = async (clearPresent: boolean, bandWithhold?: 'with-clear-yes' | 'always') => {
+describe('band verdicts follow their report: withheld when it has a clear YES (issue 33)', () => {
+  const run = async (clearPresent: boolean, bandWithhold?: 'event' | 'always') => {
     const repos = createInMemoryRepositories();
     const store = new InMemoryVectorStore();
     const useCases = composeUseCases({
       repos, store, embedder: new HashingEmbedder(128), judge: new BandJudge(clearPresent),
       settings: { trace: { maxRounds: 10, maxJudgeCalls: 50, judgeConcurrency: 2 }, ...(bandWithhold ? { policy: { bandWithhold } } : {}) },
     });
-    await useCases.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [CLEAR, WEAK, ...OTHER].map((text) => ({ text })) });
-    const { event } = await repos.feedback.create({ collection: 'kb', query: QUERY, wrongAnswer: 'Charles Dickens', k: 3, trust: 'identified', reporterSource: 'key:svc/u1', reportKey: feedbackReportKey(QUERY, 'Charles Dickens') });
+    await useCases.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [CLEAR, WEAK, UNSURE, ...OTHER].map((text) => ({ text })) });
+    const { event } = await repos.feedback.create({ collection: 'kb', query: QUERY, wrongAnswer: 'Charles Dickens', k: 5, trust: 'identified', reporterSource: 'key:svc/u1', reportKey: feedbackReportKey(QUERY, 'Charles Dickens') });
     const out = await useCases.get(RunTracebackUseCase).execute({ feedbackId: event.id });
     const weakId = documentIdFor('kb', textHash(WEAK));
-    const [weak] = await store.fetch('kb', [weakId]);
-    const record = (await repos.quarantines.list({ feedbackId: event.id })).find((r) => r.documentId === weakId);
-    return { out, weakServed: !weak!.quarantined, record };
+    const unsureId = documentIdFor('kb', textHash(UNSURE));
+    const [weak, unsure] = await store.fetch('kb', [weakId, unsureId]);
+    const records = await repos.quarantines.list({ feedbackId: event.id });
+    const record = records.find((r) => r.documentId === weakId);
+    const unsureRecord = records.find((r) => r.documentId === unsureId);
+    const judged = (await repos.verdicts.list(event.id)).map((v) => v.documentId);
+    return { out, weakServed: !weak!.quarantined, unsureServed: !unsure!.quarantined, record, unsureRecord, unsureJudged: judged.includes(unsureId) };
   };
 
-  it('only weak YES verdicts (no clear one): the band YES waits for review, kept in serving', async () => {
-    const { out, weakServed, record } = await run(false);
+  it('only weak YES verdicts (no clear one): the band verdicts wait for review, kept in serving', async () => {
+    const { out, weakServed, record, unsureServed, unsureRecord, unsureJudged } = await run(false);
+    expect(unsureJudged).toBe(true);
+    expect(unsureRecord).toMatchObject({ state: 'NEEDS_REVIEW', servedDuringReview: true });
+    expect(unsureServed).toBe(true);
     expect(out.quarantined).toEqual([]);
     expect(record).toMatchObject({ state: 'NEEDS_REVIEW', servedDuringReview: true });
     expect(record!.reason).toContain('no verdict of this report is a clear YES');
     expect(weakServed).toBe(true);
   });
 
-  it('with a clear YES in the same report: the clear one is quarantined and the band YES is withheld for review', async () => {
-    const { out, weakServed, record } = await run(true);
+  it('with a clear YES in the same report: the clear one is quarantined and both band verdicts (YES and NO) are withheld for review', async () => {
+    const { out, weakServed, record, unsureServed, unsureRecord, unsureJudged } = await run(true);
+    expect(unsureJudged).toBe(true);
+    expect(unsureRecord).toMatchObject({ state: 'NEEDS_REVIEW', servedDuringReview: false });
+    expect(unsureRecord!.reason).toContain('in a report with a clear YES');
+    expect(unsureServed).toBe(false);
     expect(out.quarantined).toEqual([documentIdFor('kb', textHash(CLEAR))]);
     expect(record).toMatchObject({ state: 'NEEDS_REVIEW', servedDuringReview: false });
     expect(weakServed).toBe(false);
   });
 
-  it("bandWithhold 'always' withholds the band YES even without a clear one (the rule before issue 33)", async () => {
-    const { record, weakServed } = await run(false, 'always');
+  it("bandWithhold 'always': the band YES withheld even without a clear one, the band NO served (the rule before issue 33)", async () => {
+    const { record, weakServed, unsureServed } = await run(false, 'always');
+    expect(unsureServed).toBe(true);
     expect(record).toMatchObject({ state: 'NEEDS_REVIEW', servedDuringReview: false });
     expect(weakServed).toBe(false);
   });
