@@ -214,13 +214,15 @@ export class RunTracebackUseCase {
     const scoreOf = (id: string) => { const s = finalVerdicts.get(id)?.signals?.score; return typeof s === 'number' ? s : null; };
     // A band YES is withheld only in an event with a clear YES (bandWithhold, issue 33).
     const eventHasClearYes = state.poisoned.some((id) => finalVerdicts.get(id)?.signals?.confidence !== 'band');
-    for (const id of [...capOrder(state.poisoned, scoreOf), ...state.benign, ...state.undetermined]) {
+    const labelOf = new Map<string, Label>(Object.entries(state.verdicts) as [string, Label][]);
+    /** Decides one judged text and applies it; true when the text left serving (quarantined or withheld). */
+    const decideOne = async (id: string): Promise<boolean> => {
       const v = finalVerdicts.get(id);
-      const label = (state.verdicts[id] ?? v?.label) as Label;
+      const label = (labelOf.get(id) ?? v?.label) as Label;
       const e = evidence[id];
       const confidence = v?.signals?.confidence === 'band' ? 'band' as const : undefined;
       let outcome = decide({ label, ...(confidence ? { confidence } : {}), eventHasClearYes, evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
-      if (outcome.decision === 'KEEP') continue;
+      if (outcome.decision === 'KEEP') return false;
       if (consensus) outcome = { ...outcome, inputs: { ...outcome.inputs, consensus: consensus as unknown as Record<string, unknown> } } as typeof outcome;
       if (protectedIds.has(id)) {
         // A suspected false flag for this text: its YES goes to review and it stays served (a good text must not leave on a false report).
@@ -242,6 +244,37 @@ export class RunTracebackUseCase {
       // A held low-trust review this decision approved (`promoted`) is this event's quarantine.
       if (res.created) (res.record.state === 'QUARANTINED' ? quarantined : review).push(id);
       else if (res.promoted) quarantined.push(id);
+      return res.record.state === 'QUARANTINED' || (res.record.state === 'NEEDS_REVIEW' && !res.record.servedDuringReview);
+    };
+    let benignWithheld = false;
+    for (const id of capOrder(state.poisoned, scoreOf)) await decideOne(id);
+    for (const id of [...state.benign, ...state.undetermined]) if ((await decideOne(id)) && state.benign.includes(id)) benignWithheld = true;
+
+    // Top-up (issue 33): the trace stopped with K texts judged benign, so whatever is served for the
+    // question was judged — unless a decision then withheld one of those benign texts (a band NO in a
+    // report with a clear YES, BAND_WITHHOLD=event). Then a text the trace never saw moves into the
+    // served top-K: judge the served top-K's new texts and decide them the same way, until every text
+    // served for the question was judged (bounded by the trace's round and judge-call limits).
+    const topUp = { rounds: 0, judged: 0 };
+    const extra = { poisoned: [] as string[], benign: [] as string[], undetermined: [] as string[] };
+    const seen = new Set([...judgedIds, ...proxyIds]);
+    while (benignWithheld && topUp.rounds < state.params.maxRounds) {
+      const hits = await store.search(ev.collection, { vector: qvec!, k: ev.k, excludeIds: proxyIds });
+      const fresh = hits.map((h) => h.id).filter((id) => !seen.has(id));
+      if (!fresh.length || judgeCalls + fresh.length > state.params.maxJudgeCalls) break;
+      topUp.rounds += 1;
+      topUp.judged += fresh.length;
+      hits.forEach((h, i) => { if (!hitInfo.has(h.id)) hitInfo.set(h.id, { rank: i + 1, score: h.score }); });
+      const labels = await judgeBatch(fresh, state.round + topUp.rounds);
+      for (const v of await verdicts.list(ev.id)) if (fresh.includes(v.documentId)) finalVerdicts.set(v.documentId, v);
+      benignWithheld = false;
+      for (const id of fresh) {
+        seen.add(id);
+        const label = labels[id]!;
+        labelOf.set(id, label);
+        (label === 'YES' ? extra.poisoned : label === 'NO' ? extra.benign : extra.undetermined).push(id);
+        if ((await decideOne(id)) && label === 'NO') benignWithheld = true;
+      }
     }
     // Complete any quarantine of this event left half-done by a crash (Postgres written, store not).
     await this.deps.syncQuarantines.execute({ feedbackId: ev.id });
@@ -254,11 +287,12 @@ export class RunTracebackUseCase {
         judge: { kind: judge.kind, model: judge.model, promptVersion: judge.promptVersion }, lastRun: { judgeCalls, cachedVerdicts },
         policy: validateDecisionPolicy(settings.policy).name, evidenceError,
         consensus: consensus as unknown as Record<string, unknown> | null, suspectedFalseFlag: suspected,
+        ...(topUp.rounds ? { topUp } : {}),
       },
     });
     await this.deps.audit.append({ actor, action: `traceback.${status.toLowerCase()}`, entityType: 'FeedbackEvent', entityId: ev.id, details: { poisoned: state.poisoned.length, benign: state.benign.length, undetermined: state.undetermined.length, boundReason: state.boundReason ?? null } });
     return {
-      feedbackId: ev.id, status, poisoned: state.poisoned, benign: state.benign, undetermined: state.undetermined,
+      feedbackId: ev.id, status, poisoned: [...state.poisoned, ...extra.poisoned], benign: [...state.benign, ...extra.benign], undetermined: [...state.undetermined, ...extra.undetermined],
       quarantined, review, judgeCalls, cachedVerdicts, rounds: state.round, traceStatus: state.status, boundReason: state.boundReason,
       suspectedFalseFlag: suspected,
     };
