@@ -170,27 +170,37 @@ export class RunTracebackUseCase {
     // Retriever-side evidence on every judged candidate, then the decision policy.
     const evidenceSettings: EvidenceSettings = { ...DEFAULT_EVIDENCE_SETTINGS, ...settings.evidence };
     const judgedIds = [...state.poisoned, ...state.benign, ...state.undetermined];
-    let evidence: Record<string, CandidateEvidence> = {};
+    const evidence: Record<string, CandidateEvidence> = {};
     let evidenceError: string | null = null;
-    if (evidenceSettings.enabled && judgedIds.length) {
-      try {
-        evidence = await collectEvidence({
-          store, probe: this.deps.probe.probe, probeUnavailableReason: this.deps.probe.reason, cache: this.deps.neighbours,
-          collection: ev.collection, query: ev.query, queryVector: qvec, retrieverId: embedder.id, k: ev.k, judgedIds, excludeIds: proxyIds, settings: evidenceSettings,
-        });
-      } catch (e) {
-        // Evidence corroborates; it never blocks the traceback. The failure is recorded.
-        evidenceError = (e as Error).message;
+    const finalVerdicts = new Map<string, VerdictRow>();
+    /** Evidence for judged texts, stored on their verdicts (also for the texts a top-up judges, below). */
+    const attachEvidence = async (ids: readonly string[]) => {
+      let got: Record<string, CandidateEvidence> = {};
+      let error: string | null = null;
+      if (evidenceSettings.enabled && ids.length) {
+        try {
+          got = await collectEvidence({
+            store, probe: this.deps.probe.probe, probeUnavailableReason: this.deps.probe.reason, cache: this.deps.neighbours,
+            collection: ev.collection, query: ev.query, queryVector: qvec, retrieverId: embedder.id, k: ev.k, judgedIds: [...ids], excludeIds: proxyIds, settings: evidenceSettings,
+          });
+        } catch (e) {
+          // Evidence corroborates; it never blocks the traceback. The failure is recorded.
+          error = (e as Error).message;
+          evidenceError ??= error;
+        }
       }
-    }
-    const finalVerdicts = new Map((await verdicts.list(ev.id)).map((x) => [x.documentId, x]));
-    for (const id of judgedIds) {
-      const v = finalVerdicts.get(id);
-      if (v && (evidence[id] || evidenceError)) {
-        const { id: _id, createdAt: _c, ...row } = v;
-        await verdicts.save({ ...row, evidence: evidence[id] ?? { error: evidenceError! } });
+      Object.assign(evidence, got);
+      const wanted = new Set(ids);
+      for (const v of await verdicts.list(ev.id)) if (wanted.has(v.documentId)) finalVerdicts.set(v.documentId, v);
+      for (const id of ids) {
+        const v = finalVerdicts.get(id);
+        if (v && (got[id] || error)) {
+          const { id: _id, createdAt: _c, ...row } = v;
+          await verdicts.save({ ...row, evidence: got[id] ?? { error: error! } });
+        }
       }
-    }
+    };
+    await attachEvidence(judgedIds);
     await cmd.onProgress?.('evidence', { candidates: Object.keys(evidence).length });
 
     // Consensus check (issue 13): before any text is taken out of serving, is the reported answer what
@@ -266,7 +276,7 @@ export class RunTracebackUseCase {
       topUp.judged += fresh.length;
       hits.forEach((h, i) => { if (!hitInfo.has(h.id)) hitInfo.set(h.id, { rank: i + 1, score: h.score }); });
       const labels = await judgeBatch(fresh, state.round + topUp.rounds);
-      for (const v of await verdicts.list(ev.id)) if (fresh.includes(v.documentId)) finalVerdicts.set(v.documentId, v);
+      await attachEvidence(fresh);
       benignWithheld = false;
       for (const id of fresh) {
         seen.add(id);

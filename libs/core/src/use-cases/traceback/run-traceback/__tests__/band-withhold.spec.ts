@@ -99,6 +99,10 @@ describe('band verdicts follow their report: withheld when it has a clear YES (i
     expect([...out.poisoned, ...out.benign, ...out.undetermined].sort()).toEqual([...judged].sort());
     const trace = (await repos.feedback.get(event.id))!.trace as { topUp?: { rounds: number; judged: number } };
     expect(trace.topUp?.judged).toBeGreaterThanOrEqual(1);
+    // Evidence is attached to the texts the top-up judged, as to every judged candidate.
+    const rows = await repos.verdicts.list(event.id);
+    expect(rows.every((v) => v.evidence !== null)).toBe(true);
+    expect(rows.filter((v) => v.round > out.rounds).length).toBe(trace.topUp!.judged);
   });
 
   it("bandWithhold 'always': the band YES withheld even without a clear one, the band NO served (the rule before issue 33)", async () => {
