@@ -59,12 +59,14 @@ export interface ConsensusParams {
    */
   sourceKey: string;
   /**
-   * Issue 33: the texts the judge found inducing the answer (the suspects) that restate the question
-   * — their answer window covers at least this share of the query's terms — are one voice: a planted
-   * group is written for the question, every text of it restates the question next to the answer,
-   * and rewording it past the near-duplicate rule must not turn it into several "independent"
-   * groups. Texts not judged YES are grouped as before. 0 = off (the issue-13 rule). Default 0.5
-   * (the trade-off curve: docs/trust.md).
+   * Issue 33: the supporters that restate the question — their answer window covers at least this share
+   * of the query's terms — are one voice: a planted group is written for the question, every text of it
+   * restates the question next to the answer, and rewording it past the near-duplicate rule must not turn
+   * it into several "independent" groups. Until decision 0240 only the suspects (the texts the judge
+   * found inducing the answer) were merged so; the planted texts the traceback never judged (outside the
+   * top-K, but inside the check's pool of 50) then counted as independent voices, and 52 attack events of
+   * the development suite were taken for false flags that way. Two supporters from different known sources
+   * stay independent. 0 = off (the issue-13 rule). Default 0.5 (the trade-off curve: docs/trust.md).
    */
   restatedCoverage: number;
 }
@@ -163,7 +165,7 @@ export function consensusCheck(answer: string, pool: readonly ConsensusText[], p
     if (longestContentRun(t.text) >= TOKEN_SALAD_RUN) return false;
     if (query === undefined || p.minQueryCoverage === 0) return containsAnswer(t.text, answer);
     const ev = offlineJudgeFeatures({ query, wrongAnswer: answer, text: t.text });
-    if (ev.support > 0 && suspects.has(t.id) && p.restatedCoverage > 0 && ev.features.windowCoverage >= p.restatedCoverage) restated.add(t.id);
+    if (ev.support > 0 && p.restatedCoverage > 0 && ev.features.windowCoverage >= p.restatedCoverage) restated.add(t.id);
     return ev.support > 0 && ev.features.windowCoverage >= p.minQueryCoverage;
   };
   const sup = pool.filter(answers);
@@ -179,8 +181,8 @@ export function consensusCheck(answer: string, pool: readonly ConsensusText[], p
       const same = si !== null && si === sj;
       const distinct = si !== null && sj !== null && si !== sj;
       const dup = !distinct && ((vi && vj && vi.length === vj.length && cosine(vi, vj) >= p.dupCosine) || jaccard(terms[i]!, terms[j]!) >= p.dupJaccard);
-      // Suspects restating the question next to the answer arrived as one group written for it (issue 33),
-      // unless the ingestion pipeline names two different sources for them (those are independent, as above).
+      // Supporters restating the question next to the answer arrived as one group written for it (issue 33,
+      // decision 0240), unless the ingestion pipeline names two different sources for them (independent, as above).
       const together = !distinct && restated.has(sup[i]!.id) && restated.has(sup[j]!.id);
       if (same || dup || together) parent[find(i)] = find(j);
     }

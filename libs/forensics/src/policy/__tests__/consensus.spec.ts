@@ -129,6 +129,15 @@ describe('consensusCheck per text, with the suspects (issue 33)', () => {
     expect(now.suspected).toBe(false);
   });
 
+  it('planted texts the traceback never judged (only two suspects) are still one voice with them when they restate the question (decision 0240)', () => {
+    // Only r1 and r2 were judged (YES); r3–r5 sat in the check's pool of 50 outside the top-K. Before decision 0240
+    // the restated rule merged only suspects, so r3–r5 counted as three more independent groups.
+    const r = consensusCheck('Marsk', [...reworded, ...unrelated], { restatedCoverage: 0.5, minClusters: 3 }, Q, ['r1', 'r2']);
+    expect(r.clusters).toHaveLength(1);
+    expect(r.protectedIds).toEqual([]);
+    expect(r.suspected).toBe(false);
+  });
+
   it('per text: a suspect is held only when the groups other than its own outnumber its own group', () => {
     // Four independent texts stating "Velna" with half the question's terms (supporters, not restating it), and the
     // reworded group now stating "Velna" too (restating it): x1, x2 and the group are judged YES.
