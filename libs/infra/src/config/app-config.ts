@@ -263,7 +263,7 @@ export const ENV_SCHEMA = z.object({
   CONSENSUS_SUSPECTS: enumVar(['include', 'exclude'], DEFAULT_CONSENSUS_PARAMS.suspects, 'whether the texts the judge found inducing the answer count as supporters in the consensus check (library default)'),
   CONSENSUS_SOURCE_KEY: textWithDefault(DEFAULT_CONSENSUS_PARAMS.sourceKey, 'metadata key naming a text\'s source (URL → its host) for the consensus check: texts from different known sources are independent however alike they read, one source is one voice; `off` = ignore sources. Only for a key your ingestion pipeline writes, not the text\'s author'),
   CONSENSUS_RESTATED_COVERAGE: variable(z.coerce.number().min(0).max(1).default(DEFAULT_CONSENSUS_PARAMS.restatedCoverage), {
-    doc: 'consensus check (issue 33): texts judged YES whose answer window restates at least this share of the question\'s terms are one voice (a planted group written for the question), however worded; 0 = off (library default)',
+    doc: 'consensus check (issue 33): texts stating the answer whose answer window restates at least this share of the question\'s terms are one voice (a planted group written for the question, judged or not), however worded; 0 = off (library default)',
     expect: 'a number in [0, 1]',
   }),
   CONSENSUS_MIN_CLUSTERS: intVar(2, 100, DEFAULT_CONSENSUS_PARAMS.minClusters, 'independent groups stating the reported answer that make a suspected false flag (library default)'),
