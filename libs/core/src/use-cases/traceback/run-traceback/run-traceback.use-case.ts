@@ -224,11 +224,10 @@ export class RunTracebackUseCase {
     const scoreOf = (id: string) => { const s = finalVerdicts.get(id)?.signals?.score; return typeof s === 'number' ? s : null; };
     // A band YES is withheld only in an event with a clear YES (bandWithhold, issue 33).
     const eventHasClearYes = state.poisoned.some((id) => finalVerdicts.get(id)?.signals?.confidence !== 'band');
-    const labelOf = new Map<string, Label>(Object.entries(state.verdicts) as [string, Label][]);
     /** Decides one judged text and applies it; true when the text left serving (quarantined or withheld). */
     const decideOne = async (id: string): Promise<boolean> => {
       const v = finalVerdicts.get(id);
-      const label = (labelOf.get(id) ?? v?.label) as Label;
+      const label = (state.verdicts[id] ?? v?.label) as Label;
       const e = evidence[id];
       const confidence = v?.signals?.confidence === 'band' ? 'band' as const : undefined;
       let outcome = decide({ label, ...(confidence ? { confidence } : {}), eventHasClearYes, evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
@@ -258,7 +257,8 @@ export class RunTracebackUseCase {
     };
     let benignWithheld = false;
     for (const id of capOrder(state.poisoned, scoreOf)) await decideOne(id);
-    for (const id of [...state.benign, ...state.undetermined]) if ((await decideOne(id)) && state.benign.includes(id)) benignWithheld = true;
+    for (const id of state.benign) if (await decideOne(id)) benignWithheld = true;
+    for (const id of state.undetermined) await decideOne(id);
 
     // Top-up (issue 33): the trace stopped with K texts judged benign, so whatever is served for the
     // question was judged — unless a decision then withheld one of those benign texts (a band NO in a
@@ -281,7 +281,6 @@ export class RunTracebackUseCase {
       for (const id of fresh) {
         seen.add(id);
         const label = labels[id]!;
-        labelOf.set(id, label);
         (label === 'YES' ? extra.poisoned : label === 'NO' ? extra.benign : extra.undetermined).push(id);
         if ((await decideOne(id)) && label === 'NO') benignWithheld = true;
       }

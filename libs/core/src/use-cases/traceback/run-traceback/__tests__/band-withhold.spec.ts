@@ -6,9 +6,9 @@ import { RunTracebackUseCase } from '../run-traceback.use-case';
 import { feedbackReportKey } from '../../../feedback/submit-feedback/report-key';
 
 /**
- * Issue 33: a YES inside the judge's confidence band is withheld from serving only when the same
- * report also has a clear YES (`bandWithhold: 'event'`, the default). A false report of a
- * correct answer typically yields only weak YES verdicts on genuine texts; an attack's planted group
+ * Issue 33: a verdict inside the judge's confidence band (leaning YES or NO) is withheld from serving
+ * only when the same report also has a clear YES (`bandWithhold: 'event'`, the default). A false report
+ * of a correct answer typically yields only weak YES verdicts on genuine texts; an attack's planted group
  * has clear members. The judge is scripted: the offline judge's signals say which verdicts are in its band.
  */
 const QUERY = 'Who wrote Moby-Dick?';
