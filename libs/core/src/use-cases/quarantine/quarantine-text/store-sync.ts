@@ -8,7 +8,9 @@ import type { VectorStore } from '../../../ports/vector-store.port';
  * vector (`embedded`, or the embedder's for its text) and the original's payload plus `redactionOf`.
  * Run by the redact request after its Postgres transaction and by the sync (the reconcile audit), so a
  * crash between the two leaves the text out of serving only until the next sync, not until someone
- * repeats the request. Returns whether it wrote.
+ * repeats the request. The version stands in for the original: when the original is not in the store (its
+ * collection dropped, its point gone) there is nothing to stand in for, and nothing is written — an upsert
+ * into a dropped collection failed the whole sync, and with it the worker's start. Returns whether it wrote.
  */
 export async function ensureRedactedVersionInStore(
   deps: { store: VectorStore; embedder: Embedder; documents: DocumentRepository }, rec: QuarantineRow, embedded?: ArrayLike<number>,
@@ -17,12 +19,13 @@ export async function ensureRedactedVersionInStore(
   if (!r?.active || rec.state !== 'QUARANTINED') return false;
   const [version] = await deps.documents.get([r.documentId]);
   if (!version) throw new NotFoundError(`redacted version ${r.documentId} of review item ${rec.id} does not exist`);
-  const [stored] = await deps.store.fetch(rec.collection, [r.documentId]);
-  if (stored && stored.text === version.text) return false;
+  const got = await deps.store.fetch(rec.collection, [rec.documentId, r.documentId]);
+  const original = got.find((x) => x.id === rec.documentId);
+  const stored = got.find((x) => x.id === r.documentId);
+  if (!original || (stored && stored.text === version.text)) return false;
   let vector = embedded;
   if (!vector) { await deps.embedder.init(); [vector] = await deps.embedder.embed([version.text]); }
-  const [original] = await deps.store.fetch(rec.collection, [rec.documentId]);
-  await deps.store.upsert(rec.collection, [{ id: version.id, vector, text: version.text, payload: { ...(original?.payload ?? {}), redactionOf: rec.documentId }, quarantined: false }]);
+  await deps.store.upsert(rec.collection, [{ id: version.id, vector, text: version.text, payload: { ...original.payload, redactionOf: rec.documentId }, quarantined: false }]);
   return true;
 }
 
