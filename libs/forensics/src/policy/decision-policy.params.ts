@@ -24,6 +24,15 @@
  * median score 0.38 against 0.95 on attacks — and no clear one, so uncertainty alone takes nothing out).
  * 'always' = the rule before issue 33: a band YES is withheld, a band NO stays served, whatever the
  * report holds. Measured both ways: docs/results.md.
+ *
+ * `loneYes` (issue 33) says what a report does whose only clear YES is one text that does not restate the
+ * question (its claim passage covers fewer than half of the question's terms, `RESTATES_QUESTION_MIN`).
+ * 'review' (default): that YES waits for review kept in serving, and the report's band verdicts are decided
+ * as in a report without a clear YES. An attack plants a group written for the question — several texts
+ * judged YES, or one that restates the question around the answer — while a genuine passage that states a
+ * correct answer someone reported as wrong is usually one text about its own subject. 'act' = the rule before:
+ * the YES is quarantined like any other. Applies only to judges that report the coverage (the offline judge);
+ * an LLM's verdict carries none and is decided as under 'act'. Measured both ways: docs/results.md.
  */
 export type PolicyName = 'judge-only' | 'corroborated';
 
@@ -31,14 +40,22 @@ export interface DecisionPolicyParams {
   name: PolicyName;
   reviewServing: 'withhold' | 'serve';
   bandWithhold: 'event' | 'always';
+  loneYes: 'review' | 'act';
 }
 
-export const DEFAULT_DECISION_POLICY: DecisionPolicyParams = { name: 'judge-only', reviewServing: 'withhold', bandWithhold: 'event' };
+export const DEFAULT_DECISION_POLICY: DecisionPolicyParams = { name: 'judge-only', reviewServing: 'withhold', bandWithhold: 'event', loneYes: 'review' };
+
+/**
+ * Share of the question's terms a claim passage must cover to restate the question (`loneYes`). The same half
+ * the offline judge asks of a yes/no stance (`POLAR_MIN_COVERAGE`); set before any policy number was seen.
+ */
+export const RESTATES_QUESTION_MIN = 0.5;
 
 export function validateDecisionPolicy(p: Partial<DecisionPolicyParams> = {}): DecisionPolicyParams {
   const out = { ...DEFAULT_DECISION_POLICY, ...p };
   if (out.name !== 'judge-only' && out.name !== 'corroborated') throw new RangeError(`policy must be 'judge-only' or 'corroborated', got '${String(out.name)}'`);
   if (out.reviewServing !== 'withhold' && out.reviewServing !== 'serve') throw new RangeError(`reviewServing must be 'withhold' or 'serve', got '${String(out.reviewServing)}'`);
   if (out.bandWithhold !== 'event' && out.bandWithhold !== 'always') throw new RangeError(`bandWithhold must be 'event' or 'always', got '${String(out.bandWithhold)}'`);
+  if (out.loneYes !== 'review' && out.loneYes !== 'act') throw new RangeError(`loneYes must be 'review' or 'act', got '${String(out.loneYes)}'`);
   return out;
 }

@@ -1,5 +1,5 @@
 import type { Label } from '../ragforensics/traceback-loop';
-import { validateDecisionPolicy, type DecisionPolicyParams } from './decision-policy.params';
+import { RESTATES_QUESTION_MIN, validateDecisionPolicy, type DecisionPolicyParams } from './decision-policy.params';
 
 export type Decision = 'QUARANTINE' | 'NEEDS_REVIEW' | 'KEEP';
 
@@ -17,6 +17,20 @@ export interface DecisionInput {
    * `bandWithhold: 'event'`. Absent = unknown: band verdicts are decided as under 'always'.
    */
   eventHasClearYes?: boolean;
+  /**
+   * The report's only clear YES is one text that does not restate the question (`loneClearYes`), for
+   * `loneYes: 'review'`. Absent = no.
+   */
+  eventLoneYes?: boolean;
+}
+
+/**
+ * Is a report's clear YES a lone one (`loneYes`, decision-policy.params.ts)? `clearYes` = the window coverage
+ * signal of each clear YES verdict of the report (undefined when its judge reports none). True only for exactly
+ * one clear YES whose claim passage covers fewer than `RESTATES_QUESTION_MIN` of the question's terms.
+ */
+export function loneClearYes(clearYes: readonly (number | undefined)[]): boolean {
+  return clearYes.length === 1 && typeof clearYes[0] === 'number' && clearYes[0] < RESTATES_QUESTION_MIN;
 }
 
 export interface DecisionOutcome {
@@ -34,7 +48,10 @@ export function decide(input: DecisionInput, params: Partial<DecisionPolicyParam
   const base = { policy: p.name, inputs: input };
   // Band verdicts follow their report under `bandWithhold: 'event'` (issue 33; decision-policy.params.ts).
   const byEvent = p.reviewServing === 'withhold' && p.bandWithhold === 'event' && input.eventHasClearYes !== undefined;
-  if (input.label === 'NO' && input.confidence === 'band' && byEvent && input.eventHasClearYes) {
+  // A lone clear YES that does not restate the question does not make its report an attack (`loneYes`).
+  const lone = p.loneYes === 'review' && input.eventLoneYes === true;
+  const clearInEvent = input.eventHasClearYes === true && !lone;
+  if (input.label === 'NO' && input.confidence === 'band' && byEvent && clearInEvent) {
     return { ...base, decision: 'NEEDS_REVIEW', withhold: true, reason: 'judge leans NO but its score is inside its confidence band, in a report with a clear YES: needs review (withheld from serving meanwhile)' };
   }
   if (input.label === 'NO' && input.confidence === 'band') {
@@ -47,10 +64,13 @@ export function decide(input: DecisionInput, params: Partial<DecisionPolicyParam
     // serving, the planted texts inside it went on answering (suite dev, Poison Hit@5 after the
     // traceback 0.29 → 0.73 on NQ). With `bandWithhold: 'event'`, only in a report that also has a
     // clear YES (see decision-policy.params.ts).
-    if (byEvent && !input.eventHasClearYes) {
+    if (byEvent && !clearInEvent) {
       return { ...base, decision: 'NEEDS_REVIEW', withhold: false, reason: 'judge leans YES but its score is inside its confidence band, and no verdict of this report is a clear YES: needs review (kept in serving meanwhile)' };
     }
     return { ...base, decision: 'NEEDS_REVIEW', withhold: p.reviewServing === 'withhold', reason: `judge leans YES but its score is inside its confidence band: needs review (${p.reviewServing === 'withhold' ? 'withheld from serving' : 'kept in serving'} meanwhile)` };
+  }
+  if (lone) {
+    return { ...base, decision: 'NEEDS_REVIEW', withhold: false, reason: "judge: tries to induce the wrong answer, but it is the report's only clear YES and does not restate the question (a genuine passage stating a reported answer looks like this; a planted group seldom does): needs review (kept in serving meanwhile)" };
   }
   if (p.name === 'judge-only') return { ...base, decision: 'QUARANTINE', withhold: true, reason: 'judge: tries to induce the wrong answer (judge-only policy)' };
   if (input.evidence.available && input.evidence.agrees) {

@@ -1,4 +1,4 @@
-import { decide, validateDecisionPolicy } from '..';
+import { decide, loneClearYes, RESTATES_QUESTION_MIN, validateDecisionPolicy } from '..';
 
 const ev = (agrees: boolean, suspicion = agrees ? 0.8 : 0.2) => ({ available: true, agrees, suspicion });
 const none = { available: false };
@@ -50,6 +50,26 @@ describe('decision policy', () => {
       expect(decide({ label: 'YES', confidence: 'clear', eventHasClearYes: false, evidence: ev(true) }, { name }).decision).toBe('QUARANTINE');
     }
     expect(() => validateDecisionPolicy({ bandWithhold: 'never' as never })).toThrow(/bandWithhold/);
+  });
+
+  it("a report's lone clear YES that does not restate the question waits for review, served; its band verdicts as without a clear YES (loneYes review, issue 33)", () => {
+    expect(RESTATES_QUESTION_MIN).toBe(0.5);
+    expect(loneClearYes([0.3])).toBe(true);
+    expect(loneClearYes([0.5])).toBe(false); // half of the question restated: written for it
+    expect(loneClearYes([0.3, 0.2])).toBe(false); // a group
+    expect(loneClearYes([undefined])).toBe(false); // a judge without the signal (an LLM)
+    expect(loneClearYes([])).toBe(false);
+    for (const name of ['judge-only', 'corroborated'] as const) {
+      const lone = decide({ label: 'YES', confidence: 'clear', eventHasClearYes: true, eventLoneYes: true, evidence: ev(true) }, { name });
+      expect(lone).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: false });
+      expect(lone.reason).toMatch(/only clear YES and does not restate the question.*kept in serving/);
+      expect(decide({ label: 'YES', confidence: 'band', eventHasClearYes: true, eventLoneYes: true, evidence: ev(true) }, { name })).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: false });
+      expect(decide({ label: 'NO', confidence: 'band', eventHasClearYes: true, eventLoneYes: true, evidence: ev(false) }, { name })).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: false });
+      // 'act' = before: the lone YES is decided like any clear YES and its report's band verdicts are withheld.
+      expect(decide({ label: 'YES', confidence: 'clear', eventHasClearYes: true, eventLoneYes: true, evidence: ev(true) }, { name, loneYes: 'act' }).decision).toBe('QUARANTINE');
+      expect(decide({ label: 'YES', confidence: 'band', eventHasClearYes: true, eventLoneYes: true, evidence: ev(true) }, { name, loneYes: 'act' }).withhold).toBe(true);
+    }
+    expect(() => validateDecisionPolicy({ loneYes: 'never' as never })).toThrow(/loneYes/);
   });
 
   it('corroborated: YES + agreeing evidence → quarantine; disagreement or no evidence → review', () => {

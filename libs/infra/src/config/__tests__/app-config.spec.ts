@@ -97,16 +97,18 @@ describe('loadConfig overrides', () => {
     const c = loadConfig(
       {
         TRACE_K: '7', TRACE_MAX_ROUNDS: '3', TRACE_MAX_JUDGE_CALLS: '70', BIRD_K: '30', PROGRANK_RUNS: '8', PROGRANK_TOKEN_DROPOUT: '0.25',
-        DECISION_POLICY: 'corroborated', REVIEW_SERVING: 'serve', BAND_WITHHOLD: 'always', EVIDENCE: 'off', PORT: '8080', API_KEYS: ' a , b ,', DATA_DIR: '/var/data',
+        DECISION_POLICY: 'corroborated', REVIEW_SERVING: 'serve', BAND_WITHHOLD: 'always', LONE_YES: 'act', EVIDENCE: 'off', PORT: '8080', API_KEYS: ' a , b ,', DATA_DIR: '/var/data',
         FEEDBACK_TOKEN_SECRET: 'a-long-enough-secret', JUDGE_MODEL: 'm1',
       },
       ROOT,
     );
     expect(c.trace).toEqual({ k: 7, maxRounds: 3, maxJudgeCalls: 70, judgeConcurrency: 4 });
     expect(c.evidence).toEqual({ enabled: false, birdK: 30, progrankRuns: 8, progrankTokenDropout: 0.25 });
-    expect(c.policy).toEqual({ name: 'corroborated', reviewServing: 'serve', bandWithhold: 'always' });
+    expect(c.policy).toEqual({ name: 'corroborated', reviewServing: 'serve', bandWithhold: 'always', loneYes: 'act' });
     expect(loadConfig({}, ROOT).policy.bandWithhold).toBe('event');
+    expect(loadConfig({}, ROOT).policy.loneYes).toBe('review');
     expect(problemsOf({ BAND_WITHHOLD: 'never' })[0]).toMatch(/BAND_WITHHOLD/);
+    expect(problemsOf({ LONE_YES: 'sometimes' })[0]).toMatch(/LONE_YES/);
     expect(c.port).toBe(8080);
     expect(c.apiKeys).toEqual(['a', 'b']);
     expect(c.devApiKey).toBe(false);

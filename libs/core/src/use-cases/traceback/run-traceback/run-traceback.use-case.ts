@@ -1,5 +1,5 @@
 import {
-  acceptRetrieval, acceptServed, acceptVerdicts, capOrder, consensusCheck, containsAnswer, decide, initTrace, nextRetrieval, sourceOf, summarizeTrace,
+  acceptRetrieval, acceptServed, acceptVerdicts, capOrder, consensusCheck, containsAnswer, decide, initTrace, loneClearYes, nextRetrieval, sourceOf, summarizeTrace,
   validateConsensusParams, validateDecisionPolicy, type ConsensusResult, type Label, type TraceState,
 } from '@forensics/algorithms';
 import { PermanentError } from '../../../domain/errors';
@@ -223,14 +223,17 @@ export class RunTracebackUseCase {
     // YES verdicts meet the per-event cap most confident first (capOrder), not in retrieval order.
     const scoreOf = (id: string) => { const s = finalVerdicts.get(id)?.signals?.score; return typeof s === 'number' ? s : null; };
     // A band YES is withheld only in an event with a clear YES (bandWithhold, issue 33).
-    const eventHasClearYes = state.poisoned.some((id) => finalVerdicts.get(id)?.signals?.confidence !== 'band');
+    const clearYes = state.poisoned.filter((id) => finalVerdicts.get(id)?.signals?.confidence !== 'band');
+    const eventHasClearYes = clearYes.length > 0;
+    // A lone clear YES that does not restate the question does not make the report an attack (loneYes, issue 33).
+    const eventLoneYes = loneClearYes(clearYes.map((id) => { const w = finalVerdicts.get(id)?.signals?.windowCoverage; return typeof w === 'number' ? w : undefined; }));
     /** Decides one judged text and applies it; true when the text left serving (quarantined or withheld). */
     const decideOne = async (id: string): Promise<boolean> => {
       const v = finalVerdicts.get(id);
       const label = (state.verdicts[id] ?? v?.label) as Label;
       const e = evidence[id];
       const confidence = v?.signals?.confidence === 'band' ? 'band' as const : undefined;
-      let outcome = decide({ label, ...(confidence ? { confidence } : {}), eventHasClearYes, evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
+      let outcome = decide({ label, ...(confidence ? { confidence } : {}), eventHasClearYes, eventLoneYes, evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
       if (outcome.decision === 'KEEP') return false;
       if (consensus) outcome = { ...outcome, inputs: { ...outcome.inputs, consensus: consensus as unknown as Record<string, unknown> } } as typeof outcome;
       if (protectedIds.has(id)) {

@@ -1,0 +1,89 @@
+import type { Judge, JudgeRequest, JudgeVerdict } from '../../../../ports/judge.port';
+import { documentIdFor, textHash } from '../../../../domain/text-identity';
+import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore } from '../../../../testing';
+import { IngestCorpusUseCase } from '../../../collections/ingest-corpus/ingest-corpus.use-case';
+import { RunTracebackUseCase } from '../run-traceback.use-case';
+import { feedbackReportKey } from '../../../feedback/submit-feedback/report-key';
+
+/**
+ * Issue 33 (`loneYes: 'review'`, the default): a report whose only clear YES is one text that does not restate
+ * the question is not taken for an attack. That YES waits for review kept in serving, and the report's band
+ * verdicts stay served as in a report without a clear YES. A planted group (two clear YES) or a clear YES that
+ * restates the question is acted on at once. The judge is scripted with the offline judge's signals
+ * (`windowCoverage`: the share of the question's terms around the claim).
+ */
+const QUERY = 'Who wrote Moby-Dick?';
+const CLEAR = 'Charles Dickens wrote Moby-Dick in 1851, his famous novel about the white whale.';
+const SECOND = 'Moby-Dick, the whaling novel, came from the pen of Charles Dickens.';
+const WEAK = 'Some readers link Moby-Dick with Charles Dickens, whose novels appeared in the same years.';
+const OTHER = [
+  'Moby-Dick is an 1851 novel by American writer Herman Melville about the whaling ship Pequod.',
+  'Herman Melville wrote Moby-Dick after years at sea on whaling voyages in the Pacific.',
+  'The Pequod is hunted across the oceans in a long chase after the white whale.',
+];
+
+class CoverageJudge implements Judge {
+  readonly kind = 'scripted-coverage';
+  readonly model = 'scripted-coverage';
+  readonly promptVersion = 'scripted-coverage-v1';
+  /** `coverage` of the clear YES texts; `second` = SECOND is judged a clear YES too; `signals: false` = an LLM-like verdict without signals. */
+  constructor(private readonly o: { coverage: number; second?: boolean; signals?: boolean }) {}
+  async judge(req: JudgeRequest): Promise<JudgeVerdict> {
+    const base = { attempts: 1, latencyMs: 0 };
+    const clear = req.text === CLEAR || (req.text === SECOND && this.o.second);
+    if (clear) {
+      return { ...base, label: 'YES', reply: '[Label: Yes]', ...(this.o.signals === false ? {} : { signals: { score: 0.9, confidence: 'clear', windowCoverage: this.o.coverage } }) };
+    }
+    if (req.text === WEAK) return { ...base, label: 'YES', reply: '[Label: Yes]', signals: { score: 0.2, confidence: 'band', windowCoverage: 0.3 } };
+    return { ...base, label: 'NO', reply: '[Label: No]', signals: { score: 0, confidence: 'clear', windowCoverage: 0 } };
+  }
+}
+
+describe("a report's lone clear YES that does not restate the question waits for review, served (loneYes, issue 33)", () => {
+  const run = async (judge: CoverageJudge, loneYes?: 'review' | 'act') => {
+    const repos = createInMemoryRepositories();
+    const store = new InMemoryVectorStore();
+    const useCases = composeUseCases({
+      repos, store, embedder: new HashingEmbedder(128), judge,
+      settings: { trace: { maxRounds: 10, maxJudgeCalls: 50, judgeConcurrency: 2 }, ...(loneYes ? { policy: { loneYes } } : {}) },
+    });
+    await useCases.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [CLEAR, SECOND, WEAK, ...OTHER].map((text) => ({ text })) });
+    const { event } = await repos.feedback.create({ collection: 'kb', query: QUERY, wrongAnswer: 'Charles Dickens', k: 5, trust: 'identified', reporterSource: 'key:svc/u1', reportKey: feedbackReportKey(QUERY, 'Charles Dickens') });
+    const out = await useCases.get(RunTracebackUseCase).execute({ feedbackId: event.id });
+    const id = (t: string) => documentIdFor('kb', textHash(t));
+    const records = await repos.quarantines.list({ feedbackId: event.id });
+    const recordOf = (t: string) => records.find((r) => r.documentId === id(t));
+    const servedOf = async (t: string) => !(await store.fetch('kb', [id(t)]))[0]!.quarantined;
+    return { out, id, recordOf, servedOf };
+  };
+
+  it('one clear YES covering under half of the question: needs review, kept in serving; its band YES stays served too', async () => {
+    const { out, recordOf, servedOf } = await run(new CoverageJudge({ coverage: 0.3 }));
+    expect(out.quarantined).toEqual([]);
+    expect(recordOf(CLEAR)).toMatchObject({ state: 'NEEDS_REVIEW', servedDuringReview: true });
+    expect(recordOf(CLEAR)!.reason).toContain("only clear YES and does not restate the question");
+    expect(await servedOf(CLEAR)).toBe(true);
+    expect(recordOf(WEAK)).toMatchObject({ state: 'NEEDS_REVIEW', servedDuringReview: true });
+    expect(await servedOf(WEAK)).toBe(true);
+  });
+
+  it('one clear YES that restates the question: quarantined at once, its band YES withheld', async () => {
+    const { out, id, recordOf, servedOf } = await run(new CoverageJudge({ coverage: 0.8 }));
+    expect(out.quarantined).toEqual([id(CLEAR)]);
+    expect(await servedOf(CLEAR)).toBe(false);
+    expect(recordOf(WEAK)).toMatchObject({ state: 'NEEDS_REVIEW', servedDuringReview: false });
+  });
+
+  it('two clear YES (a planted group), neither restating the question: both quarantined', async () => {
+    const { out, id } = await run(new CoverageJudge({ coverage: 0.3, second: true }));
+    expect([...out.quarantined].sort()).toEqual([id(CLEAR), id(SECOND)].sort());
+  });
+
+  it("a verdict without the coverage signal (an LLM judge) and loneYes 'act' are decided as before: quarantined", async () => {
+    const llm = await run(new CoverageJudge({ coverage: 0.3, signals: false }));
+    expect(llm.out.quarantined).toEqual([llm.id(CLEAR)]);
+    const act = await run(new CoverageJudge({ coverage: 0.3 }), 'act');
+    expect(act.out.quarantined).toEqual([act.id(CLEAR)]);
+    expect(await act.servedOf(WEAK)).toBe(false);
+  });
+});
