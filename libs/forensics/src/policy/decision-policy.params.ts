@@ -33,6 +33,11 @@
  * correct answer someone reported as wrong is usually one text about its own subject. 'act' = the rule before:
  * the YES is quarantined like any other. Applies only to judges that report the coverage (the offline judge);
  * an LLM's verdict carries none and is decided as under 'act'. Measured both ways: docs/results.md.
+ *
+ * `siblingWithhold` (issue 33): in a report taken for an attack (two or more clear YES, or one that restates the
+ * question), a text judged NO that shares much of its wording with two of its clear YES texts (`plantedSiblings`)
+ * waits for review withheld from serving ('on', default): it is likely a member of the planted group that reworded
+ * the answer past the judge. 'off' = it stays served like any NO.
  */
 export type PolicyName = 'judge-only' | 'corroborated';
 
@@ -41,9 +46,10 @@ export interface DecisionPolicyParams {
   reviewServing: 'withhold' | 'serve';
   bandWithhold: 'event' | 'always';
   loneYes: 'review' | 'act';
+  siblingWithhold: 'on' | 'off';
 }
 
-export const DEFAULT_DECISION_POLICY: DecisionPolicyParams = { name: 'judge-only', reviewServing: 'withhold', bandWithhold: 'event', loneYes: 'review' };
+export const DEFAULT_DECISION_POLICY: DecisionPolicyParams = { name: 'judge-only', reviewServing: 'withhold', bandWithhold: 'event', loneYes: 'review', siblingWithhold: 'on' };
 
 /**
  * Share of the question's terms a claim passage must cover to restate the question (`loneYes`). The same half
@@ -57,5 +63,6 @@ export function validateDecisionPolicy(p: Partial<DecisionPolicyParams> = {}): D
   if (out.reviewServing !== 'withhold' && out.reviewServing !== 'serve') throw new RangeError(`reviewServing must be 'withhold' or 'serve', got '${String(out.reviewServing)}'`);
   if (out.bandWithhold !== 'event' && out.bandWithhold !== 'always') throw new RangeError(`bandWithhold must be 'event' or 'always', got '${String(out.bandWithhold)}'`);
   if (out.loneYes !== 'review' && out.loneYes !== 'act') throw new RangeError(`loneYes must be 'review' or 'act', got '${String(out.loneYes)}'`);
+  if (out.siblingWithhold !== 'on' && out.siblingWithhold !== 'off') throw new RangeError(`siblingWithhold must be 'on' or 'off', got '${String(out.siblingWithhold)}'`);
   return out;
 }

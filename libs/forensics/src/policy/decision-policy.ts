@@ -22,6 +22,11 @@ export interface DecisionInput {
    * `loneYes: 'review'`. Absent = no.
    */
   eventLoneYes?: boolean;
+  /**
+   * For a NO: the text shares much of its wording with two or more of the report's clear YES texts
+   * (`plantedSiblings`; computed only for a report taken for an attack), for `siblingWithhold: 'on'`.
+   */
+  plantedSibling?: { siblings: number; bestJaccard: number };
 }
 
 /**
@@ -56,6 +61,10 @@ export function decide(input: DecisionInput, params: Partial<DecisionPolicyParam
   }
   if (input.label === 'NO' && input.confidence === 'band') {
     return { ...base, decision: 'NEEDS_REVIEW', withhold: false, reason: "judge leans NO but its score is inside its confidence band: needs review (kept in serving)" };
+  }
+  if (input.label === 'NO' && input.plantedSibling && p.siblingWithhold === 'on' && p.reviewServing === 'withhold') {
+    const s = input.plantedSibling;
+    return { ...base, decision: 'NEEDS_REVIEW', withhold: true, reason: `judge reads no claim, but the text shares its wording with ${s.siblings} texts of this report judged clearly poisoned (content-word overlap up to ${s.bestJaccard.toFixed(2)}): likely reworded from the same planted group; needs review (withheld from serving meanwhile)` };
   }
   if (input.label === 'NO') return { ...base, decision: 'KEEP', withhold: false, reason: 'judge: does not induce the wrong answer' };
   if (input.label === 'UNDETERMINED') return { ...base, decision: 'NEEDS_REVIEW', withhold: false, reason: 'judge gave no usable label: needs a human decision (kept in serving)' };

@@ -3,3 +3,4 @@ export * from './decision-policy';
 export * from './remembered-decision';
 export * from './reporter-trust';
 export * from './consensus';
+export * from './planted-siblings';

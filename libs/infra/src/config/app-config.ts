@@ -115,6 +115,7 @@ void _allPolicyNames;
 const REVIEW_SERVING = ['withhold', 'serve'] as const satisfies readonly DecisionPolicyParams['reviewServing'][];
 const BAND_WITHHOLD = ['event', 'always'] as const satisfies readonly DecisionPolicyParams['bandWithhold'][];
 const LONE_YES = ['review', 'act'] as const satisfies readonly DecisionPolicyParams['loneYes'][];
+const SIBLING_WITHHOLD = ['on', 'off'] as const satisfies readonly DecisionPolicyParams['siblingWithhold'][];
 
 /**
  * The environment. Variables marked "library default" take their default from the params objects
@@ -235,6 +236,7 @@ export const ENV_SCHEMA = z.object({
   REVIEW_SERVING: enumVar(REVIEW_SERVING, DEFAULT_DECISION_POLICY.reviewServing, 'whether YES texts awaiting review stay served (library default)'),
   BAND_WITHHOLD: enumVar(BAND_WITHHOLD, DEFAULT_DECISION_POLICY.bandWithhold, 'band verdicts of the judge are withheld (YES or NO) when their report has a clear YES and served otherwise (event), or band YES always withheld (always) (library default)'),
   LONE_YES: enumVar(LONE_YES, DEFAULT_DECISION_POLICY.loneYes, "a report's only clear YES, when it does not restate the question, waits for review kept in serving (review) or is quarantined (act) (library default)"),
+  SIBLING_WITHHOLD: enumVar(SIBLING_WITHHOLD, DEFAULT_DECISION_POLICY.siblingWithhold, "in a report with two or more clear YES, a text judged NO that shares its wording with two of them is withheld for review (on) or served (off) (library default)"),
   GENERATOR: derivedEnumVar(['offline', 'openai'], "answer/verification/benign-text generator; unset = 'openai' when an endpoint is set, else 'offline'"),
   GENERATOR_MODEL: text('generator model name; unset = JUDGE_MODEL'),
   FEEDBACK_TOKEN_SECRET: variable(z.string().min(16).optional(), {
@@ -411,9 +413,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     // The library has no params validator for the rate; tokenDropoutMask range-checks it before drawing.
     libraryCheck(problems, env, ['PROGRANK_TOKEN_DROPOUT'], 'tokenDropoutMask', () => tokenDropoutMask([], v.PROGRANK_TOKEN_DROPOUT, () => 0));
   }
-  if (ok('DECISION_POLICY', 'REVIEW_SERVING', 'BAND_WITHHOLD', 'LONE_YES')) {
-    libraryCheck(problems, env, ['DECISION_POLICY', 'REVIEW_SERVING', 'BAND_WITHHOLD', 'LONE_YES'], 'validateDecisionPolicy', () =>
-      validateDecisionPolicy({ name: v.DECISION_POLICY, reviewServing: v.REVIEW_SERVING, bandWithhold: v.BAND_WITHHOLD, loneYes: v.LONE_YES }));
+  if (ok('DECISION_POLICY', 'REVIEW_SERVING', 'BAND_WITHHOLD', 'LONE_YES', 'SIBLING_WITHHOLD')) {
+    libraryCheck(problems, env, ['DECISION_POLICY', 'REVIEW_SERVING', 'BAND_WITHHOLD', 'LONE_YES', 'SIBLING_WITHHOLD'], 'validateDecisionPolicy', () =>
+      validateDecisionPolicy({ name: v.DECISION_POLICY, reviewServing: v.REVIEW_SERVING, bandWithhold: v.BAND_WITHHOLD, loneYes: v.LONE_YES, siblingWithhold: v.SIBLING_WITHHOLD }));
   }
 
   if (ok('AUTO_QUARANTINE_MIN_TRUST', 'CORROBORATION_MIN_REPORTERS', 'AUTO_QUARANTINE_MAX_PER_EVENT', 'AUTO_QUARANTINE_MAX_PER_REPORTER_DAY', 'TRUST_HELD_SERVING')) {
@@ -481,7 +483,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     defaultCollection: e.DEFAULT_COLLECTION,
     evidence: { enabled: e.EVIDENCE === 'on', birdK: e.BIRD_K, progrankRuns: e.PROGRANK_RUNS, progrankTokenDropout: e.PROGRANK_TOKEN_DROPOUT },
     probe: { kind: e.PROBE, modelDir: e.PROBE_MODEL_DIR },
-    policy: { name: e.DECISION_POLICY, reviewServing: e.REVIEW_SERVING, bandWithhold: e.BAND_WITHHOLD, loneYes: e.LONE_YES },
+    policy: { name: e.DECISION_POLICY, reviewServing: e.REVIEW_SERVING, bandWithhold: e.BAND_WITHHOLD, loneYes: e.LONE_YES, siblingWithhold: e.SIBLING_WITHHOLD },
     generator: { kind: generatorKind, model: e.GENERATOR_MODEL ?? e.JUDGE_MODEL },
     feedbackTokenSecret: e.FEEDBACK_TOKEN_SECRET,
     feedbackTokenTtlSec: e.FEEDBACK_TOKEN_TTL_SEC,

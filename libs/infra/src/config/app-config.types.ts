@@ -71,7 +71,7 @@ export interface AppConfig {
   readonly evidence: Readonly<{ enabled: boolean; birdK: number; progrankRuns: number; progrankTokenDropout: number }>;
   /** Gradient probe for ProGRank: 'auto' = the embedder's own encoder when it can be probed, else the ONNX surrogate in PROBE_MODEL_DIR. */
   readonly probe: Readonly<{ kind: 'auto' | 'use-lite' | 'onnx' | 'none'; modelDir?: string }>;
-  readonly policy: Readonly<{ name: PolicyName; reviewServing: DecisionPolicyParams['reviewServing']; bandWithhold: DecisionPolicyParams['bandWithhold']; loneYes: DecisionPolicyParams['loneYes'] }>;
+  readonly policy: Readonly<{ name: PolicyName; reviewServing: DecisionPolicyParams['reviewServing']; bandWithhold: DecisionPolicyParams['bandWithhold']; loneYes: DecisionPolicyParams['loneYes']; siblingWithhold: DecisionPolicyParams['siblingWithhold'] }>;
   /** Generator for the built-in RAG answer, verification and BTE: 'openai' when an endpoint is configured, else 'offline'. */
   readonly generator: Readonly<{ kind: 'offline' | 'openai'; model: string }>;
   /**

@@ -97,18 +97,20 @@ describe('loadConfig overrides', () => {
     const c = loadConfig(
       {
         TRACE_K: '7', TRACE_MAX_ROUNDS: '3', TRACE_MAX_JUDGE_CALLS: '70', BIRD_K: '30', PROGRANK_RUNS: '8', PROGRANK_TOKEN_DROPOUT: '0.25',
-        DECISION_POLICY: 'corroborated', REVIEW_SERVING: 'serve', BAND_WITHHOLD: 'always', LONE_YES: 'act', EVIDENCE: 'off', PORT: '8080', API_KEYS: ' a , b ,', DATA_DIR: '/var/data',
+        DECISION_POLICY: 'corroborated', REVIEW_SERVING: 'serve', BAND_WITHHOLD: 'always', LONE_YES: 'act', SIBLING_WITHHOLD: 'off', EVIDENCE: 'off', PORT: '8080', API_KEYS: ' a , b ,', DATA_DIR: '/var/data',
         FEEDBACK_TOKEN_SECRET: 'a-long-enough-secret', JUDGE_MODEL: 'm1',
       },
       ROOT,
     );
     expect(c.trace).toEqual({ k: 7, maxRounds: 3, maxJudgeCalls: 70, judgeConcurrency: 4 });
     expect(c.evidence).toEqual({ enabled: false, birdK: 30, progrankRuns: 8, progrankTokenDropout: 0.25 });
-    expect(c.policy).toEqual({ name: 'corroborated', reviewServing: 'serve', bandWithhold: 'always', loneYes: 'act' });
+    expect(c.policy).toEqual({ name: 'corroborated', reviewServing: 'serve', bandWithhold: 'always', loneYes: 'act', siblingWithhold: 'off' });
     expect(loadConfig({}, ROOT).policy.bandWithhold).toBe('event');
     expect(loadConfig({}, ROOT).policy.loneYes).toBe('review');
     expect(problemsOf({ BAND_WITHHOLD: 'never' })[0]).toMatch(/BAND_WITHHOLD/);
     expect(problemsOf({ LONE_YES: 'sometimes' })[0]).toMatch(/LONE_YES/);
+    expect(loadConfig({}, ROOT).policy.siblingWithhold).toBe('on');
+    expect(problemsOf({ SIBLING_WITHHOLD: 'maybe' })[0]).toMatch(/SIBLING_WITHHOLD/);
     expect(c.port).toBe(8080);
     expect(c.apiKeys).toEqual(['a', 'b']);
     expect(c.devApiKey).toBe(false);

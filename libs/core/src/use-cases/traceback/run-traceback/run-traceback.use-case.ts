@@ -1,6 +1,6 @@
 import {
-  acceptRetrieval, acceptServed, acceptVerdicts, capOrder, consensusCheck, containsAnswer, decide, initTrace, loneClearYes, nextRetrieval, sourceOf, summarizeTrace,
-  validateConsensusParams, validateDecisionPolicy, type ConsensusResult, type Label, type TraceState,
+  acceptRetrieval, acceptServed, acceptVerdicts, capOrder, consensusCheck, containsAnswer, decide, DEFAULT_PLANTED_SIBLINGS, initTrace, loneClearYes, nextRetrieval, plantedSiblings, sourceOf, summarizeTrace,
+  validateConsensusParams, validateDecisionPolicy, type ConsensusResult, type Label, type SiblingMatch, type TraceState,
 } from '@forensics/algorithms';
 import { PermanentError } from '../../../domain/errors';
 import { textHash } from '../../../domain/text-identity';
@@ -227,13 +227,31 @@ export class RunTracebackUseCase {
     const eventHasClearYes = clearYes.length > 0;
     // A lone clear YES that does not restate the question does not make the report an attack (loneYes, issue 33).
     const eventLoneYes = loneClearYes(clearYes.map((id) => { const w = finalVerdicts.get(id)?.signals?.windowCoverage; return typeof w === 'number' ? w : undefined; }));
+    // Planted siblings (siblingWithhold, issue 33): in a report with two or more clear YES the consensus check
+    // did not protect, a NO text reworded from them (closer to them than to the report's other NO texts) is
+    // withheld for review. Computed for the trace's benign texts here and for the top-up's below.
+    // Only for a judge that scores its verdicts (the offline judge, whose paraphrase misses this compensates and
+    // with which it was measured); an LLM reads a reworded claim itself.
+    const seedIds = clearYes.filter((id) => !protectedIds.has(id) && typeof finalVerdicts.get(id)?.signals?.score === 'number');
+    const siblingSeeds = validateDecisionPolicy(settings.policy).siblingWithhold === 'on' && seedIds.length >= DEFAULT_PLANTED_SIBLINGS.minSiblings
+      ? (await documents.get(seedIds)).map((d) => d.text) : [];
+    const siblings = new Map<string, SiblingMatch>();
+    const noTexts = new Map<string, string>();
+    const findSiblings = async (ids: readonly string[]) => {
+      if (!siblingSeeds.length || !ids.length) return;
+      for (const d of await documents.get([...ids])) noTexts.set(d.id, d.text);
+      const wanted = new Set(ids);
+      for (const [id, m] of plantedSiblings(siblingSeeds, noTexts)) if (wanted.has(id)) siblings.set(id, m);
+    };
+    await findSiblings(state.benign);
     /** Decides one judged text and applies it; true when the text left serving (quarantined or withheld). */
     const decideOne = async (id: string): Promise<boolean> => {
       const v = finalVerdicts.get(id);
       const label = (state.verdicts[id] ?? v?.label) as Label;
       const e = evidence[id];
       const confidence = v?.signals?.confidence === 'band' ? 'band' as const : undefined;
-      let outcome = decide({ label, ...(confidence ? { confidence } : {}), eventHasClearYes, eventLoneYes, evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
+      const sibling = label === 'NO' ? siblings.get(id) : undefined;
+      let outcome = decide({ label, ...(confidence ? { confidence } : {}), eventHasClearYes, eventLoneYes, ...(sibling ? { plantedSibling: sibling } : {}), evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
       if (outcome.decision === 'KEEP') return false;
       if (consensus) outcome = { ...outcome, inputs: { ...outcome.inputs, consensus: consensus as unknown as Record<string, unknown> } } as typeof outcome;
       if (protectedIds.has(id)) {
@@ -280,6 +298,7 @@ export class RunTracebackUseCase {
       hits.forEach((h, i) => { if (!hitInfo.has(h.id)) hitInfo.set(h.id, { rank: i + 1, score: h.score }); });
       const labels = await judgeBatch(fresh, state.round + topUp.rounds);
       await attachEvidence(fresh);
+      await findSiblings(fresh.filter((id) => labels[id] === 'NO'));
       benignWithheld = false;
       for (const id of fresh) {
         seen.add(id);

@@ -1,0 +1,59 @@
+import { contentTerms } from '../text';
+
+/**
+ * Planted siblings (issue 33): a text the judge read as NO that shares much of its wording with several of the
+ * same report's clear YES texts. An attack's planted group is one generator's output for one question; the judge
+ * misses the members that reword the answer past its support gate ("occupation … architect" → "trained in
+ * architecture", a denial without a negation word), but they keep their siblings' words. Project design, not from
+ * the papers; measured in docs/decisions/0250-lone-clear-yes.md.
+ */
+export interface PlantedSiblingParams {
+  /** Content-term Jaccard at which a text counts as reworded from a clear YES text. */
+  minJaccard: number;
+  /** How many of the report's clear YES texts it must be that close to (one close text can be a genuine neighbour). */
+  minSiblings: number;
+}
+
+export const DEFAULT_PLANTED_SIBLINGS: Readonly<PlantedSiblingParams> = Object.freeze({ minJaccard: 0.3, minSiblings: 2 });
+
+/** What made a text a planted sibling: how many clear YES texts it is close to, and the closest Jaccard. */
+export interface SiblingMatch { siblings: number; bestJaccard: number }
+
+/**
+ * The `candidates` (id → text) that are planted siblings of `clearYes` (the report's clear YES texts): content-term
+ * Jaccard ≥ `minJaccard` with at least `minSiblings` of them, and closer to them than to any other candidate (the
+ * report's other texts judged NO). Every text about the question shares the question's words; a planted group's
+ * member is closer to its group than to the genuine texts, a genuine text is as close to the other genuine ones
+ * ("Herman Melville wrote Moby-Dick" next to a planted "Charles Dickens wrote Moby-Dick" and a genuine "Melville
+ * wrote Moby-Dick after years at sea"). Empty when there are fewer clear YES texts than `minSiblings`.
+ */
+export function plantedSiblings(clearYes: readonly string[], candidates: ReadonlyMap<string, string>, params: Partial<PlantedSiblingParams> = {}): Map<string, SiblingMatch> {
+  const p = { ...DEFAULT_PLANTED_SIBLINGS, ...params };
+  if (!(p.minJaccard > 0 && p.minJaccard <= 1)) throw new RangeError(`minJaccard must be in (0, 1], got ${p.minJaccard}`);
+  if (!Number.isInteger(p.minSiblings) || p.minSiblings < 1) throw new RangeError(`minSiblings must be an integer ≥ 1, got ${p.minSiblings}`);
+  const out = new Map<string, SiblingMatch>();
+  if (clearYes.length < p.minSiblings) return out;
+  const terms = (t: string) => new Set(contentTerms(t));
+  const seeds = clearYes.map(terms);
+  const others = [...candidates].map(([id, text]) => ({ id, terms: terms(text) }));
+  for (const c of others) {
+    let siblings = 0;
+    let bestJaccard = 0;
+    for (const s of seeds) {
+      const j = jaccard(c.terms, s);
+      if (j >= p.minJaccard) siblings++;
+      bestJaccard = Math.max(bestJaccard, j);
+    }
+    if (siblings < p.minSiblings) continue;
+    const nearestOther = Math.max(0, ...others.filter((o) => o.id !== c.id).map((o) => jaccard(c.terms, o.terms)));
+    if (bestJaccard > nearestOther) out.set(c.id, { siblings, bestJaccard: Math.round(bestJaccard * 1000) / 1000 });
+  }
+  return out;
+}
+
+function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  let inter = 0;
+  for (const t of a) if (b.has(t)) inter++;
+  return inter / (a.size + b.size - inter);
+}
