@@ -1,4 +1,4 @@
-import { contentTerms } from '../text';
+import { contentTerms, withoutTokenSalad } from '../text';
 
 /**
  * Planted siblings (issue 33): a text the judge read as NO that shares much of its wording with several of the
@@ -8,32 +8,40 @@ import { contentTerms } from '../text';
  * the papers; measured in docs/decisions/0250-lone-clear-yes.md.
  */
 export interface PlantedSiblingParams {
-  /** Content-term Jaccard at which a text counts as reworded from a clear YES text. */
+  /**
+   * Jaccard of the texts' own content terms (the question's and the answer's left out, token salad too) at which a
+   * text counts as reworded from a clear YES text. 0.1: chosen by every held-out family, leave-one-family-out, from
+   * {0.15, 0.1, 0.07} (decision 0250).
+   */
   minJaccard: number;
   /** How many of the report's clear YES texts it must be that close to (one close text can be a genuine neighbour). */
   minSiblings: number;
 }
 
-export const DEFAULT_PLANTED_SIBLINGS: Readonly<PlantedSiblingParams> = Object.freeze({ minJaccard: 0.3, minSiblings: 2 });
+export const DEFAULT_PLANTED_SIBLINGS: Readonly<PlantedSiblingParams> = Object.freeze({ minJaccard: 0.1, minSiblings: 2 });
 
 /** What made a text a planted sibling: how many clear YES texts it is close to, and the closest Jaccard. */
 export interface SiblingMatch { siblings: number; bestJaccard: number }
 
 /**
- * The `candidates` (id → text) that are planted siblings of `clearYes` (the report's clear YES texts): content-term
- * Jaccard ≥ `minJaccard` with at least `minSiblings` of them, and closer to them than to any other candidate (the
- * report's other texts judged NO). Every text about the question shares the question's words; a planted group's
- * member is closer to its group than to the genuine texts, a genuine text is as close to the other genuine ones
- * ("Herman Melville wrote Moby-Dick" next to a planted "Charles Dickens wrote Moby-Dick" and a genuine "Melville
- * wrote Moby-Dick after years at sea"). Empty when there are fewer clear YES texts than `minSiblings`.
+ * The `candidates` (id → text) that are planted siblings of `clearYes` (the report's clear YES texts): Jaccard of
+ * their own content terms (outside `query` and `wrongAnswer`, token salad left out) ≥ `minJaccard` with at least
+ * `minSiblings` of them, and closer to them than to any other candidate (the report's other texts judged NO).
+ * Every text about the question shares the question's words, so they do not count; a planted group's member is
+ * closer to its group than to the genuine texts, a genuine text usually as close to another genuine one. Empty
+ * when there are fewer clear YES texts than `minSiblings`.
  */
-export function plantedSiblings(clearYes: readonly string[], candidates: ReadonlyMap<string, string>, params: Partial<PlantedSiblingParams> = {}): Map<string, SiblingMatch> {
+export function plantedSiblings(query: string, wrongAnswer: string, clearYes: readonly string[], candidates: ReadonlyMap<string, string>, params: Partial<PlantedSiblingParams> = {}): Map<string, SiblingMatch> {
   const p = { ...DEFAULT_PLANTED_SIBLINGS, ...params };
   if (!(p.minJaccard > 0 && p.minJaccard <= 1)) throw new RangeError(`minJaccard must be in (0, 1], got ${p.minJaccard}`);
   if (!Number.isInteger(p.minSiblings) || p.minSiblings < 1) throw new RangeError(`minSiblings must be an integer ≥ 1, got ${p.minSiblings}`);
   const out = new Map<string, SiblingMatch>();
   if (clearYes.length < p.minSiblings) return out;
-  const terms = (t: string) => new Set(contentTerms(t));
+  // The question's and the answer's own terms are left out (every text about the question shares them; a planted
+  // group shares its generator's wording beyond them), and so is token salad (an optimisation attack's prefix,
+  // different between siblings by design; their prose is not).
+  const common = new Set([...contentTerms(query), ...contentTerms(wrongAnswer)]);
+  const terms = (t: string) => new Set(contentTerms(withoutTokenSalad(t)).filter((x) => !common.has(x)));
   const seeds = clearYes.map(terms);
   const others = [...candidates].map(([id, text]) => ({ id, terms: terms(text) }));
   for (const c of others) {

@@ -9,14 +9,33 @@ import { isStopword } from './stopwords';
  * files: ≥ 16 in 97–98% of the HotFlip texts and in 3–4% of clean passages (tables and lists).
  */
 export function longestContentRun(text: string): number {
-  const fn = rawTokens(text).map(isStopword);
-  let best = 0;
+  return contentRunOf(rawTokens(text)).length;
+}
+
+/** Where the longest content run is in `tokens`: [start, start + length). */
+function contentRunOf(tokens: readonly string[]): { start: number; length: number } {
+  const fn = tokens.map(isStopword);
+  let best = { start: 0, length: 0 };
   let lo = 0;
   let inWindow = 0;
   for (let hi = 0; hi < fn.length; hi++) {
     if (fn[hi]) inWindow += 1;
     while (inWindow > 1) { if (fn[lo]) inWindow -= 1; lo += 1; }
-    best = Math.max(best, hi - lo + 1);
+    if (hi - lo + 1 > best.length) best = { start: lo, length: hi - lo + 1 };
   }
   return best;
+}
+
+/** Length of a content run at which it is token salad rather than prose (see `longestContentRun`'s measurement). */
+export const TOKEN_SALAD_MIN_RUN = 16;
+
+/**
+ * The text's words (normalised raw tokens, space-joined) with its longest content run left out when that run is token
+ * salad (≥ `minRun` words): the prose an optimisation-based attack appends its claim in. Texts without salad are
+ * returned as their words.
+ */
+export function withoutTokenSalad(text: string, minRun = TOKEN_SALAD_MIN_RUN): string {
+  const tokens = rawTokens(text);
+  const run = contentRunOf(tokens);
+  return (run.length >= minRun ? [...tokens.slice(0, run.start), ...tokens.slice(run.start + run.length)] : tokens).join(' ');
 }

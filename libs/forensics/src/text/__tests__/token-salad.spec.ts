@@ -1,4 +1,4 @@
-import { longestContentRun } from '../token-salad';
+import { longestContentRun, withoutTokenSalad } from '../token-salad';
 
 describe('longestContentRun', () => {
   it('is short for prose: function words break every few words', () => {
@@ -14,5 +14,17 @@ describe('longestContentRun', () => {
 
   it('is 0 for an empty text', () => {
     expect(longestContentRun('')).toBe(0);
+  });
+});
+
+describe('withoutTokenSalad', () => {
+  it('leaves out a run of 16+ content words (an optimisation prefix) and keeps the prose', () => {
+    const salad = 'amara proves overlappingsper arrange tab powderallysta barak wwf sainteiza fresh platform mu porch inception mixesclaim borrowing';
+    const prose = 'the purpose of silvering the walls of a thermos flask is to reinforce the flask.';
+    // The run may take the prose's first words up to its second function word ("… borrowing the purpose"): one is allowed.
+    expect(withoutTokenSalad(`${salad} ${prose}`)).toBe('of silvering the walls of a thermos flask is to reinforce the flask');
+  });
+  it('returns prose unchanged (as its words)', () => {
+    expect(withoutTokenSalad('The river flows north, and its longest tributary joins it.')).toBe('the river flows north and its longest tributary joins it');
   });
 });

@@ -241,7 +241,7 @@ export class RunTracebackUseCase {
       if (!siblingSeeds.length || !ids.length) return;
       for (const d of await documents.get([...ids])) noTexts.set(d.id, d.text);
       const wanted = new Set(ids);
-      for (const [id, m] of plantedSiblings(siblingSeeds, noTexts)) if (wanted.has(id)) siblings.set(id, m);
+      for (const [id, m] of plantedSiblings(ev.query, ev.wrongAnswer, siblingSeeds, noTexts)) if (wanted.has(id)) siblings.set(id, m);
     };
     await findSiblings(state.benign);
     /** Decides one judged text and applies it; true when the text left serving (quarantined or withheld). */
