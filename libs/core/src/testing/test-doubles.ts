@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Embedder } from '../ports/embedder.port';
 import type { Judge, JudgeRequest, JudgeVerdict, VerdictLabel } from '../ports/judge.port';
+import type { JudgeSignals } from '../ports/repositories/records';
 
 /**
  * Deterministic bag-of-words embedder for tests (feature hashing: each lower-cased word adds ±1 to
@@ -40,17 +41,22 @@ export class HashingEmbedder implements Embedder {
   async close(): Promise<void> {}
 }
 
-/** A judge whose label comes from a function of the request; records every request it saw. */
+/**
+ * A judge whose label comes from a function of the request; records every request it saw. The function may
+ * also return the verdict's signals (`{ label, signals }`), as the offline judge reports them (score,
+ * confidence band, coverage), for tests of the decisions that read them.
+ */
 export class ScriptedJudge implements Judge {
   readonly kind: string = 'scripted';
   readonly promptVersion: string = 'scripted-v1';
   readonly requests: JudgeRequest[] = [];
 
-  constructor(private readonly decide: (req: JudgeRequest) => VerdictLabel, readonly model = 'scripted') {}
+  constructor(private readonly decide: (req: JudgeRequest) => VerdictLabel | { label: VerdictLabel; signals?: JudgeSignals }, readonly model = 'scripted') {}
 
   async judge(req: JudgeRequest): Promise<JudgeVerdict> {
     this.requests.push(req);
-    const label = this.decide(req);
-    return { label, reply: `[Label: ${label === 'YES' ? 'Yes' : label === 'NO' ? 'No' : 'none'}]`, attempts: 1, latencyMs: 0 };
+    const out = this.decide(req);
+    const { label, signals } = typeof out === 'string' ? { label: out, signals: undefined } : out;
+    return { label, reply: `[Label: ${label === 'YES' ? 'Yes' : label === 'NO' ? 'No' : 'none'}]`, attempts: 1, latencyMs: 0, ...(signals ? { signals } : {}) };
   }
 }

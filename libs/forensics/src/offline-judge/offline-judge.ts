@@ -3,7 +3,7 @@ import { containsAnswer } from '../text/answer-match';
 import { dropDayOfMonth, hasMonthName, joinSpacedDigitGroups, normalizeText, rawTokens, stripCitationMarkers } from '../text/normalize';
 import { locateSentences, type TextSpan } from '../text/locate-quote';
 import { longestContentRun } from '../text/token-salad';
-import { contentTerms, softStem, splitSentences } from '../text/tokenizer';
+import { contentTerms, softStem, splitSentences, termJaccard } from '../text/tokenizer';
 import fitted from './offline-judge.fitted.json';
 import { explainVerdict, quote } from './offline-judge.explain';
 import { OFFLINE_JUDGE_FEATURES, type OfflineJudgeEvidence, type OfflineJudgeFeatures, type OfflineJudgeInput, type OfflineJudgeWeights } from './offline-judge.features';
@@ -126,13 +126,6 @@ function polarStanceIsNo(rawTokens: readonly string[], queryAsksContrast: boolea
 
 function termSet(text: string): Set<string> {
   return new Set(contentTerms(text));
-}
-
-function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  if (a.size === 0 && b.size === 0) return 0;
-  let inter = 0;
-  for (const t of a) if (b.has(t)) inter += 1;
-  return inter / (a.size + b.size - inter);
 }
 
 function coverage(queryTerms: readonly string[], terms: ReadonlySet<string>): number {
@@ -407,7 +400,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
     supportingPeers += 1;
     // Paraphrase-aware agreement: a peer that states t in a window restating ≥ half the query.
     if (peerEv.windowCoverage >= 0.5) mimickingPeers += 1;
-    const sim = jaccard(textTerms, termSet(peerText));
+    const sim = termJaccard(textTerms, termSet(peerText));
     maxPeerSimilarity = Math.max(maxPeerSimilarity, sim);
     if (sim >= p.nearDuplicateMin) agreeingPeers += 1;
     if (sim >= CLOSE_COPY_MIN) closeCopies += 1;

@@ -1,4 +1,4 @@
-import { contentTerms, withoutTokenSalad } from '../text';
+import { contentTerms, termJaccard, withoutTokenSalad } from '../text';
 
 /**
  * Planted siblings (issue 33): a text the judge read as NO that shares much of its wording with several of the
@@ -48,20 +48,13 @@ export function plantedSiblings(query: string, wrongAnswer: string, clearYes: re
     let siblings = 0;
     let bestJaccard = 0;
     for (const s of seeds) {
-      const j = jaccard(c.terms, s);
+      const j = termJaccard(c.terms, s);
       if (j >= p.minJaccard) siblings++;
       bestJaccard = Math.max(bestJaccard, j);
     }
     if (siblings < p.minSiblings) continue;
-    const nearestOther = Math.max(0, ...others.filter((o) => o.id !== c.id).map((o) => jaccard(c.terms, o.terms)));
+    const nearestOther = Math.max(0, ...others.filter((o) => o.id !== c.id).map((o) => termJaccard(c.terms, o.terms)));
     if (bestJaccard > nearestOther) out.set(c.id, { siblings, bestJaccard: Math.round(bestJaccard * 1000) / 1000 });
   }
   return out;
-}
-
-function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
-  let inter = 0;
-  for (const t of a) if (b.has(t)) inter++;
-  return inter / (a.size + b.size - inter);
 }

@@ -46,6 +46,14 @@ export function contentTerms(text: string): string[] {
   return tokenize(text, { removeStopwords: true, stem: true });
 }
 
+/** Jaccard similarity of two term sets: shared terms over all terms; 0 when either is empty. */
+export function termJaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  let inter = 0;
+  for (const t of a) if (b.has(t)) inter += 1;
+  return inter / (a.size + b.size - inter);
+}
+
 /**
  * Abbreviations that do not end a sentence (lower case, without the dot): titles and honorifics
  * precede a name ("Dr. Who", "St. Louis", "Gen. Patton"), "v."/"vs." join the parties of a case

@@ -1,5 +1,5 @@
 import {
-  acceptRetrieval, acceptServed, acceptVerdicts, capOrder, consensusCheck, containsAnswer, decide, DEFAULT_PLANTED_SIBLINGS, initTrace, loneClearYes, nextRetrieval, plantedSiblings, sourceOf, summarizeTrace,
+  acceptRetrieval, acceptServed, acceptVerdicts, capOrder, consensusCheck, containsAnswer, decide, initTrace, loneClearYes, nextRetrieval, plantedSiblings, sourceOf, summarizeTrace,
   validateConsensusParams, validateDecisionPolicy, type ConsensusResult, type Label, type SiblingMatch, type TraceState,
 } from '@forensics/algorithms';
 import { PermanentError } from '../../../domain/errors';
@@ -111,8 +111,16 @@ export class RunTracebackUseCase {
     let judgeCalls = 0;
     const hitInfo = new Map<string, { rank: number; score: number }>();
 
+    /** The texts of the candidates read so far (judged, or fetched for the decisions), by document id. */
+    const textOf = new Map<string, string>();
+    const textsOf = async (ids: readonly string[]): Promise<Map<string, string>> => {
+      const missing = ids.filter((id) => !textOf.has(id));
+      if (missing.length) for (const d of await documents.get(missing)) textOf.set(d.id, d.text);
+      return new Map(ids.filter((id) => textOf.has(id)).map((id) => [id, textOf.get(id)!]));
+    };
     const judgeBatch = async (ids: string[], round: number): Promise<Record<string, Label>> => {
       const docs = new Map((await documents.get(ids)).map((d) => [d.id, d]));
+      for (const d of docs.values()) textOf.set(d.id, d.text);
       const peers = ids.map((id) => docs.get(id)?.text).filter((t): t is string => !!t);
       const labels: Record<string, Label> = {};
       await mapPool(ids, settings.trace.judgeConcurrency, async (id) => {
@@ -232,16 +240,16 @@ export class RunTracebackUseCase {
     // withheld for review. Computed for the trace's benign texts here and for the top-up's below.
     // Only for a judge that scores its verdicts (the offline judge, whose paraphrase misses this compensates and
     // with which it was measured); an LLM reads a reworded claim itself.
-    const seedIds = clearYes.filter((id) => !protectedIds.has(id) && typeof finalVerdicts.get(id)?.signals?.score === 'number');
-    const siblingSeeds = validateDecisionPolicy(settings.policy).siblingWithhold === 'on' && seedIds.length >= DEFAULT_PLANTED_SIBLINGS.minSiblings
-      ? (await documents.get(seedIds)).map((d) => d.text) : [];
+    const seedIds = validateDecisionPolicy(settings.policy).siblingWithhold === 'on'
+      ? clearYes.filter((id) => !protectedIds.has(id) && typeof finalVerdicts.get(id)?.signals?.score === 'number') : [];
+    const siblingSeeds = [...(await textsOf(seedIds)).values()];
     const siblings = new Map<string, SiblingMatch>();
-    const noTexts = new Map<string, string>();
+    const noIds: string[] = [];
     const findSiblings = async (ids: readonly string[]) => {
+      noIds.push(...ids);
       if (!siblingSeeds.length || !ids.length) return;
-      for (const d of await documents.get([...ids])) noTexts.set(d.id, d.text);
       const wanted = new Set(ids);
-      for (const [id, m] of plantedSiblings(ev.query, ev.wrongAnswer, siblingSeeds, noTexts)) if (wanted.has(id)) siblings.set(id, m);
+      for (const [id, m] of plantedSiblings(ev.query, ev.wrongAnswer, siblingSeeds, await textsOf(noIds))) if (wanted.has(id)) siblings.set(id, m);
     };
     await findSiblings(state.benign);
     /** Decides one judged text and applies it; true when the text left serving (quarantined or withheld). */

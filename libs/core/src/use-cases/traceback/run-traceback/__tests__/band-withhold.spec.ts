@@ -1,6 +1,5 @@
-import type { Judge, JudgeRequest, JudgeVerdict } from '../../../../ports/judge.port';
 import { documentIdFor, textHash } from '../../../../domain/text-identity';
-import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore } from '../../../../testing';
+import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore, ScriptedJudge } from '../../../../testing';
 import { IngestCorpusUseCase } from '../../../collections/ingest-corpus/ingest-corpus.use-case';
 import { RunTracebackUseCase } from '../run-traceback.use-case';
 import { feedbackReportKey } from '../../../feedback/submit-feedback/report-key';
@@ -22,25 +21,20 @@ const OTHER = [
   'The Pequod is hunted across the oceans in a long chase after the white whale.',
 ];
 
-class BandJudge implements Judge {
-  readonly kind = 'scripted-band';
-  readonly model = 'scripted-band';
-  readonly promptVersion = 'scripted-band-v1';
-  constructor(private readonly clearPresent: boolean) {}
-  async judge(req: JudgeRequest): Promise<JudgeVerdict> {
-    if (req.text === WEAK) return { label: 'YES', reply: '[Label: Yes]', attempts: 1, latencyMs: 0, signals: { score: 0.2, confidence: 'band' } };
-    if (req.text === UNSURE) return { label: 'NO', reply: '[Label: No]', attempts: 1, latencyMs: 0, signals: { score: 0.1, confidence: 'band' } };
-    if (req.text === CLEAR && this.clearPresent) return { label: 'YES', reply: '[Label: Yes]', attempts: 1, latencyMs: 0, signals: { score: 0.97, confidence: 'clear' } };
-    return { label: 'NO', reply: '[Label: No]', attempts: 1, latencyMs: 0, signals: { score: 0, confidence: 'clear' } };
-  }
-}
+/** Scripted with the offline judge's signals: which verdicts are inside its band, and whether a clear YES is present. */
+const bandJudge = (clearPresent: boolean) => new ScriptedJudge((req) => {
+  if (req.text === WEAK) return { label: 'YES', signals: { score: 0.2, confidence: 'band' } };
+  if (req.text === UNSURE) return { label: 'NO', signals: { score: 0.1, confidence: 'band' } };
+  if (req.text === CLEAR && clearPresent) return { label: 'YES', signals: { score: 0.97, confidence: 'clear' } };
+  return { label: 'NO', signals: { score: 0, confidence: 'clear' } };
+});
 
 describe('band verdicts follow their report: withheld when it has a clear YES (issue 33)', () => {
   const run = async (clearPresent: boolean, bandWithhold?: 'event' | 'always') => {
     const repos = createInMemoryRepositories();
     const store = new InMemoryVectorStore();
     const useCases = composeUseCases({
-      repos, store, embedder: new HashingEmbedder(128), judge: new BandJudge(clearPresent),
+      repos, store, embedder: new HashingEmbedder(128), judge: bandJudge(clearPresent),
       settings: { trace: { maxRounds: 10, maxJudgeCalls: 50, judgeConcurrency: 2 }, ...(bandWithhold ? { policy: { bandWithhold } } : {}) },
     });
     await useCases.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [CLEAR, WEAK, UNSURE, ...OTHER].map((text) => ({ text })) });
@@ -82,7 +76,7 @@ describe('band verdicts follow their report: withheld when it has a clear YES (i
     const repos = createInMemoryRepositories();
     const store = new InMemoryVectorStore();
     const embedder = new HashingEmbedder(128);
-    const useCases = composeUseCases({ repos, store, embedder, judge: new BandJudge(true), settings: { trace: { maxRounds: 10, maxJudgeCalls: 50, judgeConcurrency: 2 } } });
+    const useCases = composeUseCases({ repos, store, embedder, judge: bandJudge(true), settings: { trace: { maxRounds: 10, maxJudgeCalls: 50, judgeConcurrency: 2 } } });
     const FAR = ['Whales migrate across the Atlantic each spring.', 'Harpoons were forged from iron in New Bedford.', 'Nantucket was a whaling port for two centuries.'];
     await useCases.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [CLEAR, WEAK, UNSURE, ...OTHER, ...FAR].map((text) => ({ text })) });
     const { event } = await repos.feedback.create({ collection: 'kb', query: QUERY, wrongAnswer: 'Charles Dickens', k: 3, trust: 'identified', reporterSource: 'key:svc/u1', reportKey: feedbackReportKey(QUERY, 'Charles Dickens') });

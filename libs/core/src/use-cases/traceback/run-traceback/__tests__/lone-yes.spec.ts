@@ -1,6 +1,5 @@
-import type { Judge, JudgeRequest, JudgeVerdict } from '../../../../ports/judge.port';
 import { documentIdFor, textHash } from '../../../../domain/text-identity';
-import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore } from '../../../../testing';
+import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore, ScriptedJudge } from '../../../../testing';
 import { IngestCorpusUseCase } from '../../../collections/ingest-corpus/ingest-corpus.use-case';
 import { RunTracebackUseCase } from '../run-traceback.use-case';
 import { feedbackReportKey } from '../../../feedback/submit-feedback/report-key';
@@ -22,25 +21,20 @@ const OTHER = [
   'The Pequod is hunted across the oceans in a long chase after the white whale.',
 ];
 
-class CoverageJudge implements Judge {
-  readonly kind = 'scripted-coverage';
-  readonly model = 'scripted-coverage';
-  readonly promptVersion = 'scripted-coverage-v1';
-  /** `coverage` of the clear YES texts; `second` = SECOND is judged a clear YES too; `signals: false` = an LLM-like verdict without signals. */
-  constructor(private readonly o: { coverage: number; second?: boolean; signals?: boolean }) {}
-  async judge(req: JudgeRequest): Promise<JudgeVerdict> {
-    const base = { attempts: 1, latencyMs: 0 };
-    const clear = req.text === CLEAR || (req.text === SECOND && this.o.second);
-    if (clear) {
-      return { ...base, label: 'YES', reply: '[Label: Yes]', ...(this.o.signals === false ? {} : { signals: { score: 0.9, confidence: 'clear', windowCoverage: this.o.coverage } }) };
-    }
-    if (req.text === WEAK) return { ...base, label: 'YES', reply: '[Label: Yes]', signals: { score: 0.2, confidence: 'band', windowCoverage: 0.3 } };
-    return { ...base, label: 'NO', reply: '[Label: No]', signals: { score: 0, confidence: 'clear', windowCoverage: 0 } };
+/**
+ * `coverage` of the clear YES texts; `second` = SECOND is judged a clear YES too; `signals: false` = an LLM-like
+ * verdict without signals.
+ */
+const coverageJudge = (o: { coverage: number; second?: boolean; signals?: boolean }) => new ScriptedJudge((req) => {
+  if (req.text === CLEAR || (req.text === SECOND && o.second)) {
+    return o.signals === false ? 'YES' : { label: 'YES', signals: { score: 0.9, confidence: 'clear', windowCoverage: o.coverage } };
   }
-}
+  if (req.text === WEAK) return { label: 'YES', signals: { score: 0.2, confidence: 'band', windowCoverage: 0.3 } };
+  return { label: 'NO', signals: { score: 0, confidence: 'clear', windowCoverage: 0 } };
+});
 
 describe("a report's lone clear YES that does not restate the question waits for review, served (loneYes, issue 33)", () => {
-  const run = async (judge: CoverageJudge, loneYes?: 'review' | 'act') => {
+  const run = async (judge: ScriptedJudge, loneYes?: 'review' | 'act') => {
     const repos = createInMemoryRepositories();
     const store = new InMemoryVectorStore();
     const useCases = composeUseCases({
@@ -58,7 +52,7 @@ describe("a report's lone clear YES that does not restate the question waits for
   };
 
   it('one clear YES covering under half of the question: needs review, kept in serving; its band YES stays served too', async () => {
-    const { out, recordOf, servedOf } = await run(new CoverageJudge({ coverage: 0.3 }));
+    const { out, recordOf, servedOf } = await run(coverageJudge({ coverage: 0.3 }));
     expect(out.quarantined).toEqual([]);
     expect(recordOf(CLEAR)).toMatchObject({ state: 'NEEDS_REVIEW', servedDuringReview: true });
     expect(recordOf(CLEAR)!.reason).toContain("only clear YES and does not restate the question");
@@ -68,21 +62,21 @@ describe("a report's lone clear YES that does not restate the question waits for
   });
 
   it('one clear YES that restates the question: quarantined at once, its band YES withheld', async () => {
-    const { out, id, recordOf, servedOf } = await run(new CoverageJudge({ coverage: 0.8 }));
+    const { out, id, recordOf, servedOf } = await run(coverageJudge({ coverage: 0.8 }));
     expect(out.quarantined).toEqual([id(CLEAR)]);
     expect(await servedOf(CLEAR)).toBe(false);
     expect(recordOf(WEAK)).toMatchObject({ state: 'NEEDS_REVIEW', servedDuringReview: false });
   });
 
   it('two clear YES (a planted group), neither restating the question: both quarantined', async () => {
-    const { out, id } = await run(new CoverageJudge({ coverage: 0.3, second: true }));
+    const { out, id } = await run(coverageJudge({ coverage: 0.3, second: true }));
     expect([...out.quarantined].sort()).toEqual([id(CLEAR), id(SECOND)].sort());
   });
 
   it("a verdict without the coverage signal (an LLM judge) and loneYes 'act' are decided as before: quarantined", async () => {
-    const llm = await run(new CoverageJudge({ coverage: 0.3, signals: false }));
+    const llm = await run(coverageJudge({ coverage: 0.3, signals: false }));
     expect(llm.out.quarantined).toEqual([llm.id(CLEAR)]);
-    const act = await run(new CoverageJudge({ coverage: 0.3 }), 'act');
+    const act = await run(coverageJudge({ coverage: 0.3 }), 'act');
     expect(act.out.quarantined).toEqual([act.id(CLEAR)]);
     expect(await act.servedOf(WEAK)).toBe(false);
   });

@@ -1,6 +1,5 @@
-import type { Judge, JudgeRequest, JudgeVerdict } from '../../../../ports/judge.port';
 import { documentIdFor, textHash } from '../../../../domain/text-identity';
-import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore } from '../../../../testing';
+import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore, ScriptedJudge } from '../../../../testing';
 import { IngestCorpusUseCase } from '../../../collections/ingest-corpus/ingest-corpus.use-case';
 import { RunTracebackUseCase } from '../run-traceback.use-case';
 import { feedbackReportKey } from '../../../feedback/submit-feedback/report-key';
@@ -24,18 +23,11 @@ const GENUINE = [
   'Film directors guide the actors and crew of a motion picture from script to screen.',
 ];
 
-class ScriptedJudge implements Judge {
-  readonly kind = 'scripted-siblings';
-  readonly model = 'scripted-siblings';
-  readonly promptVersion = 'scripted-siblings-v1';
-  constructor(private readonly scored = true) {}
-  async judge(req: JudgeRequest): Promise<JudgeVerdict> {
-    const base = { attempts: 1, latencyMs: 0 };
-    const signals = (score: number) => (this.scored ? { signals: { score, confidence: 'clear', windowCoverage: 0.8 } } : {});
-    if (PLANTED.includes(req.text)) return { ...base, label: 'YES', reply: '[Label: Yes]', ...signals(0.95) };
-    return { ...base, label: 'NO', reply: '[Label: No]', ...signals(0) };
-  }
-}
+/** The planted texts are clear YES, everything else a clear NO; `scored: false` = an LLM-like judge without signals. */
+const siblingJudge = (scored = true) => new ScriptedJudge((req) => {
+  const label = PLANTED.includes(req.text) ? 'YES' as const : 'NO' as const;
+  return scored ? { label, signals: { score: label === 'YES' ? 0.95 : 0, confidence: 'clear', windowCoverage: 0.8 } } : label;
+});
 
 describe('planted siblings judged NO are withheld for review in a report taken for an attack (siblingWithhold, issue 33)', () => {
   const run = async (judge: ScriptedJudge, siblingWithhold?: 'on' | 'off') => {
@@ -55,7 +47,7 @@ describe('planted siblings judged NO are withheld for review in a report taken f
   };
 
   it('the reworded sibling is withheld for review; the genuine texts stay served', async () => {
-    const { out, id, record, served } = await run(new ScriptedJudge());
+    const { out, id, record, served } = await run(siblingJudge());
     expect([...out.quarantined].sort()).toEqual(PLANTED.map(id).sort());
     expect(record(SIBLING)).toMatchObject({ state: 'NEEDS_REVIEW', servedDuringReview: false });
     expect(record(SIBLING)!.reason).toContain('likely reworded from the same planted group');
@@ -67,10 +59,10 @@ describe('planted siblings judged NO are withheld for review in a report taken f
   });
 
   it("with siblingWithhold 'off', or a judge without scores (an LLM), the sibling stays served", async () => {
-    const off = await run(new ScriptedJudge(), 'off');
+    const off = await run(siblingJudge(), 'off');
     expect(off.record(SIBLING)).toBeUndefined();
     expect(await off.served(SIBLING)).toBe(true);
-    const llm = await run(new ScriptedJudge(false));
+    const llm = await run(siblingJudge(false));
     expect([...llm.out.quarantined].sort()).toEqual(PLANTED.map(llm.id).sort());
     expect(llm.record(SIBLING)).toBeUndefined();
     expect(await llm.served(SIBLING)).toBe(true);
