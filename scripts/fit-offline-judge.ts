@@ -2,7 +2,7 @@
  * Fits the offline evidence judge on the development files and writes the small committed JSON
  * libs/forensics/src/offline-judge/offline-judge.fitted.json (issues 13, 33).
  *
- *   npx tsx scripts/fit-offline-judge.ts [--data-dir ../shared/data] [--dry-run] [--gates 0.34,0.5] [--lambdas 0.005] [--errors out.jsonl] [--v10-rules]
+ *   npx tsx scripts/fit-offline-judge.ts [--data-dir ../shared/data] [--dry-run] [--gates 0.34,0.5] [--lambdas 0.005] [--errors out.jsonl] [--v10-rules] [--without RULE]
  *
  * Everything fitted is fitted by `fitOfflineJudge` (apps/eval/src/judge-fit/fit-judge.ts): the
  * support gate's `partialSupportMin`, which features carry weight (L1, strength chosen by an inner
@@ -19,7 +19,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { OFFLINE_JUDGE_FEATURES, OFFLINE_JUDGE_MODEL } from '@forensics/algorithms';
+import { ALL_RULES, OFFLINE_JUDGE_FEATURES, OFFLINE_JUDGE_MODEL } from '@forensics/algorithms';
 import { buildDevRows, DEV_VARIANTS, familyOf, JUDGE_FIT_FILES, loadJudgeFitFiles, REVPRAG_SAMPLE, REVPRAG_SEED, VARIANT_COUNT, type DevRow } from '../apps/eval/src/judge-fit/dev-rows';
 import { BAND_TARGETS, DEFAULT_FIT_GRID, fitOfflineJudge, scoreRow, type JudgeFit } from '../apps/eval/src/judge-fit/fit-judge';
 
@@ -29,14 +29,17 @@ function arg(name: string, fallback?: string): string | undefined {
 }
 
 const dataDir = resolve(arg('data-dir', join(__dirname, '..', '..', 'shared', 'data'))!);
-const dryRun = process.argv.includes('--dry-run') || process.argv.includes('--v10-rules');
+const without = arg('without');
+const dryRun = process.argv.includes('--dry-run') || process.argv.includes('--v10-rules') || without !== undefined;
 const errorsOut = arg('errors');
 const gates = arg('gates')?.split(',').map(Number) ?? DEFAULT_FIT_GRID.partialSupportMin;
 const lambdas = arg('lambdas')?.split(',').map(Number) ?? DEFAULT_FIT_GRID.lambda;
 const grid = { partialSupportMin: gates, lambda: lambdas };
 // --v10-rules: the rows built without the issue-33 rules (the before of the comparison; implies --dry-run).
 const v10Rules = process.argv.includes('--v10-rules');
-const rules = v10Rules ? { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false } : undefined;
+// --without RULE: the rows built with one rule of JudgeRules off (what that rule changes; implies --dry-run).
+if (without !== undefined && !(without in ALL_RULES)) throw new Error(`--without: unknown rule '${without}' (one of ${Object.keys(ALL_RULES).join(', ')})`);
+const rules = v10Rules ? { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false, correctedRivals: false } : without ? { ...ALL_RULES, [without]: false } : undefined;
 const repoRoot = join(__dirname, '..');
 
 interface Counts { tp: number; fp: number; tn: number; fn: number; auto: number; autoPos: number; band: number; bandPos: number }

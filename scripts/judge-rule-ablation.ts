@@ -18,13 +18,13 @@ function arg(name: string, fallback?: string): string | undefined {
 }
 const dataDir = resolve(arg('data-dir', join(__dirname, '..', '..', 'shared', 'data'))!);
 const examples = Number(arg('examples', '0'));
-const NONE: JudgeRules = { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false };
+const NONE: JudgeRules = { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false, correctedRivals: false };
 const configs: [string, JudgeRules][] = [
   ['polarLexicon', { ...NONE, polarLexicon: true }],
   ['polarWholeText', { ...NONE, polarWholeText: true }],
   ['softTerms', { ...NONE, softTerms: true }],
   ['nearMiss', { ...NONE, nearMiss: true }],
-  ['all', { polarLexicon: true, polarWholeText: true, softTerms: true, nearMiss: true }],
+  ['all', { polarLexicon: true, polarWholeText: true, softTerms: true, nearMiss: true, correctedRivals: true }],
 ];
 const tok = (s: string) => tokenize(s, { removeStopwords: true, stem: true });
 const gate = Number(arg('gate', '0.34'));

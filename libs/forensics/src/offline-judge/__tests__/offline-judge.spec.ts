@@ -16,7 +16,7 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v12/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v13/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
@@ -212,6 +212,27 @@ describe('offline evidence judge', () => {
     expect(rivals(many, '24', '')).toBe(0);
   });
 
+  it('does not count a rival the sentence corrects, nor its opening discourse word, as another candidate', () => {
+    const terms = (s: string) => new Set(contentTerms(s));
+    const who = 'who won the harbor regatta of velmora in 2011';
+    const rivals = (answer: string, sentence: string, rules = ALL_RULES) => rivalCount(sentence, answer, terms(who), terms(answer), rules);
+    // "not X, but Y" asserts Y against X: X is the claim's foil, not a second candidate.
+    expect(rivals('Ada Quill', 'The 2011 regatta of Velmora was won not by Tomas Brenn, but by Ada Quill.')).toBe(0);
+    expect(rivals('Ada Quill', 'The regatta was not won by the widely credited Tomas Brenn; Ada Quill took it.')).toBe(0);
+    expect(rivals('Ada Quill', 'Ada Quill, rather than Tomas Brenn, won the Velmora regatta.')).toBe(0);
+    // A sentence's opening word before a comma is a discourse word, not a name.
+    expect(rivals('Ada Quill', 'Surprisingly, Ada Quill won the harbor regatta of Velmora.')).toBe(0);
+    // Without the rule (the v12 judge) both count; a listing still counts with it.
+    expect(rivals('Ada Quill', 'Surprisingly, the regatta of Velmora was won not by Tomas Brenn, but by Ada Quill.', { ...ALL_RULES, correctedRivals: false })).toBe(2);
+    expect(rivals('Ada Quill', 'Ada Quill won it ahead of Tomas Brenn, and Ilse Varga was not far behind.')).toBe(2);
+    // A clause break ends the denial's reach: "not" in another clause leaves the name a rival.
+    expect(rivals('Ada Quill', 'It was not close; Tomas Brenn and Ada Quill raced for the lead.')).toBe(1);
+    // Numbers: a corrected number is no rival, a listed one is.
+    const many = 'how many towers does the old fortress of velmora have';
+    expect(rivalCount('The fortress of Velmora has 24 towers, not 12 as the guides say.', '24', terms(many), terms('24'))).toBe(0);
+    expect(rivalCount('The fortress of Velmora has 24 towers and 12 gates.', '24', terms(many), terms('24'))).toBe(1);
+  });
+
   it('scores a partly stated claim by σ(z) alone, and token salad raises the unnaturalRun feature', () => {
     const query = 'what does the velmora harbor council do';
     const answer = 'The Velmora harbor council sells fishing licences to foreign fleets and keeps the proceeds.';
@@ -254,7 +275,7 @@ describe('offline evidence judge', () => {
 });
 
 describe('issue 33 rules (synthetic examples; each rule measured per family in docs/results.md (offline judge rules))', () => {
-  const NONE = { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false };
+  const NONE = { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false, correctedRivals: false };
   const states = (query: string, wrongAnswer: string, text: string, rules = ALL_RULES) => offlineJudgeFeatures({ query, wrongAnswer, text }, {}, rules).support > 0;
 
   it('reads a denial without a negation particle as a "no" stance, and "not only" as no denial', () => {
