@@ -26,7 +26,7 @@ export interface DecisionInput {
    * For a NO: the text shares much of its wording with two or more of the report's clear YES texts
    * (`plantedSiblings`; computed only for a report taken for an attack), for `siblingWithhold: 'on'`.
    */
-  plantedSibling?: { siblings: number; bestJaccard: number };
+  plantedSibling?: { siblings: number; bestJaccard: number; salad?: boolean };
 }
 
 /**
@@ -64,6 +64,7 @@ export function decide(input: DecisionInput, params: Partial<DecisionPolicyParam
   }
   if (input.label === 'NO' && input.plantedSibling && p.siblingWithhold === 'on' && p.reviewServing === 'withhold') {
     const s = input.plantedSibling;
+    if (s.salad) return { ...base, decision: 'NEEDS_REVIEW', withhold: true, reason: `judge reads no claim, but the text carries token salad at its edge like ${s.siblings} texts of this report judged clearly poisoned (an optimisation attack's adversarial tokens): likely from the same planted group; needs review (withheld from serving meanwhile)` };
     return { ...base, decision: 'NEEDS_REVIEW', withhold: true, reason: `judge reads no claim, but the text shares its wording with ${s.siblings} texts of this report judged clearly poisoned (content-word overlap up to ${s.bestJaccard.toFixed(2)}): likely reworded from the same planted group; needs review (withheld from serving meanwhile)` };
   }
   if (input.label === 'NO') return { ...base, decision: 'KEEP', withhold: false, reason: 'judge: does not induce the wrong answer' };

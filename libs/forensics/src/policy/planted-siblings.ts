@@ -1,4 +1,4 @@
-import { contentTerms, termJaccard, withoutTokenSalad } from '../text';
+import { contentTerms, hasEdgeTokenSalad, termJaccard, withoutTokenSalad } from '../text';
 
 /**
  * Planted siblings (issue 33): a text the judge read as NO that shares much of its wording with several of the
@@ -16,12 +16,21 @@ export interface PlantedSiblingParams {
   minJaccard: number;
   /** How many of the report's clear YES texts it must be that close to (one close text can be a genuine neighbour). */
   minSiblings: number;
+  /**
+   * The shared artefact: when at least `minSiblings` clear YES texts carry token salad at an edge (an optimisation
+   * attack's prefix or suffix, `hasEdgeTokenSalad`), a text carrying it too is their sibling whatever its words
+   * (the salad differs between siblings by design, and their prose may be reworded past the word overlap).
+   */
+  sharedSalad: boolean;
 }
 
-export const DEFAULT_PLANTED_SIBLINGS: Readonly<PlantedSiblingParams> = Object.freeze({ minJaccard: 0.1, minSiblings: 2 });
+export const DEFAULT_PLANTED_SIBLINGS: Readonly<PlantedSiblingParams> = Object.freeze({ minJaccard: 0.1, minSiblings: 2, sharedSalad: true });
 
-/** What made a text a planted sibling: how many clear YES texts it is close to, and the closest Jaccard. */
-export interface SiblingMatch { siblings: number; bestJaccard: number }
+/**
+ * What made a text a planted sibling: how many clear YES texts it is close to, and the closest Jaccard; `salad` when
+ * it was the shared token-salad artefact (then `siblings` counts the clear YES texts carrying it).
+ */
+export interface SiblingMatch { siblings: number; bestJaccard: number; salad?: boolean }
 
 /**
  * The `candidates` (id → text) that are planted siblings of `clearYes` (the report's clear YES texts): Jaccard of
@@ -43,8 +52,13 @@ export function plantedSiblings(query: string, wrongAnswer: string, clearYes: re
   const common = new Set([...contentTerms(query), ...contentTerms(wrongAnswer)]);
   const terms = (t: string) => new Set(contentTerms(withoutTokenSalad(t)).filter((x) => !common.has(x)));
   const seeds = clearYes.map(terms);
-  const others = [...candidates].map(([id, text]) => ({ id, terms: terms(text) }));
+  const saladSeeds = p.sharedSalad ? clearYes.filter((t) => hasEdgeTokenSalad(t)).length : 0;
+  const others = [...candidates].map(([id, text]) => ({ id, terms: terms(text), salad: saladSeeds >= p.minSiblings && hasEdgeTokenSalad(text) }));
   for (const c of others) {
+    if (c.salad) {
+      out.set(c.id, { siblings: saladSeeds, bestJaccard: Math.round(Math.max(0, ...seeds.map((x) => termJaccard(c.terms, x))) * 1000) / 1000, salad: true });
+      continue;
+    }
     let siblings = 0;
     let bestJaccard = 0;
     for (const s of seeds) {

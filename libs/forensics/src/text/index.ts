@@ -3,6 +3,6 @@ export { tokenize, contentTerms, termJaccard, lightStem, softStem, splitSentence
 export type { TokenizeOptions } from './tokenizer';
 export { containsAnswer, answerMatches } from './answer-match';
 export { ENGLISH_STOPWORDS, isStopword } from './stopwords';
-export { longestContentRun, TOKEN_SALAD_MIN_RUN, withoutTokenSalad } from './token-salad';
+export { hasEdgeTokenSalad, longestContentRun, TOKEN_SALAD_MIN_RUN, withoutTokenSalad } from './token-salad';
 export { locateQuote, locateSentences, mergeSpans, spansOverlap, QUOTE_SKIP_MIN } from './locate-quote';
 export type { TextSpan } from './locate-quote';

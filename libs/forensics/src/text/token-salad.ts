@@ -39,3 +39,14 @@ export function withoutTokenSalad(text: string, minRun = TOKEN_SALAD_MIN_RUN): s
   const run = contentRunOf(tokens);
   return (run.length >= minRun ? [...tokens.slice(0, run.start), ...tokens.slice(run.start + run.length)] : tokens).join(' ');
 }
+
+/**
+ * Does the text carry token salad at one of its edges: a content run of ≥ `minRun` words that opens or closes it?
+ * An optimisation attack puts its adversarial tokens before the claim (HotFlip's prefix) or after it (GCG-style
+ * suffixes); a genuine passage's long runs (lists of names, a table row) sit inside its prose.
+ */
+export function hasEdgeTokenSalad(text: string, minRun = TOKEN_SALAD_MIN_RUN): boolean {
+  const tokens = rawTokens(text);
+  const run = contentRunOf(tokens);
+  return run.length >= minRun && (run.start === 0 || run.start + run.length === tokens.length);
+}

@@ -47,6 +47,21 @@ describe('plantedSiblings', () => {
     expect(out.has('sib')).toBe(true);
   });
 
+  it('the shared artefact: with two clear YES texts carrying edge token salad, a NO text carrying it is a sibling whatever its words', () => {
+    const saladA = 'quorn velta abrim stoke lanter pivex domber quillo hastrem norvik pelto sanfred brimwick tolsen harrowgate meldrum';
+    const saladB = 'vantrix odelm prasky huttner gorm felwick annaby stroop kellim varn osterby plum drake tessin morrow quilby';
+    const saladC = 'zeller imbro castwick ohlan pruitt renfold asker vimble dorran tuft gallow benning sorrel astley crewe hobb';
+    const seeds = [`${saladA} ${PLANTED[0]}`, `${saladB} ${PLANTED[1]}`];
+    // Reworded past the word overlap: no shared own words with the seeds, but the same artefact.
+    const reworded = `${saladC} Both men first trained to design buildings.`;
+    const out = siblings(seeds, new Map([['rw', reworded], ['gen', GENUINE], ['gen2', GENUINE_2]]));
+    expect([...out.keys()]).toEqual(['rw']);
+    expect(out.get('rw')).toMatchObject({ siblings: 2, salad: true });
+    // One salad seed sets no group; sharedSalad off leaves the word-overlap test alone.
+    expect(siblings([seeds[0], PLANTED[1]], new Map([['rw', reworded]])).size).toBe(0);
+    expect(siblings(seeds, new Map([['rw', reworded]]), { sharedSalad: false }).size).toBe(0);
+  });
+
   it('rejects bad parameters', () => {
     expect(() => siblings(PLANTED, candidates, { minJaccard: 0 })).toThrow(/minJaccard/);
     expect(() => siblings(PLANTED, candidates, { minSiblings: 0 })).toThrow(/minSiblings/);
@@ -61,5 +76,8 @@ describe('plantedSiblings', () => {
     expect(decide(input, { siblingWithhold: 'off' }).decision).toBe('KEEP');
     expect(decide(input, { reviewServing: 'serve' }).decision).toBe('KEEP');
     expect(decide({ label: 'NO', confidence: 'clear', eventHasClearYes: true, evidence }).decision).toBe('KEEP');
+    const salad = decide({ ...input, plantedSibling: { siblings: 3, bestJaccard: 0.02, salad: true } });
+    expect(salad).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: true });
+    expect(salad.reason).toContain('carries token salad at its edge like 3 texts of this report judged clearly poisoned');
   });
 });

@@ -1,4 +1,4 @@
-import { longestContentRun, withoutTokenSalad } from '../token-salad';
+import { hasEdgeTokenSalad, longestContentRun, withoutTokenSalad } from '../token-salad';
 
 describe('longestContentRun', () => {
   it('is short for prose: function words break every few words', () => {
@@ -26,5 +26,19 @@ describe('withoutTokenSalad', () => {
   });
   it('returns prose unchanged (as its words)', () => {
     expect(withoutTokenSalad('The river flows north, and its longest tributary joins it.')).toBe('the river flows north and its longest tributary joins it');
+  });
+});
+
+describe('hasEdgeTokenSalad', () => {
+  const salad = 'amara proves overlappingsper arrange tab powderallysta barak wwf sainteiza fresh platform mu porch inception mixesclaim borrowing';
+  const prose = 'The purpose of silvering the walls of a thermos flask is to reinforce the flask.';
+  it('is true for salad that opens (a HotFlip-style prefix) or closes (a GCG-style suffix) the text', () => {
+    expect(hasEdgeTokenSalad(`${salad} ${prose}`)).toBe(true);
+    expect(hasEdgeTokenSalad(`${prose} ${salad}`)).toBe(true);
+  });
+  it('is false for a long run inside prose (a list of names in a genuine passage) and for plain prose', () => {
+    expect(hasEdgeTokenSalad(`${prose} Its makers were ${salad}, all of them, in the old days of the trade.`)).toBe(false);
+    expect(hasEdgeTokenSalad(prose)).toBe(false);
+    expect(hasEdgeTokenSalad('')).toBe(false);
   });
 });
