@@ -68,3 +68,42 @@ describe('planted siblings judged NO are withheld for review in a report taken f
     expect(await llm.served(SIBLING)).toBe(true);
   });
 });
+
+describe('planted siblings by a shared token-salad artefact (issue 33, decision 0260)', () => {
+  // Optimisation-style prefixes: 16+ words with no function word, different in every planted text.
+  const SALAD = [
+    'quorn velta abrim stoke lanter pivex domber quillo hastrem norvik pelto sanfred brimwick tolsen harrowgate meldrum',
+    'vantrix odelm prasky huttner gorm felwick annaby stroop kellim varn osterby plum drake tessin morrow quilby',
+    'zeller imbro castwick ohlan pruitt renfold asker vimble dorran tuft gallow benning sorrel astley crewe hobb',
+  ];
+  const SALAD_PLANTED = [`${SALAD[0]} ${PLANTED[0]}`, `${SALAD[1]} ${PLANTED[1]}`];
+  // Reworded past the word overlap and the judge: it shares no own words with the two, only the artefact.
+  const SALAD_SIBLING = `${SALAD[2]} Both men first trained to design buildings.`;
+  // A genuine passage with a long run of names inside its prose is no salad at an edge.
+  const LISTING = 'The festival jury of that year, chaired by the critic, included Pietro Germi, David Yates, Agnes Varda, Wim Wenders, Jane Campion, Ang Lee, Spike Lee, Claire Denis, Aki Kaurismaki, Mira Nair and others, and met in the old town hall.';
+  const judge = new ScriptedJudge((req) => {
+    const label = SALAD_PLANTED.includes(req.text) ? 'YES' as const : 'NO' as const;
+    return { label, signals: { score: label === 'YES' ? 0.95 : 0, confidence: 'clear', windowCoverage: 0.8 } };
+  });
+
+  it('the NO text carrying the salad is withheld for review; the genuine texts, the listing included, stay served', async () => {
+    const repos = createInMemoryRepositories();
+    const store = new InMemoryVectorStore();
+    const useCases = composeUseCases({ repos, store, embedder: new HashingEmbedder(128), judge, settings: { trace: { maxRounds: 10, maxJudgeCalls: 50, judgeConcurrency: 2 } } });
+    await useCases.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [...SALAD_PLANTED, SALAD_SIBLING, LISTING, ...GENUINE].map((text) => ({ text })) });
+    const { event } = await repos.feedback.create({ collection: 'kb', query: QUERY, wrongAnswer: WRONG, k: 5, trust: 'identified', reporterSource: 'key:svc/u1', reportKey: feedbackReportKey(QUERY, WRONG) });
+    const out = await useCases.get(RunTracebackUseCase).execute({ feedbackId: event.id });
+    const id = (t: string) => documentIdFor('kb', textHash(t));
+    const records = await repos.quarantines.list({ feedbackId: event.id });
+    const record = (t: string) => records.find((r) => r.documentId === id(t));
+    const served = async (t: string) => !(await store.fetch('kb', [id(t)]))[0]!.quarantined;
+    expect([...out.quarantined].sort()).toEqual(SALAD_PLANTED.map(id).sort());
+    expect(record(SALAD_SIBLING)).toMatchObject({ state: 'NEEDS_REVIEW', servedDuringReview: false });
+    expect(record(SALAD_SIBLING)!.reason).toContain('carries token salad at its edge like 2 texts of this report judged clearly poisoned');
+    expect(await served(SALAD_SIBLING)).toBe(false);
+    for (const g of [LISTING, ...GENUINE]) {
+      expect(record(g)).toBeUndefined();
+      expect(await served(g)).toBe(true);
+    }
+  });
+});
