@@ -333,11 +333,10 @@ export function rivalCount(sentence: string, answer: string, queryTerms: Readonl
     // A lone capitalised function word is the sentence's capital ("The", "In"), not a name.
     if (terms.length === 0 || terms.every((t) => queryTerms.has(t) || answerTerms.has(t))) continue;
     if (rules.correctedRivals) {
-      const before = sentence.slice(0, m.index);
-      const after = sentence.slice(m.index! + m[0].length);
+      const at = m.index!;
       // The sentence's opening word before a comma is a discourse word ("Interestingly,", "Eventually,"), not a name.
-      if (/^[\s"'“‘(]*$/.test(before) && !/\s/.test(m[0]) && /^,/.test(after)) continue;
-      if (DENIED_BEFORE.test(before)) continue;
+      if (at <= 4 && /^[\s"'“‘(]*$/.test(sentence.slice(0, at)) && !/\s/.test(m[0]) && sentence[at + m[0].length] === ',') continue;
+      if (deniedBefore(sentence, at)) continue;
     }
     seen.add(terms.join(' '));
   }
@@ -351,6 +350,15 @@ export function rivalCount(sentence: string, answer: string, queryTerms: Readonl
  */
 const DENIED_BEFORE = /\b(?:not|never|nor|rather\s+than|instead\s+of|as\s+opposed\s+to|contrary\s+to)\s+(?:[^\s,;:.!?]+\s+){0,5}["'“‘]?$/i;
 
+/**
+ * Whether the clause before `at` denies what stands there. Only the last DENIAL_REACH characters are read (the
+ * negation is at most five words back), so a sentence of thousands of names costs linear time, not quadratic.
+ */
+const DENIAL_REACH = 160;
+function deniedBefore(sentence: string, at: number): boolean {
+  return DENIED_BEFORE.test(sentence.slice(Math.max(0, at - DENIAL_REACH), at));
+}
+
 function numberIsDenied(sentence: string, numberToken: string): boolean {
   const lower = sentence.toLowerCase();
   let from = 0;
@@ -358,7 +366,7 @@ function numberIsDenied(sentence: string, numberToken: string): boolean {
     const at = lower.indexOf(numberToken, from);
     if (at < 0) return false;
     const bounded = !/\d/.test(lower[at - 1] ?? '') && !/\d/.test(lower[at + numberToken.length] ?? '');
-    if (bounded && DENIED_BEFORE.test(sentence.slice(0, at))) return true;
+    if (bounded && deniedBefore(sentence, at)) return true;
     from = at + numberToken.length;
   }
 }
