@@ -319,9 +319,10 @@ export function rivalCount(sentence: string, answer: string, queryTerms: Readonl
     const answerYear = answerNumbers.some(yearLike);
     const own = new Set(answerNumbers);
     const seen = new Set<string>();
+    const lower = sentence.toLowerCase();
     for (const t of rawTokens(sentence)) {
-      if (!/^\d/.test(t) || own.has(t) || queryTerms.has(t) || yearLike(t) !== answerYear) continue;
-      if (rules.correctedRivals && numberIsDenied(sentence, t)) continue;
+      if (!/^\d/.test(t) || seen.has(t) || own.has(t) || queryTerms.has(t) || yearLike(t) !== answerYear) continue;
+      if (rules.correctedRivals && numberIsDenied(sentence, lower, t)) continue;
       seen.add(t);
     }
     return seen.size;
@@ -359,8 +360,8 @@ function deniedBefore(sentence: string, at: number): boolean {
   return DENIED_BEFORE.test(sentence.slice(Math.max(0, at - DENIAL_REACH), at));
 }
 
-function numberIsDenied(sentence: string, numberToken: string): boolean {
-  const lower = sentence.toLowerCase();
+/** Whether any occurrence of `numberToken` in the sentence (`lower` = the sentence lower-cased) is denied. */
+function numberIsDenied(sentence: string, lower: string, numberToken: string): boolean {
   let from = 0;
   for (;;) {
     const at = lower.indexOf(numberToken, from);

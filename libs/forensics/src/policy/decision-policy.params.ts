@@ -35,8 +35,8 @@
  * an LLM's verdict carries none and is decided as under 'act'. Measured both ways: docs/results.md.
  *
  * `siblingWithhold` (issue 33): in a report taken for an attack (two or more clear YES, or one that restates the
- * question), a text judged NO that shares much of its wording with two of its clear YES texts (`plantedSiblings`)
- * waits for review withheld from serving ('on', default): it is likely a member of the planted group that reworded
+ * question), a text judged NO that shares much of its wording with two of its clear YES texts, or the token salad at
+ * their edge (`plantedSiblings`), waits for review withheld from serving ('on', default): it is likely a member of the planted group that reworded
  * the answer past the judge. 'off' = it stays served like any NO.
  */
 export type PolicyName = 'judge-only' | 'corroborated';

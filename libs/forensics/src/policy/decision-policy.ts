@@ -1,5 +1,6 @@
 import type { Label } from '../ragforensics/traceback-loop';
 import { RESTATES_QUESTION_MIN, validateDecisionPolicy, type DecisionPolicyParams } from './decision-policy.params';
+import type { SiblingMatch } from './planted-siblings';
 
 export type Decision = 'QUARANTINE' | 'NEEDS_REVIEW' | 'KEEP';
 
@@ -26,7 +27,7 @@ export interface DecisionInput {
    * For a NO: the text shares much of its wording with two or more of the report's clear YES texts
    * (`plantedSiblings`; computed only for a report taken for an attack), for `siblingWithhold: 'on'`.
    */
-  plantedSibling?: { siblings: number; bestJaccard: number; salad?: boolean };
+  plantedSibling?: SiblingMatch;
 }
 
 /**

@@ -1,8 +1,6 @@
 import { documentIdFor, textHash } from '../../../../domain/text-identity';
-import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore, ScriptedJudge } from '../../../../testing';
-import { IngestCorpusUseCase } from '../../../collections/ingest-corpus/ingest-corpus.use-case';
-import { RunTracebackUseCase } from '../run-traceback.use-case';
-import { feedbackReportKey } from '../../../feedback/submit-feedback/report-key';
+import { ScriptedJudge } from '../../../../testing';
+import { traceReport } from './report-harness';
 
 /**
  * Issue 33: a verdict inside the judge's confidence band (leaning YES or NO) is withheld from serving
@@ -31,15 +29,7 @@ const bandJudge = (clearPresent: boolean) => new ScriptedJudge((req) => {
 
 describe('band verdicts follow their report: withheld when it has a clear YES (issue 33)', () => {
   const run = async (clearPresent: boolean, bandWithhold?: 'event' | 'always') => {
-    const repos = createInMemoryRepositories();
-    const store = new InMemoryVectorStore();
-    const useCases = composeUseCases({
-      repos, store, embedder: new HashingEmbedder(128), judge: bandJudge(clearPresent),
-      settings: { trace: { maxRounds: 10, maxJudgeCalls: 50, judgeConcurrency: 2 }, ...(bandWithhold ? { policy: { bandWithhold } } : {}) },
-    });
-    await useCases.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [CLEAR, WEAK, UNSURE, ...OTHER].map((text) => ({ text })) });
-    const { event } = await repos.feedback.create({ collection: 'kb', query: QUERY, wrongAnswer: 'Charles Dickens', k: 5, trust: 'identified', reporterSource: 'key:svc/u1', reportKey: feedbackReportKey(QUERY, 'Charles Dickens') });
-    const out = await useCases.get(RunTracebackUseCase).execute({ feedbackId: event.id });
+    const { repos, store, event, out } = await traceReport({ texts: [CLEAR, WEAK, UNSURE, ...OTHER], judge: bandJudge(clearPresent), query: QUERY, wrongAnswer: 'Charles Dickens', ...(bandWithhold ? { policy: { bandWithhold } } : {}) });
     const weakId = documentIdFor('kb', textHash(WEAK));
     const unsureId = documentIdFor('kb', textHash(UNSURE));
     const [weak, unsure] = await store.fetch('kb', [weakId, unsureId]);
@@ -73,14 +63,8 @@ describe('band verdicts follow their report: withheld when it has a clear YES (i
   });
 
   it('withholding a band NO lets a text the trace never judged into the served top-K: it is judged and decided too (top-up)', async () => {
-    const repos = createInMemoryRepositories();
-    const store = new InMemoryVectorStore();
-    const embedder = new HashingEmbedder(128);
-    const useCases = composeUseCases({ repos, store, embedder, judge: bandJudge(true), settings: { trace: { maxRounds: 10, maxJudgeCalls: 50, judgeConcurrency: 2 } } });
     const FAR = ['Whales migrate across the Atlantic each spring.', 'Harpoons were forged from iron in New Bedford.', 'Nantucket was a whaling port for two centuries.'];
-    await useCases.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [CLEAR, WEAK, UNSURE, ...OTHER, ...FAR].map((text) => ({ text })) });
-    const { event } = await repos.feedback.create({ collection: 'kb', query: QUERY, wrongAnswer: 'Charles Dickens', k: 3, trust: 'identified', reporterSource: 'key:svc/u1', reportKey: feedbackReportKey(QUERY, 'Charles Dickens') });
-    const out = await useCases.get(RunTracebackUseCase).execute({ feedbackId: event.id });
+    const { repos, store, embedder, event, out } = await traceReport({ texts: [CLEAR, WEAK, UNSURE, ...OTHER, ...FAR], judge: bandJudge(true), query: QUERY, wrongAnswer: 'Charles Dickens', k: 3 });
     const judged = new Set((await repos.verdicts.list(event.id)).map((v) => v.documentId));
     const unsureId = documentIdFor('kb', textHash(UNSURE));
     expect(judged.has(unsureId)).toBe(true); // the band NO was among the trace's benign texts…

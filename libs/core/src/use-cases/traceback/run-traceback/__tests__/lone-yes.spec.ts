@@ -1,8 +1,5 @@
-import { documentIdFor, textHash } from '../../../../domain/text-identity';
-import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore, ScriptedJudge } from '../../../../testing';
-import { IngestCorpusUseCase } from '../../../collections/ingest-corpus/ingest-corpus.use-case';
-import { RunTracebackUseCase } from '../run-traceback.use-case';
-import { feedbackReportKey } from '../../../feedback/submit-feedback/report-key';
+import { ScriptedJudge } from '../../../../testing';
+import { traceReport } from './report-harness';
 
 /**
  * Issue 33 (`loneYes: 'review'`, the default): a report whose only clear YES is one text that does not restate
@@ -34,22 +31,8 @@ const coverageJudge = (o: { coverage: number; second?: boolean; signals?: boolea
 });
 
 describe("a report's lone clear YES that does not restate the question waits for review, served (loneYes, issue 33)", () => {
-  const run = async (judge: ScriptedJudge, loneYes?: 'review' | 'act') => {
-    const repos = createInMemoryRepositories();
-    const store = new InMemoryVectorStore();
-    const useCases = composeUseCases({
-      repos, store, embedder: new HashingEmbedder(128), judge,
-      settings: { trace: { maxRounds: 10, maxJudgeCalls: 50, judgeConcurrency: 2 }, ...(loneYes ? { policy: { loneYes } } : {}) },
-    });
-    await useCases.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [CLEAR, SECOND, WEAK, ...OTHER].map((text) => ({ text })) });
-    const { event } = await repos.feedback.create({ collection: 'kb', query: QUERY, wrongAnswer: 'Charles Dickens', k: 5, trust: 'identified', reporterSource: 'key:svc/u1', reportKey: feedbackReportKey(QUERY, 'Charles Dickens') });
-    const out = await useCases.get(RunTracebackUseCase).execute({ feedbackId: event.id });
-    const id = (t: string) => documentIdFor('kb', textHash(t));
-    const records = await repos.quarantines.list({ feedbackId: event.id });
-    const recordOf = (t: string) => records.find((r) => r.documentId === id(t));
-    const servedOf = async (t: string) => !(await store.fetch('kb', [id(t)]))[0]!.quarantined;
-    return { out, id, recordOf, servedOf };
-  };
+  const run = (judge: ScriptedJudge, loneYes?: 'review' | 'act') =>
+    traceReport({ texts: [CLEAR, SECOND, WEAK, ...OTHER], judge, query: QUERY, wrongAnswer: 'Charles Dickens', ...(loneYes ? { policy: { loneYes } } : {}) });
 
   it('one clear YES covering under half of the question: needs review, kept in serving; its band YES stays served too', async () => {
     const { out, recordOf, servedOf } = await run(coverageJudge({ coverage: 0.3 }));

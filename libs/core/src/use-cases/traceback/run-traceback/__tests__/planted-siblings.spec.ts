@@ -1,8 +1,5 @@
-import { documentIdFor, textHash } from '../../../../domain/text-identity';
-import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore, ScriptedJudge } from '../../../../testing';
-import { IngestCorpusUseCase } from '../../../collections/ingest-corpus/ingest-corpus.use-case';
-import { RunTracebackUseCase } from '../run-traceback.use-case';
-import { feedbackReportKey } from '../../../feedback/submit-feedback/report-key';
+import { ScriptedJudge } from '../../../../testing';
+import { traceReport } from './report-harness';
 
 /**
  * Issue 33 (`siblingWithhold: 'on'`, the default): in a report with two or more clear YES, a text the judge read
@@ -31,20 +28,10 @@ const siblingJudge = (scored = true) => new ScriptedJudge((req) => {
 
 describe('planted siblings judged NO are withheld for review in a report taken for an attack (siblingWithhold, issue 33)', () => {
   const run = async (judge: ScriptedJudge, siblingWithhold?: 'on' | 'off') => {
-    const repos = createInMemoryRepositories();
-    const store = new InMemoryVectorStore();
-    const useCases = composeUseCases({
-      repos, store, embedder: new HashingEmbedder(128), judge,
-      settings: { trace: { maxRounds: 10, maxJudgeCalls: 50, judgeConcurrency: 2 }, ...(siblingWithhold ? { policy: { siblingWithhold } } : {}) },
-    });
-    await useCases.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [...PLANTED, SIBLING, ...GENUINE].map((text) => ({ text })) });
-    const { event } = await repos.feedback.create({ collection: 'kb', query: QUERY, wrongAnswer: WRONG, k: 5, trust: 'identified', reporterSource: 'key:svc/u1', reportKey: feedbackReportKey(QUERY, WRONG) });
-    const out = await useCases.get(RunTracebackUseCase).execute({ feedbackId: event.id });
-    const id = (t: string) => documentIdFor('kb', textHash(t));
-    const records = await repos.quarantines.list({ feedbackId: event.id });
-    const served = async (t: string) => !(await store.fetch('kb', [id(t)]))[0]!.quarantined;
-    return { out, id, record: (t: string) => records.find((r) => r.documentId === id(t)), served };
+    const { out, id, recordOf, servedOf } = await traceReport({ texts: [...PLANTED, SIBLING, ...GENUINE], judge, query: QUERY, wrongAnswer: WRONG, ...(siblingWithhold ? { policy: { siblingWithhold } } : {}) });
+    return { out, id, record: recordOf, served: servedOf };
   };
+
 
   it('the reworded sibling is withheld for review; the genuine texts stay served', async () => {
     const { out, id, record, served } = await run(siblingJudge());
@@ -87,16 +74,7 @@ describe('planted siblings by a shared token-salad artefact (issue 33, decision 
   });
 
   it('the NO text carrying the salad is withheld for review; the genuine texts, the listing included, stay served', async () => {
-    const repos = createInMemoryRepositories();
-    const store = new InMemoryVectorStore();
-    const useCases = composeUseCases({ repos, store, embedder: new HashingEmbedder(128), judge, settings: { trace: { maxRounds: 10, maxJudgeCalls: 50, judgeConcurrency: 2 } } });
-    await useCases.get(IngestCorpusUseCase).execute({ collection: 'kb', records: [...SALAD_PLANTED, SALAD_SIBLING, LISTING, ...GENUINE].map((text) => ({ text })) });
-    const { event } = await repos.feedback.create({ collection: 'kb', query: QUERY, wrongAnswer: WRONG, k: 5, trust: 'identified', reporterSource: 'key:svc/u1', reportKey: feedbackReportKey(QUERY, WRONG) });
-    const out = await useCases.get(RunTracebackUseCase).execute({ feedbackId: event.id });
-    const id = (t: string) => documentIdFor('kb', textHash(t));
-    const records = await repos.quarantines.list({ feedbackId: event.id });
-    const record = (t: string) => records.find((r) => r.documentId === id(t));
-    const served = async (t: string) => !(await store.fetch('kb', [id(t)]))[0]!.quarantined;
+    const { out, id, recordOf: record, servedOf: served } = await traceReport({ texts: [...SALAD_PLANTED, SALAD_SIBLING, LISTING, ...GENUINE], judge, query: QUERY, wrongAnswer: WRONG });
     expect([...out.quarantined].sort()).toEqual(SALAD_PLANTED.map(id).sort());
     expect(record(SALAD_SIBLING)).toMatchObject({ state: 'NEEDS_REVIEW', servedDuringReview: false });
     expect(record(SALAD_SIBLING)!.reason).toContain('carries token salad at its edge like 2 texts of this report judged clearly poisoned');
