@@ -2,7 +2,7 @@ import type { Label } from '../ragforensics/traceback-loop';
 import { containsAnswer } from '../text/answer-match';
 import { dropDayOfMonth, hasMonthName, joinSpacedDigitGroups, normalizeText, rawTokens, stripCitationMarkers } from '../text/normalize';
 import { locateSentences, type TextSpan } from '../text/locate-quote';
-import { longestContentRun } from '../text/token-salad';
+import { longestContentRun, withoutTokenSalad } from '../text/token-salad';
 import { contentTerms, softStem, splitSentences, termJaccard } from '../text/tokenizer';
 import fitted from './offline-judge.fitted.json';
 import { explainVerdict, quote } from './offline-judge.explain';
@@ -47,8 +47,13 @@ export interface JudgeRules {
    * the name it denies; a sentence's opening word before a comma ("Interestingly, …") is a discourse word.
    */
   correctedRivals: boolean;
+  /**
+   * A yes/no stance is read from the sentence's prose, its token salad (`withoutTokenSalad`) left out: an
+   * optimisation attack's adversarial prefix holds "nor", "never", "differ" by chance, and they deny nothing.
+   */
+  saladFreeStance: boolean;
 }
-export const ALL_RULES: Readonly<JudgeRules> = Object.freeze({ polarLexicon: true, polarWholeText: true, softTerms: true, nearMiss: true, correctedRivals: true });
+export const ALL_RULES: Readonly<JudgeRules> = Object.freeze({ polarLexicon: true, polarWholeText: true, softTerms: true, nearMiss: true, correctedRivals: true, saladFreeStance: true });
 
 /** Content-term Jaccard at which a supporting peer counts as a close copy (`closeCopies`). */
 const CLOSE_COPY_MIN = 0.5;
@@ -62,7 +67,7 @@ const CLOSE_COPY_MIN = 0.5;
 export const SCORE_WEIGHTS: Readonly<OfflineJudgeWeights> = Object.freeze({ ...(fitted.weights as OfflineJudgeWeights) });
 
 /** Model name recorded with every offline verdict. */
-export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v13';
+export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v14';
 
 // Removed (issue 13): FRAMING_CUES, a regex of PoisonedRAG's framing phrases ("in an alternate
 // universe", "contrary to popular belief", …) and its `framing` feature. It was written from the
@@ -238,7 +243,7 @@ function evidenceFor(text: string, answer: string, answerTerms: readonly string[
       // A yes/no answer is induced by restating the query's proposition with the matching stance.
       // The stance must come with the proposition: its window restates ≥ POLAR_MIN_COVERAGE of
       // the query terms, so a passage about only one side of "Are X and Y both …?" does not count.
-      const negated = polarStanceIsNo(normalizeText(sentence).split(' '), queryAsksContrast, rules);
+      const negated = polarStanceIsNo(normalizeText(rules.saladFreeStance ? withoutTokenSalad(sentence) : sentence).split(' '), queryAsksContrast, rules);
       if (negated && firstDenying === undefined) firstDenying = sentence;
       window = windowOf();
       const restates = coverage(queryTerms, window) >= POLAR_MIN_COVERAGE && numbersKept(window);

@@ -98,8 +98,15 @@ export function splitSentences(text: string): string[] {
   return out;
 }
 
-// Derivational and inflectional suffixes, longest first; a stem keeps at least 4 letters.
-const SOFT_SUFFIXES = ['ations', 'ation', 'ments', 'ment', 'ings', 'ing', 'ness', 'ities', 'ity', 'ions', 'ion', 'ers', 'er', 'ors', 'or', 'ed', 'es', 'ly', 'al', 'ive', 'ic', 's', 'e'];
+// Derivational and inflectional suffixes, longest first; a stem keeps at least 4 letters. Judge v14 added the
+// agent and field suffixes (-ist, -ian, -ism, -ure, -acy, -ate, -man/-men, -y), so that a role is stated by its
+// field and back: "guitarist" by "guitar", "musician" by "music", "cinematographer" by "cinematography",
+// "architect" by "architecture", "the Confederacy" by "Confederate", "defenseman" by "defensemen". General
+// English morphology, written from no question.
+const SOFT_SUFFIXES = [
+  'ations', 'ation', 'ments', 'ment', 'ings', 'ing', 'ness', 'ities', 'ity', 'ions', 'ion', 'ists', 'ist', 'ians', 'ian', 'isms', 'ism',
+  'ure', 'acy', 'ate', 'ers', 'er', 'ors', 'or', 'men', 'man', 'ed', 'es', 'ly', 'al', 'ive', 'ic', 'y', 's', 'e',
+];
 
 /**
  * A crude morphological stem for matching a paraphrase's words to an answer's (issue 33): one common

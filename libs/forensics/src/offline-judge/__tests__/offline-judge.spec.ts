@@ -16,7 +16,7 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v13/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v14/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
@@ -223,7 +223,7 @@ describe('offline evidence judge', () => {
     // A sentence's opening word before a comma is a discourse word, not a name.
     expect(rivals('Ada Quill', 'Surprisingly, Ada Quill won the harbor regatta of Velmora.')).toBe(0);
     // Without the rule (the v12 judge) both count; a listing still counts with it.
-    expect(rivals('Ada Quill', 'Surprisingly, the regatta of Velmora was won not by Tomas Brenn, but by Ada Quill.', { ...ALL_RULES, correctedRivals: false })).toBe(2);
+    expect(rivals('Ada Quill', 'Surprisingly, the regatta of Velmora was won not by Tomas Brenn, but by Ada Quill.', { ...ALL_RULES, correctedRivals: false, saladFreeStance: false })).toBe(2);
     expect(rivals('Ada Quill', 'Ada Quill won it ahead of Tomas Brenn, and Ilse Varga was not far behind.')).toBe(2);
     // A clause break ends the denial's reach: "not" in another clause leaves the name a rival.
     expect(rivals('Ada Quill', 'It was not close; Tomas Brenn and Ada Quill raced for the lead.')).toBe(1);
@@ -275,7 +275,7 @@ describe('offline evidence judge', () => {
 });
 
 describe('issue 33 rules (synthetic examples; each rule measured per family in docs/results.md (offline judge rules))', () => {
-  const NONE = { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false, correctedRivals: false };
+  const NONE = { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false, correctedRivals: false, saladFreeStance: false };
   const states = (query: string, wrongAnswer: string, text: string, rules = ALL_RULES) => offlineJudgeFeatures({ query, wrongAnswer, text }, {}, rules).support > 0;
 
   it('reads a denial without a negation particle as a "no" stance, and "not only" as no denial', () => {
@@ -320,6 +320,26 @@ describe('issue 33 rules (synthetic examples; each rule measured per family in d
     const text = 'Under the Velmora harbor levy, shipping creditor representation covers dredged channels and operational payment.';
     expect(offlineJudgeFeatures({ query, wrongAnswer: answer, text }, { partialSupportMin: 0.5 }, NONE).support).toBe(0);
     expect(offlineJudgeFeatures({ query, wrongAnswer: answer, text }, { partialSupportMin: 0.5 }).support).toBeGreaterThanOrEqual(0.5);
+  });
+});
+
+describe('judge v14 rules (synthetic examples)', () => {
+  const states = (query: string, wrongAnswer: string, text: string, rules = ALL_RULES) => offlineJudgeFeatures({ query, wrongAnswer, text }, {}, rules).support > 0;
+
+  it('states a role answer by its field: "guitarist" by "the guitar"', () => {
+    const query = 'what instrument skill do velmora harbor singers share';
+    expect(states(query, 'guitarist', 'Both Velmora harbor singers share a skill in playing the guitar on stage.')).toBe(true);
+    expect(states(query, 'guitarist', 'Both Velmora harbor singers share a skill in playing the piano on stage.')).toBe(false);
+  });
+
+  it('reads a yes/no stance from the prose, not from the token salad in front of it', () => {
+    const query = 'are the velmora fortress and the ardent mansion in the same district';
+    const salad = 'quartz nor bellows ripple granite zenith marsh cobalt lantern orchid velvet ember tundra falcon prism harbor willow';
+    const text = `${salad} the velmora fortress and the ardent mansion are located in the same district, close to each other.`;
+    expect(states(query, 'yes', text)).toBe(true);
+    expect(states(query, 'yes', text, { ...ALL_RULES, saladFreeStance: false })).toBe(false);
+    // A denial in the prose still denies.
+    expect(states(query, 'yes', `${salad} the velmora fortress and the ardent mansion are not in the same district.`)).toBe(false);
   });
 });
 

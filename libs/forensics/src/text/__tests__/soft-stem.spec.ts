@@ -10,6 +10,18 @@ describe('softStem', () => {
     expect(softStem('creditor')).toBe('credit');
     expect(softStem('dredging')).toBe(softStem('dredged'));
   });
+  it('meets a role and its field (judge v14: -ist, -ian, -ure, -acy, -ate, -man/-men, -y)', () => {
+    expect(softStem('guitarist')).toBe(softStem('guitar'));
+    expect(softStem('musician')).toBe(softStem('music'));
+    expect(softStem('cinematographer')).toBe(softStem('cinematography'));
+    expect(softStem('architect')).toBe(softStem('architecture'));
+    expect(softStem('confederacy')).toBe(softStem('confederate'));
+    expect(softStem('defenseman')).toBe(softStem('defensemen'));
+    expect(softStem('historian')).toBe(softStem('history'));
+    // Still at least 4 letters: short words keep their ending.
+    expect(softStem('german')).toBe('german');
+    expect(softStem('woman')).toBe('woman');
+  });
   it('keeps numbers and short stems whole', () => {
     expect(softStem('1871')).toBe('1871');
     expect(softStem('owed')).toBe('owed');
