@@ -39,7 +39,7 @@ const grid = { partialSupportMin: gates, lambda: lambdas };
 const v10Rules = process.argv.includes('--v10-rules');
 // --without RULE: the rows built with one rule of JudgeRules off (what that rule changes; implies --dry-run).
 if (without !== undefined && !(without in ALL_RULES)) throw new Error(`--without: unknown rule '${without}' (one of ${Object.keys(ALL_RULES).join(', ')})`);
-const rules = v10Rules ? { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false, correctedRivals: false, saladFreeStance: false } : without ? { ...ALL_RULES, [without]: false } : undefined;
+const rules = v10Rules ? { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false, correctedRivals: false, saladFreeStance: false, bothNamed: false, sameAffirms: false, pairContrast: false } : without ? { ...ALL_RULES, [without]: false } : undefined;
 const repoRoot = join(__dirname, '..');
 
 interface Counts { tp: number; fp: number; tn: number; fn: number; auto: number; autoPos: number; band: number; bandPos: number }

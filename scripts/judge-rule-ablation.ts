@@ -18,7 +18,7 @@ function arg(name: string, fallback?: string): string | undefined {
 }
 const dataDir = resolve(arg('data-dir', join(__dirname, '..', '..', 'shared', 'data'))!);
 const examples = Number(arg('examples', '0'));
-const NONE: JudgeRules = { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false, correctedRivals: false, saladFreeStance: false };
+const NONE: JudgeRules = { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false, correctedRivals: false, saladFreeStance: false, bothNamed: false, sameAffirms: false, pairContrast: false };
 const configs: [string, JudgeRules][] = [
   ['polarLexicon', { ...NONE, polarLexicon: true }],
   ['polarWholeText', { ...NONE, polarWholeText: true }],

@@ -1,4 +1,4 @@
-import { ALL_RULES, contentTerms, withoutOtherNames, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, offlineJudgeFeatures, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
+import { ALL_RULES, contentTerms, joinedNames, withoutOtherNames, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, offlineJudgeFeatures, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 // Synthetic examples only (issue 13): no development-file question appears in these tests.
@@ -16,7 +16,7 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v14/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v15/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
@@ -223,7 +223,7 @@ describe('offline evidence judge', () => {
     // A sentence's opening word before a comma is a discourse word, not a name.
     expect(rivals('Ada Quill', 'Surprisingly, Ada Quill won the harbor regatta of Velmora.')).toBe(0);
     // Without the rule (the v12 judge) both count; a listing still counts with it.
-    expect(rivals('Ada Quill', 'Surprisingly, the regatta of Velmora was won not by Tomas Brenn, but by Ada Quill.', { ...ALL_RULES, correctedRivals: false, saladFreeStance: false })).toBe(2);
+    expect(rivals('Ada Quill', 'Surprisingly, the regatta of Velmora was won not by Tomas Brenn, but by Ada Quill.', { ...ALL_RULES, correctedRivals: false })).toBe(2);
     expect(rivals('Ada Quill', 'Ada Quill won it ahead of Tomas Brenn, and Ilse Varga was not far behind.')).toBe(2);
     // A clause break ends the denial's reach: "not" in another clause leaves the name a rival.
     expect(rivals('Ada Quill', 'It was not close; Tomas Brenn and Ada Quill raced for the lead.')).toBe(1);
@@ -275,7 +275,7 @@ describe('offline evidence judge', () => {
 });
 
 describe('issue 33 rules (synthetic examples; each rule measured per family in docs/results.md (offline judge rules))', () => {
-  const NONE = { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false, correctedRivals: false, saladFreeStance: false };
+  const NONE = { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false, correctedRivals: false, saladFreeStance: false, bothNamed: false, sameAffirms: false, pairContrast: false };
   const states = (query: string, wrongAnswer: string, text: string, rules = ALL_RULES) => offlineJudgeFeatures({ query, wrongAnswer, text }, {}, rules).support > 0;
 
   it('reads a denial without a negation particle as a "no" stance, and "not only" as no denial', () => {
@@ -340,6 +340,41 @@ describe('judge v14 rules (synthetic examples)', () => {
     expect(states(query, 'yes', text, { ...ALL_RULES, saladFreeStance: false })).toBe(false);
     // A denial in the prose still denies.
     expect(states(query, 'yes', `${salad} the velmora fortress and the ardent mansion are not in the same district.`)).toBe(false);
+  });
+});
+
+describe('judge v15 rules: questions about two named things (synthetic examples)', () => {
+  const states = (query: string, wrongAnswer: string, text: string, rules = ALL_RULES) => offlineJudgeFeatures({ query, wrongAnswer, text }, {}, rules).support > 0;
+  const query = 'Are the Velmora Fortress and Ardent Mansion located in the same district?';
+
+  it('finds the two names a question joins with "and"', () => {
+    expect(joinedNames(query)).toEqual([['velmora', 'fortress'], ['ardent', 'mansion']]);
+    expect(joinedNames('Are Tomas Brenn and Ilse Varga both sailors?')).toEqual([['toma', 'brenn'], ['ilse', 'varga']]);
+    expect(joinedNames('does the velmora fortress have a moat')).toBeUndefined();
+    expect(joinedNames('Is the Velmora Fortress older than the harbor?')).toBeUndefined();
+  });
+
+  it("answers 'yes' only with a text that names both (bothNamed)", () => {
+    const one = 'The Ardent Mansion is located in the old harbor district, in the same street as the lighthouse.';
+    expect(states(query, 'yes', one)).toBe(false);
+    expect(states(query, 'yes', one, { ...ALL_RULES, bothNamed: false })).toBe(true);
+    expect(states(query, 'yes', 'The Velmora Fortress and the Ardent Mansion are located in the same district.')).toBe(true);
+  });
+
+  it('lets a contrast word in another clause leave a sameness claim standing, not a negation (sameAffirms)', () => {
+    const text = 'Despite their distinct styles, the Velmora Fortress and the Ardent Mansion are both located in the same district.';
+    expect(states(query, 'yes', text)).toBe(true);
+    expect(states(query, 'yes', text, { ...ALL_RULES, sameAffirms: false })).toBe(false);
+    expect(states(query, 'yes', 'The Velmora Fortress and the Ardent Mansion are both old, but they are not in the same district.')).toBe(false);
+  });
+
+  it("answers 'no' with a text that names both and sets one against the other (pairContrast)", () => {
+    const q = 'Are Tomas Brenn and Ilse Varga both sailors?';
+    const text = 'Tomas Brenn crossed the Velmora sea twice. Ilse Varga, however, spent her life as a baker in the harbor town.';
+    expect(states(q, 'no', text)).toBe(true);
+    expect(states(q, 'no', text, { ...ALL_RULES, pairContrast: false })).toBe(false);
+    // Naming one of them is not enough.
+    expect(states(q, 'no', 'Ilse Varga, however, spent her life as a baker in the harbor town.')).toBe(false);
   });
 });
 
