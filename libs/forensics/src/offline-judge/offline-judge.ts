@@ -77,7 +77,7 @@ const CLOSE_COPY_MIN = 0.5;
 export const SCORE_WEIGHTS: Readonly<OfflineJudgeWeights> = Object.freeze({ ...(fitted.weights as OfflineJudgeWeights) });
 
 /** Model name recorded with every offline verdict. */
-export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v15';
+export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v16';
 
 // Removed (issue 13): FRAMING_CUES, a regex of PoisonedRAG's framing phrases ("in an alternate
 // universe", "contrary to popular belief", …) and its `framing` feature. It was written from the
@@ -477,7 +477,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
     // Y, however, is a sailor"): the property is denied of one of them without a negation word.
     const pair = joinedNames(input.query);
     // The claim is the text's, across its sentences; the sentence shown is the first that sets them apart.
-    const contrast = pair && names(textTerms, pair[0]) && names(textTerms, pair[1]) ? splitSentences(text).find((x) => PAIR_CONTRAST.test(normalizeText(withoutTokenSalad(x)))) : undefined;
+    const contrast = pair && names(textTerms, pair[0]) && names(textTerms, pair[1]) ? splitSentences(text).find((x) => PAIR_CONTRAST.test(normalizeText(x))) : undefined;
     if (contrast !== undefined) ev = { support: 1, exact: false, windowCoverage: coverage(queryTerms, textTerms), sentenceCoverage: 0, sentence: contrast, acrossText: true, stating: [contrast] };
   }
   if (polar === 'yes' && rules.bothNamed && ev.support > 0) {

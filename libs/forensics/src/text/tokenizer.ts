@@ -102,9 +102,10 @@ export function splitSentences(text: string): string[] {
 // agent and field suffixes (-ist, -ian, -ism, -ure, -acy, -ate, -man/-men, -y), so that a role is stated by its
 // field and back: "guitarist" by "guitar", "musician" by "music", "cinematographer" by "cinematography",
 // "architect" by "architecture", "the Confederacy" by "Confederate", "defenseman" by "defensemen". General
-// English morphology, written from no question.
+// English morphology, written from no question. v16 added the Latinate verb and adjective endings -ated, -ates,
+// -ating and -atory, so "nominated" meets "nominations" and "discriminatory" meets "discrimination".
 const SOFT_SUFFIXES = [
-  'ations', 'ation', 'ments', 'ment', 'ings', 'ing', 'ness', 'ities', 'ity', 'ions', 'ion', 'ists', 'ist', 'ians', 'ian', 'isms', 'ism',
+  'atory', 'ations', 'ation', 'ating', 'ated', 'ates', 'ments', 'ment', 'ings', 'ing', 'ness', 'ities', 'ity', 'ions', 'ion', 'ists', 'ist', 'ians', 'ian', 'isms', 'ism',
   'ure', 'acy', 'ate', 'ers', 'er', 'ors', 'or', 'men', 'man', 'ed', 'es', 'ly', 'al', 'ive', 'ic', 'y', 's', 'e',
 ];
 

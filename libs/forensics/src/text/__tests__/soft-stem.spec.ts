@@ -18,6 +18,10 @@ describe('softStem', () => {
     expect(softStem('confederacy')).toBe(softStem('confederate'));
     expect(softStem('defenseman')).toBe(softStem('defensemen'));
     expect(softStem('historian')).toBe(softStem('history'));
+    // v16: Latinate verb and adjective endings.
+    expect(softStem('nominated')).toBe(softStem('nominations'));
+    expect(softStem('discriminatory')).toBe(softStem('discrimination'));
+    expect(softStem('postovulatory')).toBe(softStem('postovulation'));
     // Still at least 4 letters: short words keep their ending.
     expect(softStem('german')).toBe('german');
     expect(softStem('woman')).toBe('woman');
