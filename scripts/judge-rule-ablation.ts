@@ -9,7 +9,7 @@
  *   npx tsx scripts/judge-rule-ablation.ts [--data-dir ../shared/data] [--examples N]
  */
 import { join, resolve } from 'node:path';
-import { bm25TopK, buildBm25Index, offlineJudgeFeatures, tokenize, type JudgeRules } from '@forensics/algorithms';
+import { ALL_RULES, bm25TopK, buildBm25Index, offlineJudgeFeatures, tokenize, type JudgeRules } from '@forensics/algorithms';
 import { familyOf, loadJudgeFitFiles, poisonSetsOf, DEV_VARIANTS } from '../apps/eval/src/judge-fit/dev-rows';
 
 function arg(name: string, fallback?: string): string | undefined {
@@ -24,7 +24,12 @@ const configs: [string, JudgeRules][] = [
   ['polarWholeText', { ...NONE, polarWholeText: true }],
   ['softTerms', { ...NONE, softTerms: true }],
   ['nearMiss', { ...NONE, nearMiss: true }],
-  ['all', { polarLexicon: true, polarWholeText: true, softTerms: true, nearMiss: true, correctedRivals: true }],
+  ['correctedRivals', { ...NONE, correctedRivals: true }],
+  ['saladFreeStance', { ...NONE, saladFreeStance: true }],
+  ['bothNamed', { ...NONE, bothNamed: true }],
+  ['sameAffirms', { ...NONE, sameAffirms: true }],
+  ['pairContrast', { ...NONE, pairContrast: true }],
+  ['all', { ...ALL_RULES }],
 ];
 const tok = (s: string) => tokenize(s, { removeStopwords: true, stem: true });
 const gate = Number(arg('gate', '0.34'));
