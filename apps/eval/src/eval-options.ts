@@ -17,7 +17,9 @@ export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge 
                   report.md with plots in --out (default .eval/suite-dev); with --false-flag, one false-flag run per file
                   with clean texts (its clean texts, the correct answer reported as wrong), same refit judges, one table
                   (default --out .eval/suite-dev-false-flag-<trust>); --fit-cache FILE reuses the family fits written there
-                  by an earlier suite run over the same files (written when absent), instead of refitting
+                  by an earlier suite run over the same files and grid (written when absent), instead of refitting;
+                  --fit-grid committed (default: the committed judge's gate and L1 strength, refit per family) | full
+                  (gate and L1 strength chosen per family from a 3 × 4 grid by inner leave-one-family-out)
          [--out DIR] [--retriever embed|bm25] [--baseline] [--poison-set given|gpt4|gemini|gemini_100] [--poison-count N]
          [--cache DIR] [--quiet] [--false-flag] [--trust anonymous|identified|reviewer]
   --data          JSONL records (e.g. ../shared/data/poisonedrag_nq.jsonl); the data is read in place, never copied
@@ -55,12 +57,12 @@ export interface EvalCliOptions {
   /** `--trust` without `--false-flag`: the attack reports' reporter trust (default identified). */
   attackTrust?: 'anonymous' | 'identified' | 'reviewer';
   /** `--suite dev`: run every development file (see suite.ts); `data` is then unused. */
-  suite?: { name: 'dev'; dataDir: string; fitCache?: string };
+  suite?: { name: 'dev'; dataDir: string; fitCache?: string; fitGrid: 'committed' | 'full' };
 }
 
 export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
   const flags = new Set(['baseline', 'quiet', 'false-flag']);
-  const known = new Set(['data', 'suite', 'data-dir', 'fit-cache', 'judge', 'k', 'limit', 'out', 'retriever', 'poison-set', 'poison-count', 'cache', 'trust', ...flags]);
+  const known = new Set(['data', 'suite', 'data-dir', 'fit-cache', 'fit-grid', 'judge', 'k', 'limit', 'out', 'retriever', 'poison-set', 'poison-count', 'cache', 'trust', ...flags]);
   const v: Record<string, string | true> = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -85,6 +87,9 @@ export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
   if (suiteName && str('data')) throw new UsageError('--suite and --data exclude each other (the suite reads every file of --data-dir)');
   if (str('data-dir') !== undefined && !suiteName) throw new UsageError('--data-dir applies only with --suite dev');
   if (str('fit-cache') !== undefined && !suiteName) throw new UsageError('--fit-cache applies only with --suite dev');
+  if (str('fit-grid') !== undefined && !suiteName) throw new UsageError('--fit-grid applies only with --suite dev');
+  const fitGrid = str('fit-grid') ?? 'committed';
+  if (fitGrid !== 'committed' && fitGrid !== 'full') throw new UsageError(`--fit-grid must be committed or full, got '${fitGrid}'`);
   if (suiteName && (str('poison-set') !== undefined || str('poison-count') !== undefined)) throw new UsageError('--suite dev chooses the poison sets itself; --poison-set and --poison-count apply to a single --data run');
   const data = str('data') ?? '';
   if (!data && !suiteName) throw new UsageError('--data FILE.jsonl (or --suite dev) is required');
@@ -100,7 +105,7 @@ export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
   return {
     falseFlag: v['false-flag'] === true ? { trust: trust as 'anonymous' | 'identified' } : undefined,
     ...(v['false-flag'] !== true && str('trust') !== undefined ? { attackTrust: trust } : {}),
-    suite: suiteName ? { name: 'dev', dataDir: str('data-dir') ?? '../shared/data', ...(str('fit-cache') ? { fitCache: str('fit-cache') } : {}) } : undefined,
+    suite: suiteName ? { name: 'dev', dataDir: str('data-dir') ?? '../shared/data', fitGrid, ...(str('fit-cache') ? { fitCache: str('fit-cache') } : {}) } : undefined,
     data, judge: judge as EvalCliOptions['judge'], k, limit: posInt('limit'), out: str('out'), retriever,
     baseline: v.baseline === true, poisonSet: str('poison-set') ?? 'given', poisonCount: posInt('poison-count'),
     cacheDir: str('cache') ?? '.eval/cache', quiet: v.quiet === true,

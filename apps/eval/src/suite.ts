@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { pooledRates, type ConfusionCounts } from '@forensics/algorithms';
 import type { EvalCliOptions, EvalCliOverrides, EvalCliResult } from './eval-options';
 import { buildDevRows, DEV_VARIANTS, poisonSetsOf, VARIANT_COUNT, type DevRow } from './judge-fit/dev-rows';
-import { DEFAULT_FIT_GRID, fitOfflineJudge, paramsOf, type JudgeFit } from './judge-fit/fit-judge';
+import { COMMITTED_FIT_GRID, DEFAULT_FIT_GRID, fitOfflineJudge, paramsOf, type JudgeFit } from './judge-fit/fit-judge';
 import { decisionOf } from './report';
 import type { JudgeSummary } from './run-evaluation';
 import { ATTACK_FAMILIES, loadSuiteFiles, type AttackFamily, type LoadedSuiteFile } from './suite-files';
@@ -56,16 +56,20 @@ export async function runSuite(
 
   const fits = new Map<AttackFamily, JudgeFit>();
   const fitCache = opts.suite!.fitCache ? resolve(opts.suite!.fitCache) : undefined;
-  const cachedFits = fitCache && existsSync(fitCache) ? JSON.parse(readFileSync(fitCache, 'utf8')) as { files: string[]; fits: Record<string, JudgeFit> } : undefined;
-  if (cachedFits && cachedFits.files.join(',') === dev.map((d) => d.file).join(',')) {
+  const grid = opts.suite!.fitGrid === 'full' ? DEFAULT_FIT_GRID : COMMITTED_FIT_GRID;
+  const gridKey = JSON.stringify(grid);
+  const cachedFits = fitCache && existsSync(fitCache) ? JSON.parse(readFileSync(fitCache, 'utf8')) as { files: string[]; grid?: string; fits: Record<string, JudgeFit> } : undefined;
+  // A cache written by the full grid before the grid was recorded has no `grid`: read it as the full grid's.
+  if (cachedFits && cachedFits.files.join(',') === dev.map((d) => d.file).join(',') && (cachedFits.grid ?? JSON.stringify(DEFAULT_FIT_GRID)) === gridKey) {
     for (const [f, fit] of Object.entries(cachedFits.fits)) fits.set(f as AttackFamily, fit);
     log(`suite dev: family fits read from ${fitCache}`);
   } else if (opts.judge === 'offline') {
-    const rowsByGate = new Map(DEFAULT_FIT_GRID.partialSupportMin.map((g) => [g, buildDevRows(dev, { partialSupportMin: g })]));
-    log(`suite dev: judge rows built (${rowsByGate.get(DEFAULT_FIT_GRID.partialSupportMin[0])!.length} per gate value, ${((Date.now() - started) / 1000).toFixed(0)} s)`);
-    for (const family of new Set(dev.map((d) => d.family))) fits.set(family, fitOfflineJudge(rowsByGate, dev.filter((d) => d.family !== family).map((d) => d.file)));
-    log(`suite dev: ${fits.size} family fits (${((Date.now() - started) / 1000).toFixed(0)} s)`);
-    if (fitCache) writeFileSync(fitCache, JSON.stringify({ files: dev.map((d) => d.file), fits: Object.fromEntries(fits) }));
+    if (cachedFits) log(`suite dev: ${fitCache} holds fits of other files or another grid; refitting`);
+    const rowsByGate = new Map(grid.partialSupportMin.map((g) => [g, buildDevRows(dev, { partialSupportMin: g })]));
+    log(`suite dev: judge rows built (${rowsByGate.get(grid.partialSupportMin[0])!.length} per gate value, ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    for (const family of new Set(dev.map((d) => d.family))) fits.set(family, fitOfflineJudge(rowsByGate, dev.filter((d) => d.family !== family).map((d) => d.file), grid));
+    log(`suite dev: ${fits.size} family fits, grid ${opts.suite!.fitGrid} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    if (fitCache) writeFileSync(fitCache, JSON.stringify({ files: dev.map((d) => d.file), grid: gridKey, fits: Object.fromEntries(fits) }));
   }
 
   // A false-flag run uses the clean texts only: one run per file that has them, whatever its rewrites.
@@ -250,7 +254,7 @@ function writeSuiteReport(out: string, rows: readonly SuiteRow[], all: ReturnTyp
     '# Evaluation suite — development files', '',
     `Judge \`${opts.judge}\`, retriever \`${opts.retriever}\`, K = ${opts.k}${opts.limit ? `, first ${opts.limit} questions per file` : ''}. Each row is one run of the harness (\`npm run eval -- --data FILE [--poison-set S --poison-count ${VARIANT_COUNT}]\`).`,
     opts.judge === 'offline'
-      ? 'Offline judge, **leave one attack family out**: each file is traced with a judge whose support gate, feature selection, weights, YES threshold and confidence band were all fitted on the files of the OTHER attack families only (apps/eval/src/judge-fit; families in apps/eval/src/suite-files.ts). The variants of a file are held out with it.'
+      ? `Offline judge, **leave one attack family out**: each file is traced with a judge whose feature selection, weights, YES threshold and confidence band${opts.suite!.fitGrid === 'full' ? ', support gate and L1 strength' : ''} were all fitted on the files of the OTHER attack families only (apps/eval/src/judge-fit; families in apps/eval/src/suite-files.ts). The variants of a file are held out with it. ${opts.suite!.fitGrid === 'full' ? 'Grid `full`: support gate and L1 strength chosen per family from a 3 × 4 grid by inner leave-one-family-out.' : 'Grid `committed`: the committed judge\'s support gate and L1 strength (0.34, 0.005), as the product fits it.'}`
       : '',
     Object.keys(samples).length ? `Subsamples: ${Object.entries(samples).map(([f, s]) => `${f}: ${s}`).join('; ')}.` : '',
     'Files without clean texts (marked) count for FNR, recall, Hit@K and the planted texts still served only; pooled DACC and FPR are over the runs with clean texts. "Planted still served": planted texts neither auto-quarantined nor withheld for review, over every planted text of the run (judged or not). "Suspected events": attack events the consensus check took for false flags.', '',

@@ -61,6 +61,11 @@ describe('eval CLI arguments', () => {
     expect(() => parseEvalArgs(['--data', 'x', '--judge', 'gpt'])).toThrow(/--judge/);
     expect(() => parseEvalArgs(['--data', 'x', '--k', '0'])).toThrow(/positive integer/);
     expect(() => parseEvalArgs(['--data', 'x', '--frobnicate'])).toThrow(/unknown option/);
+    // The suite refits with the committed judge's grid unless told otherwise.
+    expect(parseEvalArgs(['--suite', 'dev']).suite).toMatchObject({ fitGrid: 'committed' });
+    expect(parseEvalArgs(['--suite', 'dev', '--fit-grid', 'full']).suite).toMatchObject({ fitGrid: 'full' });
+    expect(() => parseEvalArgs(['--suite', 'dev', '--fit-grid', 'wide'])).toThrow(/--fit-grid must be committed or full/);
+    expect(() => parseEvalArgs(['--data', 'x', '--fit-grid', 'full'])).toThrow(/only with --suite dev/);
   });
 
   it('--trust names the false report\'s reporter with --false-flag, the attack report\'s without', () => {

@@ -17,6 +17,15 @@ export interface FitGrid {
 export const DEFAULT_FIT_GRID: FitGrid = { partialSupportMin: [0.34, 0.5, 0.67], lambda: [0.02, 0.005, 0.001, 0.0002] };
 
 /**
+ * The grid the committed judge is fitted with (`scripts/fit-offline-judge.ts --gates 0.34 --lambdas 0.005`; the
+ * values are in offline-judge.fitted.json and a test keeps the two the same). `--suite dev` refits each held-out
+ * family's judge with it by default, so the suite measures the procedure the product ships; `--fit-grid full`
+ * selects gate and L1 strength from DEFAULT_FIT_GRID by inner leave-one-family-out instead (decision 0270: that
+ * choice is within noise — inner scores 0.003 apart — and flips between judge versions).
+ */
+export const COMMITTED_FIT_GRID: FitGrid = { partialSupportMin: [0.34], lambda: [0.005] };
+
+/**
  * The band is set for these out-of-file targets: auto-quarantine precision and auto + review recall.
  * Recall asks 0.99, a margin over the issue's 0.98: on a file the fit never saw, recall falls below the
  * inner out-of-file recall it was set on (judge v7 set it at 0.98, the band's low edge rose to 0.50 and the

@@ -1,6 +1,7 @@
 import { mulberry32, OFFLINE_JUDGE_FEATURES } from '@forensics/algorithms';
 import type { DevRow } from '../dev-rows';
-import { balancedThreshold, bandEdges, fitOfflineJudge, scoreRow } from '../fit-judge';
+import { balancedThreshold, bandEdges, COMMITTED_FIT_GRID, fitOfflineJudge, scoreRow } from '../fit-judge';
+import committedFit from '../../../../../libs/forensics/src/offline-judge/offline-judge.fitted.json';
 import { fitLassoLogistic } from '../logistic';
 
 /** Seeded, so the synthetic data is the same on every run. */
@@ -97,5 +98,11 @@ describe('fitOfflineJudge', () => {
     const r = rows[0];
     expect(scoreRow({ ...r, support: 0 }, 50, [])).toBe(0);
     expect(scoreRow({ ...r, verbatimLong: true }, -50, [])).toBe(1);
+  });
+});
+
+describe('COMMITTED_FIT_GRID', () => {
+  it('is the gate and L1 strength the committed judge was fitted with (the suite refits each family with it)', () => {
+    expect(COMMITTED_FIT_GRID).toEqual({ partialSupportMin: [committedFit.partialSupportMin], lambda: [committedFit.lambda] });
   });
 });
