@@ -77,7 +77,7 @@ const CLOSE_COPY_MIN = 0.5;
 export const SCORE_WEIGHTS: Readonly<OfflineJudgeWeights> = Object.freeze({ ...(fitted.weights as OfflineJudgeWeights) });
 
 /** Model name recorded with every offline verdict. */
-export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v16';
+export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v17';
 
 // Removed (issue 13): FRAMING_CUES, a regex of PoisonedRAG's framing phrases ("in an alternate
 // universe", "contrary to popular belief", …) and its `framing` feature. It was written from the
@@ -352,6 +352,24 @@ function names(terms: ReadonlySet<string>, name: readonly string[]): boolean {
 }
 
 /**
+ * The pair rules on a piece's evidence, for "Are X and Y both …?" (`pair` = the two names, or undefined):
+ * `pairContrast` — a text naming both and setting one against the other ("X is a musician; Y, however, is a
+ * sailor") denies the property of one of them without a negation word, so it says 'no'; `bothNamed` — a text about
+ * X alone (or a third thing sharing a word with both) affirms nothing of the pair, so it does not say 'yes'.
+ */
+function pairStance(ev: PieceEvidence, piece: string, terms: ReadonlySet<string>, polar: 'yes' | 'no' | undefined, pair: [string[], string[]] | undefined, queryTerms: readonly string[], rules: JudgeRules): PieceEvidence {
+  if (!pair) return ev;
+  const both = names(terms, pair[0]) && names(terms, pair[1]);
+  if (polar === 'no' && rules.pairContrast && ev.support === 0 && both) {
+    // The claim is the text's, across its sentences; the sentence shown is the first that sets them apart.
+    const contrast = splitSentences(piece).find((x) => PAIR_CONTRAST.test(normalizeText(x)));
+    if (contrast !== undefined) return { support: 1, exact: false, windowCoverage: coverage(queryTerms, terms), sentenceCoverage: 0, sentence: contrast, acrossText: true, stating: [contrast] };
+  }
+  if (polar === 'yes' && rules.bothNamed && ev.support > 0 && !both) return { support: 0, exact: false, windowCoverage: 0, sentenceCoverage: 0, sentence: '', stating: [] };
+  return ev;
+}
+
+/**
  * How many other candidates for the answer's slot a sentence names (the `rivals` feature): for a
  * numeric answer, the distinct other numbers (a year-like number rivals only a year-like answer);
  * for a name (the answer starts with a capital), the distinct capitalised runs whose content terms
@@ -471,20 +489,10 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
   const queryAsksContrast = queryTokens.some((t) => CONTRAST_CUES.has(t));
   // A yes/no question about two things joined by 'and' / 'both' ("Are X and Y both …?").
   const conjunctive = queryTokens.includes('both') || queryTokens.includes('and');
-  let ev = evidenceFor(text, input.wrongAnswer, distinctive, queryTerms, polar, p.partialSupportMin, queryAsksContrast, conjunctive, rules);
-  if (polar === 'no' && rules.pairContrast && ev.support === 0) {
-    // "Are X and Y both …?" denied by a text that names both and sets one against the other ("X is a musician;
-    // Y, however, is a sailor"): the property is denied of one of them without a negation word.
-    const pair = joinedNames(input.query);
-    // The claim is the text's, across its sentences; the sentence shown is the first that sets them apart.
-    const contrast = pair && names(textTerms, pair[0]) && names(textTerms, pair[1]) ? splitSentences(text).find((x) => PAIR_CONTRAST.test(normalizeText(x))) : undefined;
-    if (contrast !== undefined) ev = { support: 1, exact: false, windowCoverage: coverage(queryTerms, textTerms), sentenceCoverage: 0, sentence: contrast, acrossText: true, stating: [contrast] };
-  }
-  if (polar === 'yes' && rules.bothNamed && ev.support > 0) {
-    // "Are X and Y both …?": a text about X alone (or a third thing sharing a word with both) affirms nothing of the pair.
-    const pair = joinedNames(input.query);
-    if (pair && !(names(textTerms, pair[0]) && names(textTerms, pair[1]))) ev = { support: 0, exact: false, windowCoverage: 0, sentenceCoverage: 0, sentence: '', stating: [] };
-  }
+  // A yes/no question about two named things (`joinedNames`): read once, used for the text and for its peers alike.
+  const pair = polar && (rules.pairContrast || rules.bothNamed) ? joinedNames(input.query) : undefined;
+  const judgePiece = (piece: string, terms: ReadonlySet<string>) => pairStance(evidenceFor(piece, input.wrongAnswer, distinctive, queryTerms, polar, p.partialSupportMin, queryAsksContrast, conjunctive, rules), piece, terms, polar, pair, queryTerms, rules);
+  const ev = judgePiece(text, textTerms);
   const textCoverage = coverage(queryTerms, textTerms);
   // Focus: share of the text's distinct content terms that belong to the query or the answer.
   const focus = textTerms.size ? [...textTerms].filter((t) => answerTermSet.has(t) || queryTerms.includes(t)).length / textTerms.size : 0;
@@ -498,7 +506,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
     if (peer === input.text) continue;
     peerCount += 1;
     const peerText = prepare(peer);
-    const peerEv = evidenceFor(peerText, input.wrongAnswer, distinctive, queryTerms, polar, p.partialSupportMin, queryAsksContrast, conjunctive, rules);
+    const peerEv = judgePiece(peerText, termSet(peerText));
     if (peerEv.support === 0) continue;
     supportingPeers += 1;
     // Paraphrase-aware agreement: a peer that states t in a window restating ≥ half the query.

@@ -16,7 +16,7 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v16/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v17/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
