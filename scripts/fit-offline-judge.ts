@@ -19,7 +19,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ALL_RULES, OFFLINE_JUDGE_FEATURES, OFFLINE_JUDGE_MODEL } from '@forensics/algorithms';
+import { ALL_RULES, NO_RULES, OFFLINE_JUDGE_FEATURES, OFFLINE_JUDGE_MODEL } from '@forensics/algorithms';
 import { buildDevRows, DEV_VARIANTS, familyOf, JUDGE_FIT_FILES, loadJudgeFitFiles, REVPRAG_SAMPLE, REVPRAG_SEED, VARIANT_COUNT, type DevRow } from '../apps/eval/src/judge-fit/dev-rows';
 import { BAND_TARGETS, DEFAULT_FIT_GRID, fitOfflineJudge, scoreRow, type JudgeFit } from '../apps/eval/src/judge-fit/fit-judge';
 
@@ -39,7 +39,7 @@ const grid = { partialSupportMin: gates, lambda: lambdas };
 const v10Rules = process.argv.includes('--v10-rules');
 // --without RULE: the rows built with one rule of JudgeRules off (what that rule changes; implies --dry-run).
 if (without !== undefined && !(without in ALL_RULES)) throw new Error(`--without: unknown rule '${without}' (one of ${Object.keys(ALL_RULES).join(', ')})`);
-const rules = v10Rules ? { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false, correctedRivals: false, saladFreeStance: false, bothNamed: false, sameAffirms: false, pairContrast: false } : without ? { ...ALL_RULES, [without]: false } : undefined;
+const rules = v10Rules ? NO_RULES : without ? { ...ALL_RULES, [without]: false } : undefined;
 const repoRoot = join(__dirname, '..');
 
 interface Counts { tp: number; fp: number; tn: number; fn: number; auto: number; autoPos: number; band: number; bandPos: number }

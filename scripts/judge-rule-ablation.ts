@@ -9,7 +9,7 @@
  *   npx tsx scripts/judge-rule-ablation.ts [--data-dir ../shared/data] [--examples N]
  */
 import { join, resolve } from 'node:path';
-import { ALL_RULES, bm25TopK, buildBm25Index, offlineJudgeFeatures, tokenize, type JudgeRules } from '@forensics/algorithms';
+import { ALL_RULES, NO_RULES, bm25TopK, buildBm25Index, offlineJudgeFeatures, tokenize, type JudgeRules } from '@forensics/algorithms';
 import { familyOf, loadJudgeFitFiles, poisonSetsOf, DEV_VARIANTS } from '../apps/eval/src/judge-fit/dev-rows';
 
 function arg(name: string, fallback?: string): string | undefined {
@@ -18,17 +18,9 @@ function arg(name: string, fallback?: string): string | undefined {
 }
 const dataDir = resolve(arg('data-dir', join(__dirname, '..', '..', 'shared', 'data'))!);
 const examples = Number(arg('examples', '0'));
-const NONE: JudgeRules = { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false, correctedRivals: false, saladFreeStance: false, bothNamed: false, sameAffirms: false, pairContrast: false };
+// Each rule alone, then all of them (the rule list is JudgeRules' own, so a new rule gets its row).
 const configs: [string, JudgeRules][] = [
-  ['polarLexicon', { ...NONE, polarLexicon: true }],
-  ['polarWholeText', { ...NONE, polarWholeText: true }],
-  ['softTerms', { ...NONE, softTerms: true }],
-  ['nearMiss', { ...NONE, nearMiss: true }],
-  ['correctedRivals', { ...NONE, correctedRivals: true }],
-  ['saladFreeStance', { ...NONE, saladFreeStance: true }],
-  ['bothNamed', { ...NONE, bothNamed: true }],
-  ['sameAffirms', { ...NONE, sameAffirms: true }],
-  ['pairContrast', { ...NONE, pairContrast: true }],
+  ...Object.keys(ALL_RULES).map((r): [string, JudgeRules] => [r, { ...NO_RULES, [r]: true }]),
   ['all', { ...ALL_RULES }],
 ];
 const tok = (s: string) => tokenize(s, { removeStopwords: true, stem: true });
@@ -46,7 +38,7 @@ for (const { file, records } of loadJudgeFitFiles(dataDir)) {
       const ranked = bm25TopK(buildBm25Index(texts.map(tok)), tok(r.question), 10).map((h) => h.index);
       for (const i of ranked) {
         const input = { query: r.question, wrongAnswer: r.incorrect_answer, text: texts[i] };
-        const base = offlineJudgeFeatures(input, { partialSupportMin: gate }, NONE).support > 0;
+        const base = offlineJudgeFeatures(input, { partialSupportMin: gate }, NO_RULES).support > 0;
         for (const [name, rules] of configs) {
           const now = offlineJudgeFeatures(input, { partialSupportMin: gate }, rules).support > 0;
           const t = ((tally[name] ??= {})[family] ??= { posGain: 0, posLoss: 0, negGain: 0, negLoss: 0, pos: 0, neg: 0, posSupported: 0, negSupported: 0 });

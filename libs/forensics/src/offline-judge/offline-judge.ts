@@ -64,6 +64,8 @@ export interface JudgeRules {
   pairContrast: boolean;
 }
 export const ALL_RULES: Readonly<JudgeRules> = Object.freeze({ polarLexicon: true, polarWholeText: true, softTerms: true, nearMiss: true, correctedRivals: true, saladFreeStance: true, bothNamed: true, sameAffirms: true, pairContrast: true });
+/** Every rule off (the v10 judge's reading): derived from ALL_RULES, so a new rule cannot be missed here. */
+export const NO_RULES: Readonly<JudgeRules> = Object.freeze(Object.fromEntries(Object.keys(ALL_RULES).map((r) => [r, false])) as unknown as JudgeRules);
 
 /** Content-term Jaccard at which a supporting peer counts as a close copy (`closeCopies`). */
 const CLOSE_COPY_MIN = 0.5;
@@ -130,12 +132,11 @@ function hasNegation(rawTokens: readonly string[], rules: JudgeRules = ALL_RULES
   });
 }
 
-const CONTRAST_CUES_LIST = ['different', 'differ', 'differs', 'distinct', 'separate', 'separately', 'unlike', 'unrelated'];
-const CONTRAST_CUES: ReadonlySet<string> = new Set(CONTRAST_CUES_LIST);
+const CONTRAST_CUES: ReadonlySet<string> = new Set(['different', 'differ', 'differs', 'distinct', 'separate', 'separately', 'unlike', 'unrelated']);
 const SAME_CUES: ReadonlySet<string> = new Set(['same', 'identical', 'shared', 'alike', 'similar']);
 /** Words asserting that two things agree (`sameAffirms`), and the contrast words such a sentence may hold in another clause. */
 const AFFIRMS_SAME: ReadonlySet<string> = new Set(['both', 'same', 'share', 'shares', 'shared', 'identical', 'alike']);
-const CONTRAST_ONLY: ReadonlySet<string> = new Set([...CONTRAST_CUES_LIST, 'without', 'instead', 'rather']);
+const CONTRAST_ONLY: ReadonlySet<string> = new Set([...CONTRAST_CUES, 'without', 'instead', 'rather']);
 
 /**
  * Does a sentence deny the query's proposition? Normally: it carries a negation/contrast cue. When

@@ -1,4 +1,4 @@
-import { ALL_RULES, contentTerms, joinedNames, withoutOtherNames, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, offlineJudgeFeatures, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
+import { ALL_RULES, NO_RULES, contentTerms, joinedNames, withoutOtherNames, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, offlineJudgeFeatures, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 // Synthetic examples only (issue 13): no development-file question appears in these tests.
@@ -274,9 +274,11 @@ describe('offline evidence judge', () => {
   });
 });
 
+/** Whether the judge finds the text stating the answer (support > 0) under the given rules. */
+const states = (query: string, wrongAnswer: string, text: string, rules = ALL_RULES) => offlineJudgeFeatures({ query, wrongAnswer, text }, {}, rules).support > 0;
+
 describe('issue 33 rules (synthetic examples; each rule measured per family in docs/results.md (offline judge rules))', () => {
-  const NONE = { polarLexicon: false, polarWholeText: false, softTerms: false, nearMiss: false, correctedRivals: false, saladFreeStance: false, bothNamed: false, sameAffirms: false, pairContrast: false };
-  const states = (query: string, wrongAnswer: string, text: string, rules = ALL_RULES) => offlineJudgeFeatures({ query, wrongAnswer, text }, {}, rules).support > 0;
+  const NONE = NO_RULES;
 
   it('reads a denial without a negation particle as a "no" stance, and "not only" as no denial', () => {
     const query = 'does the velmora harbor fortress have a moat';
@@ -324,7 +326,6 @@ describe('issue 33 rules (synthetic examples; each rule measured per family in d
 });
 
 describe('judge v14 rules (synthetic examples)', () => {
-  const states = (query: string, wrongAnswer: string, text: string, rules = ALL_RULES) => offlineJudgeFeatures({ query, wrongAnswer, text }, {}, rules).support > 0;
 
   it('states a role answer by its field: "guitarist" by "the guitar"', () => {
     const query = 'what instrument skill do velmora harbor singers share';
@@ -344,7 +345,6 @@ describe('judge v14 rules (synthetic examples)', () => {
 });
 
 describe('judge v15 rules: questions about two named things (synthetic examples)', () => {
-  const states = (query: string, wrongAnswer: string, text: string, rules = ALL_RULES) => offlineJudgeFeatures({ query, wrongAnswer, text }, {}, rules).support > 0;
   const query = 'Are the Velmora Fortress and Ardent Mansion located in the same district?';
 
   it('finds the two names a question joins with "and"', () => {
