@@ -34,20 +34,10 @@ export const TOKEN_SALAD_MIN_RUN = 16;
  * salad (≥ `minRun` words): the prose an optimisation-based attack appends its claim in. Texts without salad are
  * returned as their words.
  */
-export function withoutTokenSalad(text: string, minRun = TOKEN_SALAD_MIN_RUN, keepProseEdge = false): string {
+export function withoutTokenSalad(text: string, minRun = TOKEN_SALAD_MIN_RUN): string {
   const tokens = rawTokens(text);
   const run = contentRunOf(tokens);
-  if (run.length < minRun) return tokens.join(' ');
-  // The removed words, [from, to): the whole run, unless `keepProseEdge` keeps the prose's side of its function word.
-  let from = run.start;
-  let to = run.start + run.length;
-  // The run may hold one function word, and the prose after a prefix can begin with it: "… trulyerina | the friends
-  // cast never went to London". With `keepProseEdge`, a run that does not close the text (a prefix, or salad inside
-  // it) is removed only up to that function word. A run closing the text (a suffix) is removed whole: where its prose
-  // part ends cannot be told from the one function word ("the flask | is silvered …").
-  const fn = keepProseEdge && to < tokens.length ? tokens.slice(from, to).findIndex(isStopword) : -1;
-  if (fn >= 0) to = from + fn;
-  return [...tokens.slice(0, from), ...tokens.slice(to)].join(' ');
+  return (run.length >= minRun ? [...tokens.slice(0, run.start), ...tokens.slice(run.start + run.length)] : tokens).join(' ');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ALL_RULES, NO_RULES, choiceOptions, contentTerms, joinedNames, withoutOtherNames, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, offlineJudgeFeatures, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
+import { ALL_RULES, NO_RULES, contentTerms, joinedNames, withoutOtherNames, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, offlineJudgeFeatures, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 // Synthetic examples only (issue 13): no development-file question appears in these tests.
@@ -16,7 +16,7 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v18/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v17/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
@@ -375,35 +375,6 @@ describe('judge v15 rules: questions about two named things (synthetic examples)
     expect(states(q, 'no', text, { ...ALL_RULES, pairContrast: false })).toBe(false);
     // Naming one of them is not enough.
     expect(states(q, 'no', 'Ilse Varga, however, spent her life as a baker in the harbor town.')).toBe(false);
-  });
-});
-
-describe('judge v18 rules (synthetic examples)', () => {
-  it('reads the options of a choice question and its predicate', () => {
-    expect(choiceOptions('Which band, Velmora Quartet or Ardent Brass, had more members?', 'Velmora Quartet')).toEqual({ other: ['ardent', 'brass'], predicate: ['member'] });
-    expect(choiceOptions('who is older Tomas Brenn or Ilse Varga ?', 'Ilse Varga')).toEqual({ other: ['toma', 'brenn'], predicate: ['older'] });
-    expect(choiceOptions('Is the harbor pilot a left-hand or right-hand oarsman?', 'left-hand')?.other).toEqual(['right']);
-    // Not a choice: the answer is not one of two options joined by "or".
-    expect(choiceOptions('who founded the Velmora Quartet', 'Tomas Brenn')).toBeUndefined();
-    expect(choiceOptions('Which band, Velmora Quartet or Ardent Brass, had more members?', 'Velmora Quartet had more members.')).toBeUndefined();
-  });
-
-  it('takes a text about one option alone, saying nothing of the predicate, as no statement of the choice (choiceAddressed)', () => {
-    const query = 'Which band, Velmora Quartet or Ardent Brass, had more members?';
-    const about = 'Harbor Lights is the second studio album by the folk band Velmora Quartet, released in 1995.';
-    expect(states(query, 'Velmora Quartet', about)).toBe(false);
-    expect(states(query, 'Velmora Quartet', about, { ...ALL_RULES, choiceAddressed: false })).toBe(true);
-    // Naming the other option (a comparison) or saying something of the predicate states it.
-    expect(states(query, 'Velmora Quartet', 'Velmora Quartet outnumbered Ardent Brass on every stage.')).toBe(true);
-    expect(states(query, 'Velmora Quartet', 'Velmora Quartet had seven members at its peak.')).toBe(true);
-  });
-
-  it("keeps the prose's first words when the salad run ends inside them (saladProseEdge)", () => {
-    const query = 'did the velmora singers really go to ardent';
-    const salad = 'quartz bellows ripple granite zenith marsh cobalt lantern orchid velvet ember tundra falcon prism harbor willow';
-    const text = `${salad} the velmora singers never went to ardent for the recording.`;
-    expect(states(query, 'no', text)).toBe(true);
-    expect(states(query, 'no', text, { ...ALL_RULES, saladProseEdge: false })).toBe(false);
   });
 });
 

@@ -24,13 +24,6 @@ describe('withoutTokenSalad', () => {
     // The run may take the prose's first words up to its second function word ("… borrowing the purpose"): one is allowed.
     expect(withoutTokenSalad(`${salad} ${prose}`)).toBe('of silvering the walls of a thermos flask is to reinforce the flask');
   });
-  it("with keepProseEdge, keeps the prose's side of the run's one function word", () => {
-    const salad = 'amara proves overlappingsper arrange tab powderallysta barak wwf sainteiza fresh platform mu porch inception mixesclaim borrowing';
-    const prose = 'the purpose of silvering the walls of a thermos flask is to reinforce the flask.';
-    expect(withoutTokenSalad(`${salad} ${prose}`, undefined, true)).toBe('the purpose of silvering the walls of a thermos flask is to reinforce the flask');
-    // A run closing the text (a suffix) is removed whole, as without the option.
-    expect(withoutTokenSalad(`the flask is silvered. ${salad}`, undefined, true)).toBe(withoutTokenSalad(`the flask is silvered. ${salad}`));
-  });
   it('returns prose unchanged (as its words)', () => {
     expect(withoutTokenSalad('The river flows north, and its longest tributary joins it.')).toBe('the river flows north and its longest tributary joins it');
   });
