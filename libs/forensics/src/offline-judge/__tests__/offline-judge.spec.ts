@@ -1,4 +1,4 @@
-import { ALL_RULES, NO_RULES, contentTerms, joinedNames, withoutOtherNames, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, offlineJudgeFeatures, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
+import { ALL_RULES, NO_RULES, contentTerms, joinedNames, leadStance, withoutOtherNames, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, offlineJudgeFeatures, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 // Synthetic examples only (issue 13): no development-file question appears in these tests.
@@ -16,7 +16,7 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v17/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v19/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
@@ -375,6 +375,29 @@ describe('judge v15 rules: questions about two named things (synthetic examples)
     expect(states(q, 'no', text, { ...ALL_RULES, pairContrast: false })).toBe(false);
     // Naming one of them is not enough.
     expect(states(q, 'no', 'Ilse Varga, however, spent her life as a baker in the harbor town.')).toBe(false);
+  });
+});
+
+describe('judge v19 rule (synthetic examples)', () => {
+  it('reads the stance an answer opens with when it goes on', () => {
+    expect(leadStance('No, the Velmora Fortress was never a prison.')).toBe('no');
+    expect(leadStance('Yes, she recorded it in 1994.')).toBe('yes');
+    expect(leadStance('True: the harbor froze twice.')).toBe('yes');
+    // A bare yes/no is polarAnswer's; a word that merely starts with one is no stance.
+    expect(leadStance('No')).toBeUndefined();
+    expect(leadStance('Yes.')).toBeUndefined();
+    expect(leadStance('Noah Brenn built it.')).toBeUndefined();
+    expect(leadStance('Nobody, the fortress was empty.')).toBeUndefined();
+  });
+
+  it("takes a 'No, …' answer's stance from a text that denies the question in other words (polarLead)", () => {
+    const query = 'is the velmora fortress a real castle';
+    const answer = 'No, the Velmora Fortress is not an actual castle but a film set.';
+    const text = 'The Velmora Fortress was never a real castle; its walls are painted plywood.';
+    expect(states(query, answer, text)).toBe(true);
+    expect(states(query, answer, text, { ...ALL_RULES, polarLead: false })).toBe(false);
+    // The stance must match: a text affirming the question does not state a 'No, …' answer.
+    expect(states(query, answer, 'The Velmora Fortress is a real castle built in 1320.')).toBe(false);
   });
 });
 
