@@ -104,11 +104,16 @@ const POLAR_ANSWERS: Readonly<Record<string, 'yes' | 'no'>> = { yes: 'yes', no: 
 /**
  * The stance an answer opens with when it goes on after it ("No, the film is not based on a true story.", "Yes, she
  * recorded it in 1994."): the yes/no word followed by punctuation and more words. Undefined otherwise (a bare "yes"
- * is `polarAnswer`'s).
+ * is `polarAnswer`'s), and for a mixed answer that goes on to the other stance ("yes, Skin Yard; no, Ostava").
  */
 export function leadStance(answer: string): 'yes' | 'no' | undefined {
   const m = /^\s*(yes|no|true|false)\s*[,.;:!]\s*\S/i.exec(answer);
-  return m ? POLAR_ANSWERS[m[1]!.toLowerCase()] : undefined;
+  if (!m) return undefined;
+  // A mixed answer ("yes, Skin Yard; no, Ostava": another yes or no standing as an answer after a clause break) takes no
+  // one stance. "true" / "false" inside the clause are adjectives ("not based on a true story"), not answers.
+  const stance = POLAR_ANSWERS[m[1]!.toLowerCase()];
+  const other = stance === 'yes' ? 'no' : 'yes';
+  return new RegExp(`[,;.:]\\s*${other}\\s*[,;.:!]`, 'i').test(answer.slice(m[0].length - 1)) ? undefined : stance;
 }
 
 /** The stance a yes/no answer takes ('yes' for yes/true, 'no' for no/false), undefined for any other answer. */

@@ -388,6 +388,10 @@ describe('judge v19 rule (synthetic examples)', () => {
     expect(leadStance('Yes.')).toBeUndefined();
     expect(leadStance('Noah Brenn built it.')).toBeUndefined();
     expect(leadStance('Nobody, the fortress was empty.')).toBeUndefined();
+    // A mixed answer takes no one stance; the same stance repeated keeps it.
+    expect(leadStance('yes, Tomas Brenn; no, Ilse Varga')).toBeUndefined();
+    expect(leadStance('No, it was not; no one lived there.')).toBe('no');
+    expect(leadStance('No, the film is not based on a true story.')).toBe('no');
   });
 
   it("takes a 'No, …' answer's stance from a text that denies the question in other words (polarLead)", () => {
