@@ -19,7 +19,8 @@ export function explainVerdict(input: OfflineJudgeInput, label: Label, score: nu
   if (ev.support === 0) {
     parts.push(ev.polar ? `no sentence takes the '${ev.polar}' stance on the question` : `does not state the wrong answer ${ans}`);
   } else {
-    const how = ev.polar ? `takes the '${ev.polar}' stance (${ev.polar === 'no' ? 'negation/contrast cue' : 'no negation cue'})` : ev.exact ? `states the wrong answer ${ans} (normalised match)` : `partly states the wrong answer ${ans} (${Math.round(ev.support * 100)}% of its terms)`;
+    const stance = ev.polar ?? ev.leadStance;
+    const how = stance ? `takes the '${stance}' stance${ev.leadStance ? ` the wrong answer ${ans} opens with` : ''} (${stance === 'no' ? 'negation/contrast cue' : 'no negation cue'})` : ev.exact ? `states the wrong answer ${ans} (normalised match)` : `partly states the wrong answer ${ans} (${Math.round(ev.support * 100)}% of its terms)`;
     parts.push(ev.acrossText
       ? `${how} across the text, which restates ${covered}/${nQuery} query terms, in "${quote(ev.sentence)}"`
       : ev.sentence ? `${how} in a sentence that (with its neighbours) restates ${covered}/${nQuery} query terms ("${quote(ev.sentence)}")` : how);

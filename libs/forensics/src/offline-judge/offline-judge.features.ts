@@ -75,6 +75,8 @@ export interface OfflineJudgeEvidence {
   sentenceCoverage: number;
   /** The 'no' stance is read across the text (a question about two things; see `evidenceFor`). */
   acrossText: boolean;
+  /** The text states none of the answer's words but takes the stance the answer opens with (`polarLead`). */
+  leadStance?: 'yes' | 'no';
   textCoverage: number;
   textTerms: number;
   supportingPeers: number;

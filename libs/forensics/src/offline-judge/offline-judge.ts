@@ -254,6 +254,8 @@ interface PieceEvidence {
   acrossText?: boolean;
   /** Every sentence that states the answer (support > 0), in text order: the claim may be made more than once. */
   stating?: string[];
+  /** Support comes from the stance the answer opens with (`polarLead`), not from its words. */
+  lead?: 'yes' | 'no';
 }
 
 /**
@@ -519,7 +521,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
     const ev = pairStance(evidenceFor(piece, input.wrongAnswer, distinctive, queryTerms, polar, p.partialSupportMin, queryAsksContrast, conjunctive, rules), piece, terms, polar, pair, queryTerms, rules);
     if (ev.support > 0 || lead === undefined) return ev;
     const stance = evidenceFor(piece, input.wrongAnswer, distinctive, queryTerms, lead, p.partialSupportMin, queryAsksContrast, conjunctive, rules);
-    return stance.support > 0 ? stance : ev;
+    return stance.support > 0 ? { ...stance, lead } : ev;
   };
   const ev = judgePiece(text, textTerms);
   const textCoverage = coverage(queryTerms, textTerms);
@@ -569,7 +571,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
   };
   return {
     judgeable: true, polar, answerTerms: answerTerms.length, queryTerms: queryTerms.length, support: ev.support, exact: ev.exact, sentence: ev.sentence, sentenceCoverage: ev.sentenceCoverage, acrossText: ev.acrossText === true,
-    textCoverage, textTerms: textTerms.size, supportingPeers, agreeingPeers, mimickingPeers, rivals,
+    textCoverage, textTerms: textTerms.size, supportingPeers, agreeingPeers, mimickingPeers, rivals, ...(ev.lead ? { leadStance: ev.lead } : {}),
     // A verbatim statement of a long answer (e.g. a scripted refusal) is not a coincidence: it is the
     // payload itself. A prior, not fitted (written before the GMTP trigger files were looked at).
     verbatimLong: ev.exact && answerNorm.split(' ').length >= LONG_ANSWER_TOKENS, features,

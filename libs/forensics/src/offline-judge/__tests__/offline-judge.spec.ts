@@ -400,6 +400,8 @@ describe('judge v19 rule (synthetic examples)', () => {
     const text = 'The Velmora Fortress was never a real castle; its walls are painted plywood.';
     expect(states(query, answer, text)).toBe(true);
     expect(states(query, answer, text, { ...ALL_RULES, polarLead: false })).toBe(false);
+    // The verdict says where its support came from.
+    expect(offlineJudge({ query, wrongAnswer: answer, text }).explanation).toMatch(/takes the 'no' stance the wrong answer 'No, the Velmora Fortress/);
     // The stance must match: a text affirming the question does not state a 'No, …' answer.
     expect(states(query, answer, 'The Velmora Fortress is a real castle built in 1320.')).toBe(false);
   });
