@@ -258,6 +258,11 @@ interface PieceEvidence {
   lead?: 'yes' | 'no';
 }
 
+/** The evidence of a piece that states nothing (a rule took its support away). */
+function statesNothing(): PieceEvidence {
+  return { support: 0, exact: false, windowCoverage: 0, sentenceCoverage: 0, sentence: '', stating: [] };
+}
+
 /**
  * Evidence that `text` states the answer. Each sentence is checked for support (polar answers: the
  * sentence's stance); its window (the sentence and its two neighbours, so coreference such as
@@ -327,7 +332,7 @@ function evidenceFor(text: string, answer: string, answerTerms: readonly string[
   if (polar === 'yes' && rules.polarWholeText && restatedDenial) {
     // The stance is the whole text's (issue 33): a text that denies the proposition in a passage restating
     // the question does not say 'yes' because another of its sentences restates it without a negation.
-    return { support: 0, exact: false, windowCoverage: 0, sentenceCoverage: 0, sentence: '', stating: [] };
+    return statesNothing();
   }
   best = { ...best, stating };
   if (polar === 'no' && best.support === 0 && (conjunctive || rules.polarWholeText) && firstDenying !== undefined) {
@@ -389,7 +394,7 @@ function pairStance(ev: PieceEvidence, piece: string, terms: ReadonlySet<string>
     const contrast = splitSentences(piece).find((x) => PAIR_CONTRAST.test(normalizeText(x)));
     if (contrast !== undefined) return { support: 1, exact: false, windowCoverage: coverage(queryTerms, terms), sentenceCoverage: 0, sentence: contrast, acrossText: true, stating: [contrast] };
   }
-  if (polar === 'yes' && rules.bothNamed && ev.support > 0 && !both) return { support: 0, exact: false, windowCoverage: 0, sentenceCoverage: 0, sentence: '', stating: [] };
+  if (polar === 'yes' && rules.bothNamed && ev.support > 0 && !both) return statesNothing();
   return ev;
 }
 
