@@ -148,6 +148,15 @@ describe('evaluation harness', () => {
     await expect(runEvalCli(['--suite', 'dev', '--data', data], { log: () => {} })).rejects.toThrow(/exclude each other/);
     await expect(runEvalCli(['--suite', 'all'], { log: () => {} })).rejects.toThrow(/--suite must be dev/);
     await expect(runEvalCli(['--suite', 'dev', '--data-dir', devDir, '--poison-set', 'gpt4'], { log: () => {} })).rejects.toThrow(/chooses the poison sets itself/);
+    // --poison-count N: at most N planted texts per question in every run, rewrites included (a sparser attack than the files' two).
+    const sparse = await runEvalCli(['--suite', 'dev', '--data-dir', devDir, '--retriever', 'bm25', '--k', '3', '--poison-count', '1', '--out', join(dir, 'suite-1'), '--quiet'], { log: () => {} });
+    expect(sparse.line).toMatchObject({ runs: 5, events: 3 * 3 + 3 + 2 });
+    const sparseSuite = JSON.parse(readFileSync(join(dir, 'suite-1', 'suite.json'), 'utf8')) as { poisonCount: number | null; runs: { events: number; planted: { total: number } }[] };
+    expect(sparseSuite.poisonCount).toBe(1);
+    for (const r of sparseSuite.runs) expect(r.planted.total).toBe(r.events);
+    expect(suite.runs.reduce((n, r) => n + ((r as unknown as { planted: { total: number } }).planted.total), 0)).toBe(2 * (3 * 3 + 3 + 2));
+    expect(readFileSync(join(dir, 'suite-1', 'report.md'), 'utf8')).toContain('At most 1 planted text(s) per question');
+    await expect(runEvalCli(['--suite', 'dev', '--false-flag', '--poison-count', '1'], { log: () => {} })).rejects.toThrow(/does not apply to --false-flag/);
 
     // --suite dev --false-flag: one run per file (clean texts only, the correct answer reported), the same refit judges, one table.
     const ffOut = join(dir, 'suite-ff');

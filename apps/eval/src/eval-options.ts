@@ -19,7 +19,9 @@ export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge 
                   (default --out .eval/suite-dev-false-flag-<trust>); --fit-cache FILE reuses the family fits written there
                   by an earlier suite run over the same files and grid (written when absent), instead of refitting;
                   --fit-grid committed (default: the committed judge's gate and L1 strength, refit per family) | full
-                  (gate and L1 strength chosen per family from a 3 × 4 grid by inner leave-one-family-out)
+                  (gate and L1 strength chosen per family from a 3 × 4 grid by inner leave-one-family-out);
+                  --poison-count N keeps at most N planted texts per question in every run (a sparser attack than the
+                  files' five: what a report of an attack that planted one or two texts leaves served)
          [--out DIR] [--retriever embed|bm25] [--baseline] [--poison-set given|gpt4|gemini|gemini_100] [--poison-count N]
          [--cache DIR] [--quiet] [--false-flag] [--trust anonymous|identified|reviewer]
   --data          JSONL records (e.g. ../shared/data/poisonedrag_nq.jsonl); the data is read in place, never copied
@@ -57,7 +59,7 @@ export interface EvalCliOptions {
   /** `--trust` without `--false-flag`: the attack reports' reporter trust (default identified). */
   attackTrust?: 'anonymous' | 'identified' | 'reviewer';
   /** `--suite dev`: run every development file (see suite.ts); `data` is then unused. */
-  suite?: { name: 'dev'; dataDir: string; fitCache?: string; fitGrid: 'committed' | 'full' };
+  suite?: { name: 'dev'; dataDir: string; fitCache?: string; fitGrid: 'committed' | 'full'; poisonCount?: number };
 }
 
 export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
@@ -90,7 +92,8 @@ export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
   if (str('fit-grid') !== undefined && !suiteName) throw new UsageError('--fit-grid applies only with --suite dev');
   const fitGrid = str('fit-grid') ?? 'committed';
   if (fitGrid !== 'committed' && fitGrid !== 'full') throw new UsageError(`--fit-grid must be committed or full, got '${fitGrid}'`);
-  if (suiteName && (str('poison-set') !== undefined || str('poison-count') !== undefined)) throw new UsageError('--suite dev chooses the poison sets itself; --poison-set and --poison-count apply to a single --data run');
+  if (suiteName && str('poison-set') !== undefined) throw new UsageError('--suite dev chooses the poison sets itself; --poison-set applies to a single --data run (with --suite, --poison-count N keeps at most N planted texts per question in every run)');
+  if (suiteName && v['false-flag'] === true && str('poison-count') !== undefined) throw new UsageError('--poison-count does not apply to --false-flag (a false-flag run plants nothing)');
   const data = str('data') ?? '';
   if (!data && !suiteName) throw new UsageError('--data FILE.jsonl (or --suite dev) is required');
   const judge = str('judge') ?? 'offline';
@@ -105,7 +108,7 @@ export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
   return {
     falseFlag: v['false-flag'] === true ? { trust: trust as 'anonymous' | 'identified' } : undefined,
     ...(v['false-flag'] !== true && str('trust') !== undefined ? { attackTrust: trust } : {}),
-    suite: suiteName ? { name: 'dev', dataDir: str('data-dir') ?? '../shared/data', fitGrid, ...(str('fit-cache') ? { fitCache: str('fit-cache') } : {}) } : undefined,
+    suite: suiteName ? { name: 'dev', dataDir: str('data-dir') ?? '../shared/data', fitGrid, ...(str('fit-cache') ? { fitCache: str('fit-cache') } : {}), ...(str('poison-count') !== undefined ? { poisonCount: posInt('poison-count') } : {}) } : undefined,
     data, judge: judge as EvalCliOptions['judge'], k, limit: posInt('limit'), out: str('out'), retriever,
     baseline: v.baseline === true, poisonSet: str('poison-set') ?? 'given', poisonCount: posInt('poison-count'),
     cacheDir: str('cache') ?? '.eval/cache', quiet: v.quiet === true,

@@ -50,7 +50,7 @@ export async function runSuite(
   const { loaded: dev, absent } = loadSuiteFiles(dataDir);
   if (!dev.length) throw new Error(`no development data in ${dataDir}; it lives in ../shared/data (see its README.md)`);
   if (absent.length) log(`suite dev: not in ${dataDir}, left out: ${absent.join(', ')}`);
-  const out = resolve(opts.out ?? join('.eval', opts.falseFlag ? `suite-dev-false-flag-${opts.falseFlag.trust}` : 'suite-dev'));
+  const out = resolve(opts.out ?? join('.eval', opts.falseFlag ? `suite-dev-false-flag-${opts.falseFlag.trust}` : `suite-dev${opts.suite!.poisonCount !== undefined ? `-planted-${opts.suite!.poisonCount}` : ''}`));
   mkdirSync(out, { recursive: true });
   const started = Date.now();
 
@@ -78,6 +78,9 @@ export async function runSuite(
     const sets = opts.falseFlag ? ['given'] : poisonSetsOf(f.records[0]!, DEV_VARIANTS).map((s) => s.name);
     return sets.map((set) => ({ spec: f, set }));
   });
+  // Planted texts per question: a rewrite set keeps its first VARIANT_COUNT; `--poison-count N` caps every set at N.
+  const maxPlanted = opts.suite!.poisonCount;
+  const cap = (set: string) => Math.min(maxPlanted ?? Infinity, set === 'given' ? Infinity : VARIANT_COUNT);
   const falseFlagRows: FalseFlagRow[] = [];
   const rows: SuiteRow[] = [];
   for (const [i, { spec, set }] of runs.entries()) {
@@ -89,7 +92,8 @@ export async function runSuite(
     const argv = [
       '--data', join(dataDir, `${spec.file}.jsonl`), '--judge', opts.judge, '--k', String(opts.k), '--retriever', opts.retriever, '--cache', opts.cacheDir, '--quiet',
       '--out', join(out, set === 'given' ? spec.file : `${spec.file}-${set}`),
-      ...(set !== 'given' ? ['--poison-set', set, '--poison-count', String(VARIANT_COUNT)] : []),
+      ...(set !== 'given' ? ['--poison-set', set] : []),
+      ...(Number.isFinite(cap(set)) ? ['--poison-count', String(cap(set))] : []),
       ...(opts.falseFlag ? ['--false-flag', '--trust', opts.falseFlag.trust] : []),
       ...(!opts.falseFlag && opts.attackTrust ? ['--trust', opts.attackTrust] : []),
       ...(opts.limit ? ['--limit', String(opts.limit)] : []),
@@ -126,7 +130,7 @@ export async function runSuite(
   const all = aggregate(rows);
   const families = ATTACK_FAMILIES.map((f) => ({ family: f, agg: aggregate(rows.filter((r) => r.family === f)) })).filter((x) => x.agg.events > 0);
   const table = renderTable(rows, all, families, opts.judge === 'offline', opts.k);
-  writeFileSync(join(out, 'suite.json'), JSON.stringify({ dataDir, judge: opts.judge, retriever: opts.retriever, k: opts.k, limit: opts.limit ?? null, wallSeconds: (Date.now() - started) / 1000, all, families, runs: rows, samples: samplesOf(dev) }, null, 2));
+  writeFileSync(join(out, 'suite.json'), JSON.stringify({ dataDir, judge: opts.judge, retriever: opts.retriever, k: opts.k, limit: opts.limit ?? null, poisonCount: opts.suite!.poisonCount ?? null, wallSeconds: (Date.now() - started) / 1000, all, families, runs: rows, samples: samplesOf(dev) }, null, 2));
   writeSuiteReport(out, rows, all, table, opts, dev);
   log(`targets (unrounded): ${targetSummary(all.targets).replace(/\*\*/g, '')}`);
   log(`report: ${join(out, 'report.md')}`);
@@ -252,7 +256,7 @@ function writeSuiteReport(out: string, rows: readonly SuiteRow[], all: ReturnTyp
   const samples = samplesOf(dev);
   const md = [
     '# Evaluation suite — development files', '',
-    `Judge \`${opts.judge}\`, retriever \`${opts.retriever}\`, K = ${opts.k}${opts.limit ? `, first ${opts.limit} questions per file` : ''}. Each row is one run of the harness (\`npm run eval -- --data FILE [--poison-set S --poison-count ${VARIANT_COUNT}]\`).`,
+    `Judge \`${opts.judge}\`, retriever \`${opts.retriever}\`, K = ${opts.k}${opts.limit ? `, first ${opts.limit} questions per file` : ''}. Each row is one run of the harness (\`npm run eval -- --data FILE [--poison-set S --poison-count ${VARIANT_COUNT}]\`).${opts.suite!.poisonCount !== undefined ? ` **At most ${opts.suite!.poisonCount} planted text(s) per question** (\`--poison-count ${opts.suite!.poisonCount}\`): a sparser attack than the files' own.` : ''}`,
     opts.judge === 'offline'
       ? `Offline judge, **leave one attack family out**: each file is traced with a judge whose feature selection, weights, YES threshold and confidence band${opts.suite!.fitGrid === 'full' ? ', support gate and L1 strength' : ''} were all fitted on the files of the OTHER attack families only (apps/eval/src/judge-fit; families in apps/eval/src/suite-files.ts). The variants of a file are held out with it. ${opts.suite!.fitGrid === 'full' ? 'Grid `full`: support gate and L1 strength chosen per family from a 3 × 4 grid by inner leave-one-family-out.' : `Grid \`committed\`: the committed judge's support gate and L1 strength (${COMMITTED_FIT_GRID.partialSupportMin[0]}, ${COMMITTED_FIT_GRID.lambda[0]}), as the product fits it.`}`
       : '',

@@ -66,6 +66,11 @@ describe('eval CLI arguments', () => {
     expect(parseEvalArgs(['--suite', 'dev', '--fit-grid', 'full']).suite).toMatchObject({ fitGrid: 'full' });
     expect(() => parseEvalArgs(['--suite', 'dev', '--fit-grid', 'wide'])).toThrow(/--fit-grid must be committed or full/);
     expect(() => parseEvalArgs(['--data', 'x', '--fit-grid', 'full'])).toThrow(/only with --suite dev/);
+    // --poison-count with the suite caps every run's planted texts per question; a false-flag run plants none.
+    expect(parseEvalArgs(['--suite', 'dev', '--poison-count', '1']).suite).toMatchObject({ poisonCount: 1 });
+    expect(parseEvalArgs(['--suite', 'dev']).suite).not.toHaveProperty('poisonCount');
+    expect(() => parseEvalArgs(['--suite', 'dev', '--poison-count', '0'])).toThrow(/positive integer/);
+    expect(() => parseEvalArgs(['--suite', 'dev', '--false-flag', '--poison-count', '1'])).toThrow(/does not apply to --false-flag/);
   });
 
   it('--trust names the false report\'s reporter with --false-flag, the attack report\'s without', () => {
