@@ -3,6 +3,7 @@
  * libs/forensics/src/offline-judge/offline-judge.fitted.json (issues 13, 33).
  *
  *   npx tsx scripts/fit-offline-judge.ts [--data-dir ../shared/data] [--dry-run] [--gates 0.34,0.5] [--lambdas 0.005] [--errors out.jsonl] [--v10-rules] [--without RULE]
+ *                                        [--sparse | --train-sparse]
  *
  * Everything fitted is fitted by `fitOfflineJudge` (apps/eval/src/judge-fit/fit-judge.ts): the
  * support gate's `partialSupportMin`, which features carry weight (L1, strength chosen by an inner
@@ -15,7 +16,10 @@
  * poison), every family weighted equally: it prints, per held-out family, the candidate-level numbers of a
  * fit that never saw any file of that family (one JSON line each) and the pooled numbers over all
  * held-out rows, then fits on every family and writes the JSON with those numbers. `--errors FILE` writes
- * the held-out mistakes (file, question, answer, text, score) for reading.
+ * the held-out mistakes (file, question, answer, text, score) for reading. `--sparse` also builds each question with
+ * only its first planted text in the knowledge base (an attack planting one text: no planted peers) and prints those
+ * held-out numbers apart (`scenario: 'one planted text'`, `pooledHeldOutOnePlanted`); `--train-sparse` fits on those
+ * rows too (decision 0290: measured, not kept). Neither changes the written fit.
  */
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -30,7 +34,7 @@ function arg(name: string, fallback?: string): string | undefined {
 
 const dataDir = resolve(arg('data-dir', join(__dirname, '..', '..', 'shared', 'data'))!);
 const without = arg('without');
-const dryRun = process.argv.includes('--dry-run') || process.argv.includes('--v10-rules') || without !== undefined;
+const dryRun = process.argv.includes('--dry-run') || process.argv.includes('--v10-rules') || process.argv.includes('--train-sparse') || without !== undefined;
 const errorsOut = arg('errors');
 const gates = arg('gates')?.split(',').map(Number) ?? DEFAULT_FIT_GRID.partialSupportMin;
 const lambdas = arg('lambdas')?.split(',').map(Number) ?? DEFAULT_FIT_GRID.lambda;
@@ -41,6 +45,9 @@ const v10Rules = process.argv.includes('--v10-rules');
 if (without !== undefined && !(without in ALL_RULES)) throw new Error(`--without: unknown rule '${without}' (one of ${Object.keys(ALL_RULES).join(', ')})`);
 const rules = v10Rules ? NO_RULES : without ? { ...ALL_RULES, [without]: false } : undefined;
 const repoRoot = join(__dirname, '..');
+// --sparse: rows of the one-planted-text scenario too (dev-rows.ts `sparse`), measured apart; --train-sparse also fits on them.
+const trainSparse = process.argv.includes('--train-sparse');
+const sparse = trainSparse || process.argv.includes('--sparse');
 
 interface Counts { tp: number; fp: number; tn: number; fn: number; auto: number; autoPos: number; band: number; bandPos: number }
 const r4 = (x: number) => Math.round(x * 10000) / 10000;
@@ -80,7 +87,7 @@ function main(): void {
   const byFamily = (rows: DevRow[]) => rows.map((r) => ({ ...r, file: familyOf(r.file), poisonSet: `${r.file}:${r.poisonSet}` }));
   const rowsByGate = new Map<number, DevRow[]>();
   for (const g of gates) {
-    rowsByGate.set(g, byFamily(buildDevRows(dev, { partialSupportMin: g, rules })));
+    rowsByGate.set(g, byFamily(buildDevRows(dev, { partialSupportMin: g, rules, sparse })));
     console.error(`rows for partialSupportMin ${g}: ${rowsByGate.get(g)!.length} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
   const families = [...new Set(dev.map((d) => familyOf(d.file)))];
@@ -89,11 +96,19 @@ function main(): void {
   const errors: DevRow[] = [];
   let pooled: Counts = { tp: 0, fp: 0, tn: 0, fn: 0, auto: 0, autoPos: 0, band: 0, bandPos: 0 };
   const perFile: Record<string, Counts> = {};
+  const fitRowsByGate = trainSparse ? rowsByGate : new Map([...rowsByGate].map(([g, rows]) => [g, rows.filter((r) => !r.sparse)]));
+  let pooledSparse: Counts = { tp: 0, fp: 0, tn: 0, fn: 0, auto: 0, autoPos: 0, band: 0, bandPos: 0 };
   for (const [i, family] of families.entries()) {
-    const fit = fitOfflineJudge(rowsByGate, families.filter((f) => f !== family), grid);
-    const rows = rowsByGate.get(fit.partialSupportMin)!.filter((r) => r.file === family);
+    const fit = fitOfflineJudge(fitRowsByGate, families.filter((f) => f !== family), grid);
+    const all = rowsByGate.get(fit.partialSupportMin)!.filter((r) => r.file === family);
+    const rows = all.filter((r) => !r.sparse);
     const c = countRows(fit, rows, errors);
     pooled = add(pooled, c);
+    if (sparse) {
+      const cs = countRows(fit, all.filter((r) => r.sparse));
+      pooledSparse = add(pooledSparse, cs);
+      console.log(JSON.stringify({ heldOutFamily: family, scenario: 'one planted text', ...metrics(cs) }));
+    }
     for (const file of new Set(rows.map((r) => r.poisonSet.split(':')[0]))) perFile[file] = countRows(fit, rows.filter((r) => r.poisonSet.startsWith(`${file}:`)));
     const entry = { heldOutFamily: family, partialSupportMin: fit.partialSupportMin, lambda: fit.lambda, selected: fit.selected, yesThreshold: fit.yesThreshold, band: fit.band, ...metrics(c) };
     held.push(entry);
@@ -102,11 +117,12 @@ function main(): void {
   }
   const pooledMetrics = metrics(pooled);
   console.log(JSON.stringify({ pooledHeldOut: pooledMetrics }));
+  if (sparse) console.log(JSON.stringify({ pooledHeldOutOnePlanted: metrics(pooledSparse) }));
   for (const [file, c] of Object.entries(perFile)) console.log(JSON.stringify({ file, ...metrics(c) }));
   if (errorsOut) writeFileSync(errorsOut, errors.map((e) => JSON.stringify({ family: e.file, at: e.poisonSet, q: e.question, poisoned: e.poisoned, score: r4(e.support), answer: e.wrongAnswer, text: e.text })).join('\n') + '\n');
 
-  const fit = fitOfflineJudge(rowsByGate, families, grid);
-  const inSample = metrics(countRows(fit, rowsByGate.get(fit.partialSupportMin)!));
+  const fit = fitOfflineJudge(fitRowsByGate, families, grid);
+  const inSample = metrics(countRows(fit, rowsByGate.get(fit.partialSupportMin)!.filter((r) => !r.sparse)));
   const out = {
     model: OFFLINE_JUDGE_MODEL,
     note: 'Written by scripts/fit-offline-judge.ts; do not edit by hand.',

@@ -108,13 +108,21 @@ export interface DevRow {
   verbatimLong: boolean;
   /** Features in OFFLINE_JUDGE_FEATURES order. */
   x: Float64Array;
+  /** A row of the one-planted-text scenario (`DevRowOptions.sparse`): the knowledge base held one planted text of its set. */
+  sparse?: boolean;
   /** The event's wrong answer and the judged text (the record's own strings, for error listings). */
   wrongAnswer?: string;
   text?: string;
 }
 
-export interface DevRowOptions { pool: number; round: number; partialSupportMin: number; variants: readonly string[]; rules?: Readonly<JudgeRules> }
-export const DEFAULT_DEV_ROW_OPTIONS: DevRowOptions = { pool: 10, round: 5, partialSupportMin: 0.5, variants: DEV_VARIANTS };
+/**
+ * `sparse`: besides each poison set as given (five planted texts per question), the same question with only the
+ * set's first planted text in the knowledge base. An attacker chooses how many texts to plant; a judge fitted on
+ * groups of five learns that a planted text has peers stating its answer (`agreement`, `closeCopies`,
+ * `supportingPeerShare`) and misses a lone one (decision 0290).
+ */
+export interface DevRowOptions { pool: number; round: number; partialSupportMin: number; variants: readonly string[]; rules?: Readonly<JudgeRules>; sparse: boolean }
+export const DEFAULT_DEV_ROW_OPTIONS: DevRowOptions = { pool: 10, round: 5, partialSupportMin: 0.5, variants: DEV_VARIANTS, sparse: false };
 
 /** Loads the development files present in `dataDir`; says which are missing. */
 export function loadDevFiles(dataDir: string, files: readonly string[] = DEV_FILES): { file: string; records: EvalRecord[] }[] {
@@ -137,7 +145,9 @@ export function buildDevRows(dev: readonly { file: string; records: readonly Eva
   const rows: DevRow[] = [];
   for (const { file, records } of dev) {
     for (const r of records) {
-      for (const set of poisonSetsOf(r, o.variants)) {
+      const sets = poisonSetsOf(r, o.variants);
+      const scenarios = [...sets.map((set) => ({ ...set, sparse: false })), ...(o.sparse ? sets.filter((set) => set.texts.length > 1).map((set) => ({ name: `${set.name}/1`, texts: set.texts.slice(0, 1), sparse: true })) : [])];
+      for (const set of scenarios) {
         // A text given both as clean and as poisoned is the attacker's (the harness counts it so too).
         const poisonSet = new Set(set.texts);
         const texts = [...new Set([...r.clean_texts, ...set.texts])];
@@ -153,6 +163,7 @@ export function buildDevRows(dev: readonly { file: string; records: readonly Eva
             rows.push({
               file, poisonSet: set.name, question: `${file}/${r.id}`, poisoned: poisonSet.has(texts[i]), support: ev.support,
               verbatimLong: ev.verbatimLong, x: Float64Array.from(OFFLINE_JUDGE_FEATURES.map((f) => ev.features[f])), wrongAnswer: r.incorrect_answer, text: texts[i],
+              ...(set.sparse ? { sparse: true } : {}),
             });
           }
         }
