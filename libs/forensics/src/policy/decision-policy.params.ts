@@ -27,12 +27,15 @@
  *
  * `loneYes` (issue 33) says what a report does whose only clear YES is one text that does not restate the
  * question (its claim passage covers fewer than half of the question's terms, `RESTATES_QUESTION_MIN`).
- * 'review' (default): that YES waits for review kept in serving, and the report's band verdicts are decided
- * as in a report without a clear YES. An attack plants a group written for the question — several texts
- * judged YES, or one that restates the question around the answer — while a genuine passage that states a
- * correct answer someone reported as wrong is usually one text about its own subject. 'act' = the rule before:
- * the YES is quarantined like any other. Applies only to judges that report the coverage (the offline judge);
- * an LLM's verdict carries none and is decided as under 'act'. Measured both ways: docs/results.md.
+ * 'act' (default): the YES is quarantined like any other. 'review': that YES waits for review kept in serving, and
+ * the report's band verdicts are decided as in a report without a clear YES — on the premise that an attack plants a
+ * group written for the question (several texts judged YES, or one that restates the question around the answer)
+ * while a genuine passage that states a correct answer someone reported as wrong is usually one text about its own
+ * subject. The attacker chooses how many texts to plant: with one planted text per question (`--suite dev
+ * --poison-count 1`) 'review' left the planted text in the top 5 after a true report for 45 % of the questions,
+ * 'act' for 11 %, at 2.7 points more good texts out under identified false reports (docs/decisions/0290). Applies
+ * only to judges that report the coverage (the offline judge); an LLM's verdict carries none and is decided as
+ * under 'act'. Measured both ways: docs/results.md.
  *
  * `siblingWithhold` (issue 33): in a report taken for an attack (two or more clear YES, or one that restates the
  * question), a text judged NO that shares much of its wording with two of its clear YES texts, or the token salad at
@@ -49,7 +52,7 @@ export interface DecisionPolicyParams {
   siblingWithhold: 'on' | 'off';
 }
 
-export const DEFAULT_DECISION_POLICY: DecisionPolicyParams = { name: 'judge-only', reviewServing: 'withhold', bandWithhold: 'event', loneYes: 'review', siblingWithhold: 'on' };
+export const DEFAULT_DECISION_POLICY: DecisionPolicyParams = { name: 'judge-only', reviewServing: 'withhold', bandWithhold: 'event', loneYes: 'act', siblingWithhold: 'on' };
 
 /**
  * Share of the question's terms a claim passage must cover to restate the question (`loneYes`). The same half

@@ -60,14 +60,16 @@ describe('decision policy', () => {
     expect(loneClearYes([undefined])).toBe(false); // a judge without the signal (an LLM)
     expect(loneClearYes([])).toBe(false);
     for (const name of ['judge-only', 'corroborated'] as const) {
-      const lone = decide({ label: 'YES', confidence: 'clear', eventHasClearYes: true, eventLoneYes: true, evidence: ev(true) }, { name });
+      const lone = decide({ label: 'YES', confidence: 'clear', eventHasClearYes: true, eventLoneYes: true, evidence: ev(true) }, { name, loneYes: 'review' });
       expect(lone).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: false });
       expect(lone.reason).toMatch(/only clear YES and does not restate the question.*kept in serving/);
-      expect(decide({ label: 'YES', confidence: 'band', eventHasClearYes: true, eventLoneYes: true, evidence: ev(true) }, { name })).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: false });
-      expect(decide({ label: 'NO', confidence: 'band', eventHasClearYes: true, eventLoneYes: true, evidence: ev(false) }, { name })).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: false });
-      // 'act' = before: the lone YES is decided like any clear YES and its report's band verdicts are withheld.
-      expect(decide({ label: 'YES', confidence: 'clear', eventHasClearYes: true, eventLoneYes: true, evidence: ev(true) }, { name, loneYes: 'act' }).decision).toBe('QUARANTINE');
-      expect(decide({ label: 'YES', confidence: 'band', eventHasClearYes: true, eventLoneYes: true, evidence: ev(true) }, { name, loneYes: 'act' }).withhold).toBe(true);
+      expect(decide({ label: 'YES', confidence: 'band', eventHasClearYes: true, eventLoneYes: true, evidence: ev(true) }, { name, loneYes: 'review' })).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: false });
+      expect(decide({ label: 'NO', confidence: 'band', eventHasClearYes: true, eventLoneYes: true, evidence: ev(false) }, { name, loneYes: 'review' })).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: false });
+      // 'act' (the default since decision 0290): the lone YES is decided like any clear YES and its report's band verdicts are withheld.
+      for (const act of [{ name, loneYes: 'act' as const }, { name }]) {
+        expect(decide({ label: 'YES', confidence: 'clear', eventHasClearYes: true, eventLoneYes: true, evidence: ev(true) }, act).decision).toBe('QUARANTINE');
+        expect(decide({ label: 'YES', confidence: 'band', eventHasClearYes: true, eventLoneYes: true, evidence: ev(true) }, act).withhold).toBe(true);
+      }
     }
     expect(() => validateDecisionPolicy({ loneYes: 'never' as never })).toThrow(/loneYes/);
   });

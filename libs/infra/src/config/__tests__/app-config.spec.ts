@@ -106,7 +106,7 @@ describe('loadConfig overrides', () => {
     expect(c.evidence).toEqual({ enabled: false, birdK: 30, progrankRuns: 8, progrankTokenDropout: 0.25 });
     expect(c.policy).toEqual({ name: 'corroborated', reviewServing: 'serve', bandWithhold: 'always', loneYes: 'act', siblingWithhold: 'off' });
     expect(loadConfig({}, ROOT).policy.bandWithhold).toBe('event');
-    expect(loadConfig({}, ROOT).policy.loneYes).toBe('review');
+    expect(loadConfig({}, ROOT).policy.loneYes).toBe('act');
     expect(problemsOf({ BAND_WITHHOLD: 'never' })[0]).toMatch(/BAND_WITHHOLD/);
     expect(problemsOf({ LONE_YES: 'sometimes' })[0]).toMatch(/LONE_YES/);
     expect(loadConfig({}, ROOT).policy.siblingWithhold).toBe('on');

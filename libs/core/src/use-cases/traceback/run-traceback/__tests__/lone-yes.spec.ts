@@ -2,7 +2,8 @@ import { ScriptedJudge } from '../../../../testing';
 import { traceReport } from './report-harness';
 
 /**
- * Issue 33 (`loneYes: 'review'`, the default): a report whose only clear YES is one text that does not restate
+ * Issue 33 (`loneYes: 'review'`, a setting; the default is 'act' since a one-text attack measured through it was left
+ * served — docs/decisions/0290-lone-yes-acts.md): a report whose only clear YES is one text that does not restate
  * the question is not taken for an attack. That YES waits for review kept in serving, and the report's band
  * verdicts stay served as in a report without a clear YES. A planted group (two clear YES) or a clear YES that
  * restates the question is acted on at once. The judge is scripted with the offline judge's signals
@@ -31,8 +32,8 @@ const coverageJudge = (o: { coverage: number; second?: boolean; signals?: boolea
 });
 
 describe("a report's lone clear YES that does not restate the question waits for review, served (loneYes, issue 33)", () => {
-  const run = (judge: ScriptedJudge, loneYes?: 'review' | 'act') =>
-    traceReport({ texts: [CLEAR, SECOND, WEAK, ...OTHER], judge, query: QUERY, wrongAnswer: 'Charles Dickens', ...(loneYes ? { policy: { loneYes } } : {}) });
+  const run = (judge: ScriptedJudge, loneYes: 'review' | 'act' | 'default' = 'review') =>
+    traceReport({ texts: [CLEAR, SECOND, WEAK, ...OTHER], judge, query: QUERY, wrongAnswer: 'Charles Dickens', ...(loneYes !== 'default' ? { policy: { loneYes } } : {}) });
 
   it('one clear YES covering under half of the question: needs review, kept in serving; its band YES stays served too', async () => {
     const { out, recordOf, servedOf } = await run(coverageJudge({ coverage: 0.3 }));
@@ -62,5 +63,12 @@ describe("a report's lone clear YES that does not restate the question waits for
     const act = await run(coverageJudge({ coverage: 0.3 }), 'act');
     expect(act.out.quarantined).toEqual([act.id(CLEAR)]);
     expect(await act.servedOf(WEAK)).toBe(false);
+  });
+
+  it("by default (loneYes 'act') a lone clear YES is quarantined and its band YES withheld: an attack that plants one text is acted on", async () => {
+    const { out, id, recordOf, servedOf } = await run(coverageJudge({ coverage: 0.3 }), 'default');
+    expect(out.quarantined).toEqual([id(CLEAR)]);
+    expect(await servedOf(CLEAR)).toBe(false);
+    expect(recordOf(WEAK)).toMatchObject({ state: 'NEEDS_REVIEW', servedDuringReview: false });
   });
 });
