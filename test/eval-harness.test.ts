@@ -13,6 +13,8 @@ import { RunTracebackUseCase, type TracebackOutcome } from '@forensics/core';
 import { HashingEmbedder } from '@forensics/core/testing';
 import { runEvalCli } from '../apps/eval/src/eval-cli';
 import { EvalDataError } from '../apps/eval/src/eval-data';
+import { buildDevRows, familyOf as fitFamilyOf, loadJudgeFitFiles } from '../apps/eval/src/judge-fit/dev-rows';
+import { COMMITTED_FIT_GRID, fitOfflineJudge } from '../apps/eval/src/judge-fit/fit-judge';
 
 const ROOT = resolve(__dirname, '..');
 const SHARED = resolve(ROOT, '..', 'shared', 'data', 'poisonedrag_nq.jsonl');
@@ -132,9 +134,15 @@ describe('evaluation harness', () => {
     const suite = JSON.parse(readFileSync(join(out, 'suite.json'), 'utf8')) as { runs: { data: string; poisonSet: string; events: number }[] };
     expect(suite.runs.map((r) => `${r.data}/${r.poisonSet}`)).toEqual(['poisonedrag_nq/given', 'poisonedrag_nq/gpt4', 'poisonedrag_nq/gemini_100', 'poisonedrag_hotpotqa/given', 'robustrag_realtimeqa/given']);
     // Each file's judge was fitted without its attack family: its report names the fit, and the fit's files exclude the whole family.
-    const nqReport = JSON.parse(readFileSync(join(out, 'poisonedrag_nq-gpt4', 'report.json'), 'utf8')) as { meta: { offlineJudgeFit: { method: string; fittedOn: string[] } } };
+    const nqReport = JSON.parse(readFileSync(join(out, 'poisonedrag_nq-gpt4', 'report.json'), 'utf8')) as { meta: { offlineJudgeFit: { method: string; fittedOn: string[]; yesThreshold: number; band: object; weights: object } } };
     expect(nqReport.meta.offlineJudgeFit.method).toContain('refit without the poisonedrag family (poisonedrag_nq, poisonedrag_hotpotqa;');
     expect(nqReport.meta.offlineJudgeFit.fittedOn).toEqual(['robustrag_realtimeqa']);
+    // The family fit is the committed judge's procedure (decision 0290): the fit script's rows, grouped by attack family.
+    const fitRows = buildDevRows(loadJudgeFitFiles(devDir), { partialSupportMin: COMMITTED_FIT_GRID.partialSupportMin[0] }).map((r) => ({ ...r, file: fitFamilyOf(r.file), poisonSet: `${r.file}:${r.poisonSet}` }));
+    // RealtimeQA held out: its judge is fitted on the PoisonedRAG family's two files as one unit, not file by file.
+    const expected = fitOfflineJudge(new Map([[COMMITTED_FIT_GRID.partialSupportMin[0]!, fitRows]]), ['poisonedrag'], COMMITTED_FIT_GRID);
+    const rtReport = JSON.parse(readFileSync(join(out, 'robustrag_realtimeqa', 'report.json'), 'utf8')) as typeof nqReport;
+    expect(rtReport.meta.offlineJudgeFit).toMatchObject({ fittedOn: ['poisonedrag_nq', 'poisonedrag_hotpotqa'], yesThreshold: expected.yesThreshold, band: expected.band, weights: expected.weights });
     // The user-felt numbers (issue 33) are in the line: Hit@K after, planted texts still served / never judged, suspected events.
     expect(res.line.user).toEqual(expect.objectContaining({ hitAfterClean: expect.any(Number), plantedStillServed: expect.any(Number), plantedNeverJudged: expect.any(Number), suspectedShare: expect.any(Number) }));
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('![rates](rates.svg)');

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pooledRates, type ConfusionCounts } from '@forensics/algorithms';
 import type { EvalCliOptions, EvalCliOverrides, EvalCliResult } from './eval-options';
-import { buildDevRows, DEV_VARIANTS, poisonSetsOf, VARIANT_COUNT, type DevRow } from './judge-fit/dev-rows';
+import { buildDevRows, DEV_VARIANTS, familyOf as fitFamilyOf, loadJudgeFitFiles, poisonSetsOf, VARIANT_COUNT, type DevRow } from './judge-fit/dev-rows';
 import { COMMITTED_FIT_GRID, DEFAULT_FIT_GRID, fitOfflineJudge, paramsOf, type JudgeFit } from './judge-fit/fit-judge';
 import { decisionOf } from './report';
 import type { JudgeSummary } from './run-evaluation';
@@ -58,18 +58,27 @@ export async function runSuite(
   const fitCache = opts.suite!.fitCache ? resolve(opts.suite!.fitCache) : undefined;
   const grid = opts.suite!.fitGrid === 'full' ? DEFAULT_FIT_GRID : COMMITTED_FIT_GRID;
   const gridKey = JSON.stringify(grid);
-  const cachedFits = fitCache && existsSync(fitCache) ? JSON.parse(readFileSync(fitCache, 'utf8')) as { files: string[]; grid?: string; fits: Record<string, JudgeFit> } : undefined;
-  // A cache written by the full grid before the grid was recorded has no `grid`: read it as the full grid's.
-  if (cachedFits && cachedFits.files.join(',') === dev.map((d) => d.file).join(',') && (cachedFits.grid ?? JSON.stringify(DEFAULT_FIT_GRID)) === gridKey) {
+  // The family fits use the rows the committed judge is fitted on (scripts/fit-offline-judge.ts: `loadJudgeFitFiles`, rows
+  // grouped by attack family — the unit of the inner leave-one-out and of the weights), less the held-out family: the suite
+  // measures the procedure that ships. Until decision 0290 it fitted on the suite's own files, one file a unit.
+  const fitFiles = opts.judge === 'offline' ? loadJudgeFitFiles(dataDir) : [];
+  const fitKey = `judge-fit rows by family: ${fitFiles.map((d) => d.file).join(',')}`;
+  const cachedFits = fitCache && existsSync(fitCache) ? JSON.parse(readFileSync(fitCache, 'utf8')) as { files: string[] | string; grid?: string; fits: Record<string, JudgeFit> } : undefined;
+  if (cachedFits && cachedFits.files === fitKey && cachedFits.grid === gridKey) {
     for (const [f, fit] of Object.entries(cachedFits.fits)) fits.set(f as AttackFamily, fit);
     log(`suite dev: family fits read from ${fitCache}`);
   } else if (opts.judge === 'offline') {
-    if (cachedFits) log(`suite dev: ${fitCache} holds fits of other files or another grid; refitting`);
-    const rowsByGate = new Map(grid.partialSupportMin.map((g) => [g, buildDevRows(dev, { partialSupportMin: g })]));
+    if (cachedFits) log(`suite dev: ${fitCache} holds fits of other rows or another grid; refitting`);
+    const byFamily = (rows: DevRow[]) => rows.map((r) => ({ ...r, file: fitFamilyOf(r.file), poisonSet: `${r.file}:${r.poisonSet}` }));
+    const rowsByGate = new Map(grid.partialSupportMin.map((g) => [g, byFamily(buildDevRows(fitFiles, { partialSupportMin: g }))]));
     log(`suite dev: judge rows built (${rowsByGate.get(grid.partialSupportMin[0])!.length} per gate value, ${((Date.now() - started) / 1000).toFixed(0)} s)`);
-    for (const family of new Set(dev.map((d) => d.family))) fits.set(family, fitOfflineJudge(rowsByGate, dev.filter((d) => d.family !== family).map((d) => d.file), grid));
+    const fitFamilies = [...new Set(fitFiles.map((d) => fitFamilyOf(d.file)))];
+    for (const family of new Set(dev.map((d) => d.family))) {
+      const fit = fitOfflineJudge(rowsByGate, fitFamilies.filter((f) => f !== family), grid);
+      fits.set(family, { ...fit, fittedOn: fitFiles.filter((d) => fitFamilyOf(d.file) !== family).map((d) => d.file) });
+    }
     log(`suite dev: ${fits.size} family fits, grid ${opts.suite!.fitGrid} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
-    if (fitCache) writeFileSync(fitCache, JSON.stringify({ files: dev.map((d) => d.file), grid: gridKey, fits: Object.fromEntries(fits) }));
+    if (fitCache) writeFileSync(fitCache, JSON.stringify({ files: fitKey, grid: gridKey, fits: Object.fromEntries(fits) }));
   }
 
   // A false-flag run uses the clean texts only: one run per file that has them, whatever its rewrites.
