@@ -24,7 +24,7 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ALL_RULES, NO_RULES, OFFLINE_JUDGE_FEATURES, OFFLINE_JUDGE_MODEL } from '@forensics/algorithms';
-import { buildDevRows, DEV_VARIANTS, familyOf, JUDGE_FIT_FILES, loadJudgeFitFiles, REVPRAG_SAMPLE, REVPRAG_SEED, VARIANT_COUNT, type DevRow } from '../apps/eval/src/judge-fit/dev-rows';
+import { buildDevRows, byFamily, DEV_VARIANTS, familyOf, JUDGE_FIT_FILES, loadJudgeFitFiles, REVPRAG_SAMPLE, REVPRAG_SEED, VARIANT_COUNT, type DevRow } from '../apps/eval/src/judge-fit/dev-rows';
 import { BAND_TARGETS, DEFAULT_FIT_GRID, fitOfflineJudge, scoreRow, type JudgeFit } from '../apps/eval/src/judge-fit/fit-judge';
 
 function arg(name: string, fallback?: string): string | undefined {
@@ -84,7 +84,6 @@ function main(): void {
   const missing = JUDGE_FIT_FILES.filter((f) => !dev.some((d) => d.file === f));
   if (missing.length) console.error(`fit-offline-judge: not found in ${dataDir} (fitting without them): ${missing.join(', ')}`);
   // The fit's unit is the family: a row's `file` is its family (rows of one family are held out, weighted and inner-held-out together).
-  const byFamily = (rows: DevRow[]) => rows.map((r) => ({ ...r, file: familyOf(r.file), poisonSet: `${r.file}:${r.poisonSet}` }));
   const rowsByGate = new Map<number, DevRow[]>();
   for (const g of gates) {
     rowsByGate.set(g, byFamily(buildDevRows(dev, { partialSupportMin: g, rules, sparse })));

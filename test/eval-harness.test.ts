@@ -13,7 +13,7 @@ import { RunTracebackUseCase, type TracebackOutcome } from '@forensics/core';
 import { HashingEmbedder } from '@forensics/core/testing';
 import { runEvalCli } from '../apps/eval/src/eval-cli';
 import { EvalDataError } from '../apps/eval/src/eval-data';
-import { buildDevRows, familyOf as fitFamilyOf, loadJudgeFitFiles } from '../apps/eval/src/judge-fit/dev-rows';
+import { buildDevRows, byFamily, loadJudgeFitFiles } from '../apps/eval/src/judge-fit/dev-rows';
 import { COMMITTED_FIT_GRID, fitOfflineJudge } from '../apps/eval/src/judge-fit/fit-judge';
 
 const ROOT = resolve(__dirname, '..');
@@ -138,7 +138,7 @@ describe('evaluation harness', () => {
     expect(nqReport.meta.offlineJudgeFit.method).toContain('refit without the poisonedrag family (poisonedrag_nq, poisonedrag_hotpotqa;');
     expect(nqReport.meta.offlineJudgeFit.fittedOn).toEqual(['robustrag_realtimeqa']);
     // The family fit is the committed judge's procedure (decision 0290): the fit script's rows, grouped by attack family.
-    const fitRows = buildDevRows(loadJudgeFitFiles(devDir), { partialSupportMin: COMMITTED_FIT_GRID.partialSupportMin[0] }).map((r) => ({ ...r, file: fitFamilyOf(r.file), poisonSet: `${r.file}:${r.poisonSet}` }));
+    const fitRows = byFamily(buildDevRows(loadJudgeFitFiles(devDir), { partialSupportMin: COMMITTED_FIT_GRID.partialSupportMin[0] }));
     // RealtimeQA held out: its judge is fitted on the PoisonedRAG family's two files as one unit, not file by file.
     const expected = fitOfflineJudge(new Map([[COMMITTED_FIT_GRID.partialSupportMin[0]!, fitRows]]), ['poisonedrag'], COMMITTED_FIT_GRID);
     const rtReport = JSON.parse(readFileSync(join(out, 'robustrag_realtimeqa', 'report.json'), 'utf8')) as typeof nqReport;

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pooledRates, type ConfusionCounts } from '@forensics/algorithms';
 import type { EvalCliOptions, EvalCliOverrides, EvalCliResult } from './eval-options';
-import { buildDevRows, DEV_VARIANTS, familyOf as fitFamilyOf, loadJudgeFitFiles, poisonSetsOf, VARIANT_COUNT, type DevRow } from './judge-fit/dev-rows';
+import { buildDevRows, byFamily, DEV_VARIANTS, familyOf as fitFamilyOf, JUDGE_FIT_FILES, loadJudgeFitFiles, poisonSetsOf, presentDevFiles, VARIANT_COUNT } from './judge-fit/dev-rows';
 import { COMMITTED_FIT_GRID, DEFAULT_FIT_GRID, fitOfflineJudge, paramsOf, type JudgeFit } from './judge-fit/fit-judge';
 import { decisionOf } from './report';
 import type { JudgeSummary } from './run-evaluation';
@@ -60,16 +60,16 @@ export async function runSuite(
   const gridKey = JSON.stringify(grid);
   // The family fits use the rows the committed judge is fitted on (scripts/fit-offline-judge.ts: `loadJudgeFitFiles`, rows
   // grouped by attack family — the unit of the inner leave-one-out and of the weights), less the held-out family: the suite
-  // measures the procedure that ships. Until decision 0290 it fitted on the suite's own files, one file a unit.
-  const fitFiles = opts.judge === 'offline' ? loadJudgeFitFiles(dataDir) : [];
-  const fitKey = `judge-fit rows by family: ${fitFiles.map((d) => d.file).join(',')}`;
+  // measures the procedure that ships. Until decision 0300 it fitted on the suite's own files, one file a unit. The cache
+  // is keyed by the files present; they are read only to refit.
+  const fitKey = `judge-fit rows by family: ${(opts.judge === 'offline' ? presentDevFiles(dataDir, JUDGE_FIT_FILES) : []).join(',')}`;
   const cachedFits = fitCache && existsSync(fitCache) ? JSON.parse(readFileSync(fitCache, 'utf8')) as { files: string[] | string; grid?: string; fits: Record<string, JudgeFit> } : undefined;
   if (cachedFits && cachedFits.files === fitKey && cachedFits.grid === gridKey) {
     for (const [f, fit] of Object.entries(cachedFits.fits)) fits.set(f as AttackFamily, fit);
     log(`suite dev: family fits read from ${fitCache}`);
   } else if (opts.judge === 'offline') {
     if (cachedFits) log(`suite dev: ${fitCache} holds fits of other rows or another grid; refitting`);
-    const byFamily = (rows: DevRow[]) => rows.map((r) => ({ ...r, file: fitFamilyOf(r.file), poisonSet: `${r.file}:${r.poisonSet}` }));
+    const fitFiles = loadJudgeFitFiles(dataDir);
     const rowsByGate = new Map(grid.partialSupportMin.map((g) => [g, byFamily(buildDevRows(fitFiles, { partialSupportMin: g }))]));
     log(`suite dev: judge rows built (${rowsByGate.get(grid.partialSupportMin[0])!.length} per gate value, ${((Date.now() - started) / 1000).toFixed(0)} s)`);
     const fitFamilies = [...new Set(fitFiles.map((d) => fitFamilyOf(d.file)))];

@@ -124,9 +124,14 @@ export interface DevRow {
 export interface DevRowOptions { pool: number; round: number; partialSupportMin: number; variants: readonly string[]; rules?: Readonly<JudgeRules>; sparse: boolean }
 export const DEFAULT_DEV_ROW_OPTIONS: DevRowOptions = { pool: 10, round: 5, partialSupportMin: 0.5, variants: DEV_VARIANTS, sparse: false };
 
+/** The files of `files` present in `dataDir` (their names, nothing read). */
+export function presentDevFiles(dataDir: string, files: readonly string[] = DEV_FILES): string[] {
+  return files.filter((f) => existsSync(join(dataDir, `${f}.jsonl`)));
+}
+
 /** Loads the development files present in `dataDir`; says which are missing. */
 export function loadDevFiles(dataDir: string, files: readonly string[] = DEV_FILES): { file: string; records: EvalRecord[] }[] {
-  const present = files.filter((f) => existsSync(join(dataDir, `${f}.jsonl`)));
+  const present = presentDevFiles(dataDir, files);
   if (!present.length) throw new Error(`no development data in ${dataDir} (expected ${files.map((f) => `${f}.jsonl`).join(', ')}); it lives in ../shared/data (see its README.md)`);
   return present.map((file) => ({ file, records: loadEvalRecords(join(dataDir, `${file}.jsonl`)) }));
 }
@@ -138,6 +143,14 @@ export function poisonSetsOf(r: EvalRecord, variants: readonly string[]): { name
   const sets = [{ name: 'given', texts: r.poisoned_texts }];
   for (const v of variants) if (Array.isArray(r.poisoned_variants?.[v]) && r.poisoned_variants![v].length) sets.push({ name: v, texts: poisonedTextsOf(r, v, VARIANT_COUNT) });
   return sets;
+}
+
+/**
+ * Rows with the attack family as their unit — `file` becomes the family, `poisonSet` "file:set" — as the committed judge
+ * is fitted and held out (scripts/fit-offline-judge.ts, and the suite's family fits: decision 0300).
+ */
+export function byFamily(rows: readonly DevRow[]): DevRow[] {
+  return rows.map((r) => ({ ...r, file: familyOf(r.file), poisonSet: `${r.file}:${r.poisonSet}` }));
 }
 
 export function buildDevRows(dev: readonly { file: string; records: readonly EvalRecord[] }[], options: Partial<DevRowOptions> = {}): DevRow[] {
