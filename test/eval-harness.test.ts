@@ -72,6 +72,16 @@ describe('evaluation harness', () => {
       expect(q.judged.filter((j) => j.label === 'NO').map((j) => j.documentId).sort()).toEqual([...o.benign].sort());
       expect(q.judgeCalls).toBe(o.judgeCalls);
     });
+    // Text by text, where the decisions left each judged text: the use case's quarantines and reviews, the rest kept.
+    reported.forEach((q: { judged: { documentId: string; label: string; outcome: string }[] }, i: number) => {
+      const o = outcomes[i];
+      const ids = (want: (s: string) => boolean) => q.judged.filter((j) => want(j.outcome)).map((j) => j.documentId).sort();
+      expect(ids((s) => s === 'QUARANTINED')).toEqual(o.quarantined.filter((id) => q.judged.some((j) => j.documentId === id)).sort());
+      expect(ids((s) => s.startsWith('REVIEW_'))).toEqual(o.review.filter((id) => q.judged.some((j) => j.documentId === id)).sort());
+      expect(q.judged.every((j) => ['QUARANTINED', 'REVIEW_WITHHELD', 'REVIEW_SERVED', 'KEPT'].includes(j.outcome))).toBe(true);
+    });
+    expect(reported.flatMap((q: { judged: { outcome: string }[] }) => q.judged).some((j: { outcome: string }) => j.outcome === 'QUARANTINED')).toBe(true);
+    expect(report.judges[0].questions.flatMap((q: { judged: { label: string; score?: number }[] }) => q.judged).filter((j: { label: string }) => j.label === 'YES').every((j: { score?: number }) => typeof j.score === 'number')).toBe(true);
     expect(line).toMatchObject({ data: 'synthetic', judge: 'offline', retriever: 'bm25', k: 3, events: 3 });
 
     // Trivial judge (hand-checkable): both poisoned texts of every question are flagged, and the

@@ -50,6 +50,14 @@ export interface JudgedTextRow {
   /** The verdict's reply: for the offline judge, the signals that decided it in words. */
   reply: string;
   text: string;
+  /**
+   * Where the traceback's decision left the text: quarantined, withheld for review, in review but still served, or
+   * kept (no quarantine record). For reading a run text by text (what stayed served, and why).
+   */
+  outcome?: 'QUARANTINED' | 'REVIEW_WITHHELD' | 'REVIEW_SERVED' | 'KEPT';
+  /** The verdict's score and confidence where its judge reports them (the offline judge). */
+  score?: number;
+  confidence?: string;
 }
 
 export interface QuestionResult {
@@ -203,6 +211,13 @@ async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<Questio
   const review = records.filter((q) => q.state === 'NEEDS_REVIEW').map((q) => q.documentId);
   const outOfServing = new Set(records.filter((q) => q.state === 'QUARANTINED' || (q.state === 'NEEDS_REVIEW' && !q.servedDuringReview)).map((q) => q.documentId));
   const judgedIds = new Set(judged.map((j) => j.documentId));
+  const stateOf = new Map(records.map((q) => [q.documentId, q.state === 'QUARANTINED' ? 'QUARANTINED' as const : q.servedDuringReview ? 'REVIEW_SERVED' as const : 'REVIEW_WITHHELD' as const]));
+  for (const j of judged) {
+    j.outcome = stateOf.get(j.documentId) ?? 'KEPT';
+    const sig = verdicts.get(j.documentId)?.signals;
+    if (typeof sig?.score === 'number') j.score = sig.score;
+    if (typeof sig?.confidence === 'string') j.confidence = sig.confidence;
+  }
   const trace = (await d.repos.feedback.get(event.id))?.trace as { consensus?: Record<string, unknown> | null } | null | undefined;
   return {
     id: r.id, question: r.question, wrongAnswer,
