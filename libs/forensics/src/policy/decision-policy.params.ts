@@ -16,14 +16,19 @@
  * evidence of poison (and a broken judge must not empty the knowledge base).
  *
  * `bandWithhold` (issue 33) says what the judge's uncertain verdicts (inside its confidence band) do
- * to serving, under `reviewServing: 'withhold'`. 'event' (default): they follow their report — when
- * the same report has a clear YES (a YES above the band), every band verdict of it, leaning YES or NO,
- * waits for review withheld from serving (a planted group's clear members show the report is an
- * attack, and its uncertain texts are then likely planted too); when it has none, they wait for review
- * kept in serving (a false report of a correct answer mostly yields weak YES verdicts on genuine texts —
- * median score 0.38 against 0.95 on attacks — and no clear one, so uncertainty alone takes nothing out).
- * 'always' = the rule before issue 33: a band YES is withheld, a band NO stays served, whatever the
- * report holds. Measured both ways: docs/results.md.
+ * to serving, under `reviewServing: 'withhold'`. In every mode they wait for review; the modes differ in serving.
+ * 'event': they follow their report — when the same report has a clear YES (a YES above the band), every band
+ * verdict of it, leaning YES or NO, is withheld from serving (a planted group's clear members show the report is an
+ * attack, and its uncertain texts are then likely planted too); when it has none, they stay served (a false report
+ * of a correct answer mostly yields weak YES verdicts on genuine texts — median score 0.38 against 0.95 on attacks —
+ * and no clear one, so uncertainty alone takes nothing out).
+ * 'restated' (default since decision 0310): as 'event', and in a report without a clear YES a band YES whose claim
+ * passage restates the question (covers at least `RESTATES_QUESTION_MIN` of its terms, as a text written to be
+ * retrieved for the question does) is withheld too. An attacker who plants one text per question often gets no
+ * clear YES: under 'event' that text stayed served for 11 % of the questions (`--suite dev --poison-count 1`),
+ * under 'restated' for 4.5 %, at 4.5 points more good texts withheld under identified false reports (10.7 → 15.2 %).
+ * 'always' = the rule before issue 33: a band YES is withheld, a band NO stays served, whatever the report holds.
+ * Measured all three ways: docs/results.md, docs/decisions/0310.
  *
  * `loneYes` (issue 33) says what a report does whose only clear YES is one text that does not restate the
  * question (its claim passage covers fewer than half of the question's terms, `RESTATES_QUESTION_MIN`).
@@ -47,15 +52,15 @@ export type PolicyName = 'judge-only' | 'corroborated';
 export interface DecisionPolicyParams {
   name: PolicyName;
   reviewServing: 'withhold' | 'serve';
-  bandWithhold: 'event' | 'always';
+  bandWithhold: 'event' | 'restated' | 'always';
   loneYes: 'review' | 'act';
   siblingWithhold: 'on' | 'off';
 }
 
-export const DEFAULT_DECISION_POLICY: DecisionPolicyParams = { name: 'judge-only', reviewServing: 'withhold', bandWithhold: 'event', loneYes: 'act', siblingWithhold: 'on' };
+export const DEFAULT_DECISION_POLICY: DecisionPolicyParams = { name: 'judge-only', reviewServing: 'withhold', bandWithhold: 'restated', loneYes: 'act', siblingWithhold: 'on' };
 
 /**
- * Share of the question's terms a claim passage must cover to restate the question (`loneYes`). The same half
+ * Share of the question's terms a claim passage must cover to restate the question (`loneYes`, `bandWithhold: 'restated'`). The same half
  * the offline judge asks of a yes/no stance (`POLAR_MIN_COVERAGE`); set before any policy number was seen.
  */
 export const RESTATES_QUESTION_MIN = 0.5;
@@ -64,7 +69,7 @@ export function validateDecisionPolicy(p: Partial<DecisionPolicyParams> = {}): D
   const out = { ...DEFAULT_DECISION_POLICY, ...p };
   if (out.name !== 'judge-only' && out.name !== 'corroborated') throw new RangeError(`policy must be 'judge-only' or 'corroborated', got '${String(out.name)}'`);
   if (out.reviewServing !== 'withhold' && out.reviewServing !== 'serve') throw new RangeError(`reviewServing must be 'withhold' or 'serve', got '${String(out.reviewServing)}'`);
-  if (out.bandWithhold !== 'event' && out.bandWithhold !== 'always') throw new RangeError(`bandWithhold must be 'event' or 'always', got '${String(out.bandWithhold)}'`);
+  if (out.bandWithhold !== 'event' && out.bandWithhold !== 'restated' && out.bandWithhold !== 'always') throw new RangeError(`bandWithhold must be 'event', 'restated' or 'always', got '${String(out.bandWithhold)}'`);
   if (out.loneYes !== 'review' && out.loneYes !== 'act') throw new RangeError(`loneYes must be 'review' or 'act', got '${String(out.loneYes)}'`);
   if (out.siblingWithhold !== 'on' && out.siblingWithhold !== 'off') throw new RangeError(`siblingWithhold must be 'on' or 'off', got '${String(out.siblingWithhold)}'`);
   return out;

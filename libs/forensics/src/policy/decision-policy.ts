@@ -19,6 +19,11 @@ export interface DecisionInput {
    */
   eventHasClearYes?: boolean;
   /**
+   * The text restates the question around the answer: its claim passage covers at least `RESTATES_QUESTION_MIN` of
+   * the question's terms (the offline judge's `windowCoverage`), for `bandWithhold: 'restated'`. Absent = no.
+   */
+  restatesQuestion?: boolean;
+  /**
    * The report's only clear YES is one text that does not restate the question (`loneClearYes`), for
    * `loneYes: 'review'`. Absent = no.
    */
@@ -53,7 +58,7 @@ export function decide(input: DecisionInput, params: Partial<DecisionPolicyParam
   const p = validateDecisionPolicy(params);
   const base = { policy: p.name, inputs: input };
   // Band verdicts follow their report under `bandWithhold: 'event'` (issue 33; decision-policy.params.ts).
-  const byEvent = p.reviewServing === 'withhold' && p.bandWithhold === 'event' && input.eventHasClearYes !== undefined;
+  const byEvent = p.reviewServing === 'withhold' && p.bandWithhold !== 'always' && input.eventHasClearYes !== undefined;
   // A lone clear YES that does not restate the question does not make its report an attack (`loneYes`).
   const lone = p.loneYes === 'review' && input.eventLoneYes === true;
   const clearInEvent = input.eventHasClearYes === true && !lone;
@@ -75,6 +80,9 @@ export function decide(input: DecisionInput, params: Partial<DecisionPolicyParam
     // serving, the planted texts inside it went on answering (suite dev, Poison Hit@5 after the
     // traceback 0.29 → 0.73 on NQ). With `bandWithhold: 'event'`, only in a report that also has a
     // clear YES (see decision-policy.params.ts).
+    if (byEvent && !clearInEvent && p.bandWithhold === 'restated' && input.restatesQuestion === true) {
+      return { ...base, decision: 'NEEDS_REVIEW', withhold: true, reason: 'judge leans YES but its score is inside its confidence band; no verdict of this report is a clear YES, but this text restates the question around the answer (as a text written for the question does): needs review (withheld from serving meanwhile)' };
+    }
     if (byEvent && !clearInEvent) {
       return { ...base, decision: 'NEEDS_REVIEW', withhold: false, reason: 'judge leans YES but its score is inside its confidence band, and no verdict of this report is a clear YES: needs review (kept in serving meanwhile)' };
     }

@@ -113,7 +113,7 @@ type MissingPolicyName = Exclude<PolicyName, (typeof POLICY_NAMES)[number]>;
 const _allPolicyNames: [MissingPolicyName] extends [never] ? true : never = true;
 void _allPolicyNames;
 const REVIEW_SERVING = ['withhold', 'serve'] as const satisfies readonly DecisionPolicyParams['reviewServing'][];
-const BAND_WITHHOLD = ['event', 'always'] as const satisfies readonly DecisionPolicyParams['bandWithhold'][];
+const BAND_WITHHOLD = ['event', 'restated', 'always'] as const satisfies readonly DecisionPolicyParams['bandWithhold'][];
 const LONE_YES = ['review', 'act'] as const satisfies readonly DecisionPolicyParams['loneYes'][];
 const SIBLING_WITHHOLD = ['on', 'off'] as const satisfies readonly DecisionPolicyParams['siblingWithhold'][];
 
@@ -234,7 +234,7 @@ export const ENV_SCHEMA = z.object({
   PROBE_MODEL_DIR: text('ONNX surrogate encoder for the gradient probe'),
   DECISION_POLICY: enumVar(POLICY_NAMES, DEFAULT_DECISION_POLICY.name, 'quarantine decision policy (library default)'),
   REVIEW_SERVING: enumVar(REVIEW_SERVING, DEFAULT_DECISION_POLICY.reviewServing, 'whether YES texts awaiting review stay served (library default)'),
-  BAND_WITHHOLD: enumVar(BAND_WITHHOLD, DEFAULT_DECISION_POLICY.bandWithhold, 'band verdicts of the judge are withheld (YES or NO) when their report has a clear YES and served otherwise (event), or band YES always withheld (always) (library default)'),
+  BAND_WITHHOLD: enumVar(BAND_WITHHOLD, DEFAULT_DECISION_POLICY.bandWithhold, 'band verdicts of the judge are withheld (YES or NO) when their report has a clear YES and served otherwise (event); also a band YES restating the question in a report without one (restated); or band YES always withheld (always) (library default)'),
   LONE_YES: enumVar(LONE_YES, DEFAULT_DECISION_POLICY.loneYes, "a report's only clear YES, when it does not restate the question, waits for review kept in serving (review) or is quarantined (act) (library default)"),
   SIBLING_WITHHOLD: enumVar(SIBLING_WITHHOLD, DEFAULT_DECISION_POLICY.siblingWithhold, "in a report with two or more clear YES, a text judged NO that shares its wording with two of them is withheld for review (on) or served (off) (library default)"),
   GENERATOR: derivedEnumVar(['offline', 'openai'], "answer/verification/benign-text generator; unset = 'openai' when an endpoint is set, else 'offline'"),

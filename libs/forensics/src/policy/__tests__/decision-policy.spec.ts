@@ -52,6 +52,21 @@ describe('decision policy', () => {
     expect(() => validateDecisionPolicy({ bandWithhold: 'never' as never })).toThrow(/bandWithhold/);
   });
 
+  it("bandWithhold 'restated' (default, decision 0310): without a clear YES in the report, a band YES that restates the question is withheld; one that does not is served", () => {
+    for (const name of ['judge-only', 'corroborated'] as const) {
+      const restated = decide({ label: 'YES', confidence: 'band', eventHasClearYes: false, restatesQuestion: true, evidence: ev(false) }, { name });
+      expect(restated).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: true });
+      expect(restated.reason).toMatch(/restates the question.*withheld from serving/);
+      expect(decide({ label: 'YES', confidence: 'band', eventHasClearYes: false, restatesQuestion: false, evidence: ev(false) }, { name }).withhold).toBe(false);
+      expect(decide({ label: 'YES', confidence: 'band', eventHasClearYes: false, restatesQuestion: true, evidence: ev(false) }, { name, bandWithhold: 'event' }).withhold).toBe(false);
+      expect(decide({ label: 'YES', confidence: 'band', eventHasClearYes: false, restatesQuestion: true, evidence: ev(false) }, { name, reviewServing: 'serve' }).withhold).toBe(false);
+      // A band NO without a clear YES stays served whatever it restates; a clear verdict is decided as before.
+      expect(decide({ label: 'NO', confidence: 'band', eventHasClearYes: false, restatesQuestion: true, evidence: ev(false) }, { name }).withhold).toBe(false);
+      expect(decide({ label: 'NO', confidence: 'clear', eventHasClearYes: false, restatesQuestion: true, evidence: ev(false) }, { name }).decision).toBe('KEEP');
+    }
+    expect(validateDecisionPolicy().bandWithhold).toBe('restated');
+  });
+
   it("a report's lone clear YES that does not restate the question waits for review, served; its band verdicts as without a clear YES (loneYes review, issue 33)", () => {
     expect(RESTATES_QUESTION_MIN).toBe(0.5);
     expect(loneClearYes([0.3])).toBe(true);

@@ -105,7 +105,8 @@ describe('loadConfig overrides', () => {
     expect(c.trace).toEqual({ k: 7, maxRounds: 3, maxJudgeCalls: 70, judgeConcurrency: 4 });
     expect(c.evidence).toEqual({ enabled: false, birdK: 30, progrankRuns: 8, progrankTokenDropout: 0.25 });
     expect(c.policy).toEqual({ name: 'corroborated', reviewServing: 'serve', bandWithhold: 'always', loneYes: 'act', siblingWithhold: 'off' });
-    expect(loadConfig({}, ROOT).policy.bandWithhold).toBe('event');
+    expect(loadConfig({}, ROOT).policy.bandWithhold).toBe('restated');
+    expect(loadConfig({ BAND_WITHHOLD: 'event' }, ROOT).policy.bandWithhold).toBe('event');
     expect(loadConfig({}, ROOT).policy.loneYes).toBe('act');
     expect(problemsOf({ BAND_WITHHOLD: 'never' })[0]).toMatch(/BAND_WITHHOLD/);
     expect(problemsOf({ LONE_YES: 'sometimes' })[0]).toMatch(/LONE_YES/);

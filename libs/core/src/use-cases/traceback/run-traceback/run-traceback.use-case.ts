@@ -1,5 +1,5 @@
 import {
-  acceptRetrieval, acceptServed, acceptVerdicts, capOrder, consensusCheck, containsAnswer, decide, initTrace, loneClearYes, nextRetrieval, plantedSiblings, sourceOf, summarizeTrace,
+  acceptRetrieval, acceptServed, acceptVerdicts, capOrder, consensusCheck, containsAnswer, decide, initTrace, loneClearYes, nextRetrieval, plantedSiblings, RESTATES_QUESTION_MIN, sourceOf, summarizeTrace,
   validateConsensusParams, validateDecisionPolicy, type ConsensusResult, type Label, type SiblingMatch, type TraceState,
 } from '@forensics/algorithms';
 import { PermanentError } from '../../../domain/errors';
@@ -259,7 +259,9 @@ export class RunTracebackUseCase {
       const e = evidence[id];
       const confidence = v?.signals?.confidence === 'band' ? 'band' as const : undefined;
       const sibling = label === 'NO' ? siblings.get(id) : undefined;
-      let outcome = decide({ label, ...(confidence ? { confidence } : {}), eventHasClearYes, eventLoneYes, ...(sibling ? { plantedSibling: sibling } : {}), evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
+      const cover = v?.signals?.windowCoverage;
+      const restatesQuestion = typeof cover === 'number' && cover >= RESTATES_QUESTION_MIN;
+      let outcome = decide({ label, ...(confidence ? { confidence } : {}), eventHasClearYes, eventLoneYes, restatesQuestion, ...(sibling ? { plantedSibling: sibling } : {}), evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
       if (outcome.decision === 'KEEP') return false;
       if (consensus) outcome = { ...outcome, inputs: { ...outcome.inputs, consensus: consensus as unknown as Record<string, unknown> } } as typeof outcome;
       if (protectedIds.has(id)) {

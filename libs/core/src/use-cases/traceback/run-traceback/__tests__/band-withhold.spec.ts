@@ -1,10 +1,12 @@
 import { documentIdFor, textHash } from '../../../../domain/text-identity';
 import { ScriptedJudge } from '../../../../testing';
+import type { JudgeSignals } from '../../../../ports';
 import { traceReport } from './report-harness';
 
 /**
  * Issue 33: a verdict inside the judge's confidence band (leaning YES or NO) is withheld from serving
- * only when the same report also has a clear YES (`bandWithhold: 'event'`, the default). A false report
+ * only when the same report also has a clear YES (`bandWithhold: 'event'`; the default 'restated' also withholds a
+ * band YES that restates the question, decision 0310). A false report
  * of a correct answer typically yields only weak YES verdicts on genuine texts; an attack's planted group
  * has clear members. The judge is scripted: the offline judge's signals say which verdicts are in its band.
  */
@@ -20,16 +22,16 @@ const OTHER = [
 ];
 
 /** Scripted with the offline judge's signals: which verdicts are inside its band, and whether a clear YES is present. */
-const bandJudge = (clearPresent: boolean) => new ScriptedJudge((req) => {
-  if (req.text === WEAK) return { label: 'YES', signals: { score: 0.2, confidence: 'band' } };
-  if (req.text === UNSURE) return { label: 'NO', signals: { score: 0.1, confidence: 'band' } };
+const bandJudge = (clearPresent: boolean, weakCoverage?: number) => new ScriptedJudge((req): { label: 'YES' | 'NO'; signals: JudgeSignals } => {
+  if (req.text === WEAK) return { label: 'YES', signals: { score: 0.2, confidence: 'band', ...(weakCoverage !== undefined ? { windowCoverage: weakCoverage } : {}) } };
+  if (req.text === UNSURE) return { label: 'NO', signals: { score: 0.1, confidence: 'band', windowCoverage: 1 } };
   if (req.text === CLEAR && clearPresent) return { label: 'YES', signals: { score: 0.97, confidence: 'clear' } };
   return { label: 'NO', signals: { score: 0, confidence: 'clear' } };
 });
 
 describe('band verdicts follow their report: withheld when it has a clear YES (issue 33)', () => {
-  const run = async (clearPresent: boolean, bandWithhold?: 'event' | 'always') => {
-    const { repos, store, event, out } = await traceReport({ texts: [CLEAR, WEAK, UNSURE, ...OTHER], judge: bandJudge(clearPresent), query: QUERY, wrongAnswer: 'Charles Dickens', ...(bandWithhold ? { policy: { bandWithhold } } : {}) });
+  const run = async (clearPresent: boolean, bandWithhold?: 'event' | 'restated' | 'always', weakCoverage?: number) => {
+    const { repos, store, event, out } = await traceReport({ texts: [CLEAR, WEAK, UNSURE, ...OTHER], judge: bandJudge(clearPresent, weakCoverage), query: QUERY, wrongAnswer: 'Charles Dickens', ...(bandWithhold ? { policy: { bandWithhold } } : {}) });
     const weakId = documentIdFor('kb', textHash(WEAK));
     const unsureId = documentIdFor('kb', textHash(UNSURE));
     const [weak, unsure] = await store.fetch('kb', [weakId, unsureId]);
@@ -81,6 +83,20 @@ describe('band verdicts follow their report: withheld when it has a clear YES (i
     const rows = await repos.verdicts.list(event.id);
     expect(rows.every((v) => v.evidence !== null)).toBe(true);
     expect(rows.filter((v) => v.round > out.rounds).length).toBe(trace.topUp!.judged);
+  });
+
+  it("no clear YES, but the band YES restates the question around the answer: withheld for review under the default ('restated', decision 0310), served under 'event'", async () => {
+    const restated = await run(false, undefined, 0.75);
+    expect(restated.record).toMatchObject({ state: 'NEEDS_REVIEW', servedDuringReview: false });
+    expect(restated.record!.reason).toContain('restates the question');
+    expect(restated.weakServed).toBe(false);
+    expect(restated.out.quarantined).toEqual([]); // nothing is quarantined on uncertainty alone
+    expect(restated.unsureServed).toBe(true); // a band NO stays served without a clear YES, whatever it restates
+    // Below RESTATES_QUESTION_MIN (a genuine passage about its own subject), or under 'event': served as before.
+    expect((await run(false, undefined, 0.25)).weakServed).toBe(true);
+    const byEvent = await run(false, 'event', 0.75);
+    expect(byEvent.record).toMatchObject({ state: 'NEEDS_REVIEW', servedDuringReview: true });
+    expect(byEvent.weakServed).toBe(true);
   });
 
   it("bandWithhold 'always': the band YES withheld even without a clear one, the band NO served (the rule before issue 33)", async () => {
