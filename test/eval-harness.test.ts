@@ -84,6 +84,12 @@ describe('evaluation harness', () => {
     expect(report.judges[0].questions.flatMap((q: { judged: { label: string; score?: number }[] }) => q.judged).filter((j: { label: string }) => j.label === 'YES').every((j: { score?: number }) => typeof j.score === 'number')).toBe(true);
     expect(line).toMatchObject({ data: 'synthetic', judge: 'offline', retriever: 'bm25', k: 3, events: 3 });
 
+    // report.md says, for each error listed, where the decisions left the text.
+    const md = readFileSync(join(out, 'report.md'), 'utf8');
+    const listed = md.split('\n').filter((l) => /^- \*\*(FP|FN)\*\*/.test(l)).length;
+    expect(listed).toBeGreaterThan(0);
+    expect(md.split('\n').filter((l) => /^ {2}- decision: (quarantined|sent to review|kept in serving)/.test(l))).toHaveLength(listed);
+
     // Trivial judge (hand-checkable): both poisoned texts of every question are flagged, and the
     // clean texts containing the wrong answer that the loop reaches are false positives.
     const trivial = report.judges[1];

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { JudgeSummary } from './run-evaluation';
+import type { JudgedTextRow, JudgeSummary } from './run-evaluation';
 import { groupedBarChart, type BarGroup } from './svg-charts';
 
 /** A row quoted from a source, never measured here (values as fractions). */
@@ -94,6 +94,14 @@ export function decisionOf(s: JudgeSummary): { autoPrecision: number | null; rec
   };
 }
 
+/** Where the decisions left a judged text, in words (report.md's error list). */
+const OUTCOME_WORDS: Readonly<Record<NonNullable<JudgedTextRow['outcome']>, string>> = {
+  QUARANTINED: 'quarantined (out of serving)',
+  REVIEW_WITHHELD: 'sent to review, withheld from serving meanwhile',
+  REVIEW_SERVED: 'sent to review, still served meanwhile',
+  KEPT: 'kept in serving',
+};
+
 /** Writes report.json, report.md and the SVG plots into `dir`; returns the written paths. */
 export function writeReport(dir: string, meta: ReportMeta, summaries: JudgeSummary[], opts: { maxErrors?: number } = {}): string[] {
   mkdirSync(dir, { recursive: true });
@@ -164,6 +172,7 @@ export function writeReport(dir: string, meta: ReportMeta, summaries: JudgeSumma
       md.push(`- **${j.poisoned ? 'FN' : 'FP'}** [${q.id}] q: "${q.question}" — t: "${q.wrongAnswer}"`);
       md.push(`  - text: ${j.text.replace(/\s+/g, ' ').slice(0, 240)}`);
       if (j.reply) md.push(`  - verdict: ${j.reply.replace(/\s+/g, ' ').slice(0, 600)}`);
+      if (j.outcome) md.push(`  - decision: ${OUTCOME_WORDS[j.outcome]}`);
     }
     md.push('');
   }
