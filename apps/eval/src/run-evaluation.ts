@@ -207,11 +207,13 @@ async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<Questio
   const confusion = confusionOf(judged.map((j) => ({ poisoned: j.poisoned, flagged: j.label === 'YES' })));
   const nPoison = poisonIds.size;
   const records = await d.repos.quarantines.list({ feedbackId: event.id });
-  const auto = records.filter((q) => q.state === 'QUARANTINED').map((q) => q.documentId);
-  const review = records.filter((q) => q.state === 'NEEDS_REVIEW').map((q) => q.documentId);
-  const outOfServing = new Set(records.filter((q) => q.state === 'QUARANTINED' || (q.state === 'NEEDS_REVIEW' && !q.servedDuringReview)).map((q) => q.documentId));
-  const judgedIds = new Set(judged.map((j) => j.documentId));
+  // Where the decisions left each text of the event; review items withheld from serving are out of serving too.
   const stateOf = new Map(records.map((q) => [q.documentId, q.state === 'QUARANTINED' ? 'QUARANTINED' as const : q.servedDuringReview ? 'REVIEW_SERVED' as const : 'REVIEW_WITHHELD' as const]));
+  const idsIn = (...states: NonNullable<JudgedTextRow['outcome']>[]) => [...stateOf].filter(([, s]) => states.includes(s)).map(([id]) => id);
+  const auto = idsIn('QUARANTINED');
+  const review = idsIn('REVIEW_SERVED', 'REVIEW_WITHHELD');
+  const outOfServing = new Set(idsIn('QUARANTINED', 'REVIEW_WITHHELD'));
+  const judgedIds = new Set(judged.map((j) => j.documentId));
   for (const j of judged) {
     j.outcome = stateOf.get(j.documentId) ?? 'KEPT';
     const sig = verdicts.get(j.documentId)?.signals;
@@ -227,7 +229,7 @@ async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<Questio
       auto: auto.length, review: review.length, autoPoisoned: auto.filter(isPoison).length, reviewPoisoned: review.filter(isPoison).length,
       suspectedFalseFlag: outcome.suspectedFalseFlag === true,
       // Review items withheld from serving are out of serving too: a false flag that withholds a good text removes it until review.
-      withheldBenign: records.filter((q) => q.state === 'NEEDS_REVIEW' && !q.servedDuringReview && !isPoison(q.documentId)).length,
+      withheldBenign: idsIn('REVIEW_WITHHELD').filter((id) => !isPoison(id)).length,
     },
     texts: { clean: docCount - nPoison, poisoned: nPoison },
     status: outcome.status, traceStatus: outcome.traceStatus, boundReason: outcome.boundReason,

@@ -41,7 +41,15 @@ export interface DecisionInput {
  * one clear YES whose claim passage covers fewer than `RESTATES_QUESTION_MIN` of the question's terms.
  */
 export function loneClearYes(clearYes: readonly (number | undefined)[]): boolean {
-  return clearYes.length === 1 && typeof clearYes[0] === 'number' && clearYes[0] < RESTATES_QUESTION_MIN;
+  return clearYes.length === 1 && typeof clearYes[0] === 'number' && !restatesQuestion(clearYes[0]);
+}
+
+/**
+ * Does a claim passage restate the question (`loneYes`, `bandWithhold: 'restated'`)? `coverage` = its window coverage of
+ * the question's terms (undefined when the judge reports none: an LLM's verdict, decided as not restating).
+ */
+export function restatesQuestion(coverage: number | undefined): boolean {
+  return typeof coverage === 'number' && coverage >= RESTATES_QUESTION_MIN;
 }
 
 export interface DecisionOutcome {
@@ -57,7 +65,7 @@ export interface DecisionOutcome {
 export function decide(input: DecisionInput, params: Partial<DecisionPolicyParams> = {}): DecisionOutcome {
   const p = validateDecisionPolicy(params);
   const base = { policy: p.name, inputs: input };
-  // Band verdicts follow their report under `bandWithhold: 'event'` (issue 33; decision-policy.params.ts).
+  // Band verdicts follow their report under `bandWithhold: 'event'` and 'restated' (issue 33; decision-policy.params.ts).
   const byEvent = p.reviewServing === 'withhold' && p.bandWithhold !== 'always' && input.eventHasClearYes !== undefined;
   // A lone clear YES that does not restate the question does not make its report an attack (`loneYes`).
   const lone = p.loneYes === 'review' && input.eventLoneYes === true;

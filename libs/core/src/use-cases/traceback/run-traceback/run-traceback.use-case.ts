@@ -1,5 +1,5 @@
 import {
-  acceptRetrieval, acceptServed, acceptVerdicts, capOrder, consensusCheck, containsAnswer, decide, initTrace, loneClearYes, nextRetrieval, plantedSiblings, RESTATES_QUESTION_MIN, sourceOf, summarizeTrace,
+  acceptRetrieval, acceptServed, acceptVerdicts, capOrder, consensusCheck, containsAnswer, decide, initTrace, loneClearYes, nextRetrieval, plantedSiblings, restatesQuestion, sourceOf, summarizeTrace,
   validateConsensusParams, validateDecisionPolicy, type ConsensusResult, type Label, type SiblingMatch, type TraceState,
 } from '@forensics/algorithms';
 import { PermanentError } from '../../../domain/errors';
@@ -234,7 +234,8 @@ export class RunTracebackUseCase {
     const clearYes = state.poisoned.filter((id) => finalVerdicts.get(id)?.signals?.confidence !== 'band');
     const eventHasClearYes = clearYes.length > 0;
     // A lone clear YES that does not restate the question does not make the report an attack (loneYes, issue 33).
-    const eventLoneYes = loneClearYes(clearYes.map((id) => { const w = finalVerdicts.get(id)?.signals?.windowCoverage; return typeof w === 'number' ? w : undefined; }));
+    const coverageOf = (id: string) => { const w = finalVerdicts.get(id)?.signals?.windowCoverage; return typeof w === 'number' ? w : undefined; };
+    const eventLoneYes = loneClearYes(clearYes.map(coverageOf));
     // Planted siblings (siblingWithhold, issue 33): in a report with two or more clear YES the consensus check
     // did not protect, a NO text reworded from them (closer to them than to the report's other NO texts) is
     // withheld for review. Computed for the trace's benign texts here and for the top-up's below.
@@ -259,9 +260,7 @@ export class RunTracebackUseCase {
       const e = evidence[id];
       const confidence = v?.signals?.confidence === 'band' ? 'band' as const : undefined;
       const sibling = label === 'NO' ? siblings.get(id) : undefined;
-      const cover = v?.signals?.windowCoverage;
-      const restatesQuestion = typeof cover === 'number' && cover >= RESTATES_QUESTION_MIN;
-      let outcome = decide({ label, ...(confidence ? { confidence } : {}), eventHasClearYes, eventLoneYes, restatesQuestion, ...(sibling ? { plantedSibling: sibling } : {}), evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
+      let outcome = decide({ label, ...(confidence ? { confidence } : {}), eventHasClearYes, eventLoneYes, restatesQuestion: restatesQuestion(coverageOf(id)), ...(sibling ? { plantedSibling: sibling } : {}), evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
       if (outcome.decision === 'KEEP') return false;
       if (consensus) outcome = { ...outcome, inputs: { ...outcome.inputs, consensus: consensus as unknown as Record<string, unknown> } } as typeof outcome;
       if (protectedIds.has(id)) {
