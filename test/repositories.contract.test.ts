@@ -88,9 +88,25 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
   describe('documents', () => {
     it('collections: ensure keeps the first row; unknown is null', async () => {
       expect(await repos.documents.getCollection(collection)).toBeNull();
-      expect(await repos.documents.ensureCollection({ name: collection, embedder: 'e1', dimension: 4 })).toEqual({ name: collection, embedder: 'e1', dimension: 4 });
-      expect(await repos.documents.ensureCollection({ name: collection, embedder: 'e2', dimension: 8 })).toEqual({ name: collection, embedder: 'e1', dimension: 4 });
-      expect(await repos.documents.getCollection(collection)).toEqual({ name: collection, embedder: 'e1', dimension: 4 });
+      const row = { name: collection, embedder: 'e1', dimension: 4, vettedBefore: null };
+      expect(await repos.documents.ensureCollection({ name: collection, embedder: 'e1', dimension: 4 })).toEqual(row);
+      expect(await repos.documents.ensureCollection({ name: collection, embedder: 'e2', dimension: 8 })).toEqual(row);
+      expect(await repos.documents.getCollection(collection)).toEqual(row);
+    });
+
+    it('vetted baseline: set and clear the cutoff; texts registered before it are counted; each text has its registration time', async () => {
+      expect(await repos.documents.setVettedBefore(`${collection}-unknown`, new Date())).toBeNull();
+      await repos.documents.ensureCollection({ name: collection, embedder: 'e1', dimension: 4 });
+      const [a] = await docs(1);
+      const registered = (await repos.documents.get([a!.id]))[0]!.createdAt;
+      expect(registered).toBeInstanceOf(Date);
+      expect(Math.abs(registered.getTime() - Date.now())).toBeLessThan(60_000);
+      const cutoff = new Date(registered.getTime() + 1);
+      expect((await repos.documents.setVettedBefore(collection, cutoff))?.vettedBefore).toEqual(cutoff);
+      expect((await repos.documents.getCollection(collection))?.vettedBefore).toEqual(cutoff);
+      expect(await repos.documents.countRegisteredBefore(collection, cutoff)).toBe(1);
+      expect(await repos.documents.countRegisteredBefore(collection, registered)).toBe(0);
+      expect((await repos.documents.setVettedBefore(collection, null))?.vettedBefore).toBeNull();
     });
 
     it('insert skips duplicate ids and duplicate (collection, hash), also within one batch; get/findByHashes/count; metadata round-trips', async () => {
@@ -102,8 +118,8 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
       expect(await repos.documents.count(`${collection}-none`)).toBe(0);
       const got = await repos.documents.get([b.id, a.id, b.id, 'not-a-uuid', randomUUID()]);
       expect(got.map((d) => d.id).sort()).toEqual([a.id, b.id].sort());
-      expect(got.find((d) => d.id === a.id)).toEqual({ ...a, metadata: null, status: 'ACTIVE' });
-      expect(got.find((d) => d.id === b.id)).toEqual({ ...b, status: 'ACTIVE' });
+      expect(got.find((d) => d.id === a.id)).toEqual({ ...a, metadata: null, status: 'ACTIVE', createdAt: expect.any(Date) });
+      expect(got.find((d) => d.id === b.id)).toEqual({ ...b, status: 'ACTIVE', createdAt: expect.any(Date) });
       // The same hash in another collection is another text.
       expect(await repos.documents.insert([{ ...a, id: randomUUID(), collection: `${collection}-2` }])).toBe(1);
       expect((await repos.documents.findByHashes(collection, [a.textHash, 'nope'])).map((d) => d.id)).toEqual([a.id]);
@@ -118,7 +134,7 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
       const [got] = await repos.documents.get([b.id]);
       (got.metadata!.tags as string[]).push('mutated');
       got.status = 'PURGED';
-      expect((await repos.documents.get([b.id]))[0]).toEqual({ ...b, status: 'ACTIVE' });
+      expect((await repos.documents.get([b.id]))[0]).toEqual({ ...b, status: 'ACTIVE', createdAt: expect.any(Date) });
     });
   });
 

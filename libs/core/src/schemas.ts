@@ -7,6 +7,7 @@ export { MAX_LISTED_PROBLEMS, SERVED_ID_MAX_LENGTH, assertStorable, parseRequest
 export { AnswerQueryRequest, type AnswerQueryRequestBody } from './use-cases/serving/answer-query/answer-query.schema';
 export { CorrectAnswerRequest, type CorrectAnswerRequestBody } from './use-cases/serving/enhance-answer/correct-answer.schema';
 export { INGEST_MAX_RECORDS, IngestDocumentsRequest, IngestRecordSchema, type IngestDocumentsRequestBody, type IngestRecordInput } from './use-cases/collections/ingest-corpus/ingest-corpus.schema';
+export { VetCollectionRequest, type VetCollectionRequestBody } from './use-cases/collections/vet-collection/vet-collection.schema';
 export { ENHANCEMENT_STATES, ListEnhancementsQuery, type ListEnhancementsQueryParams } from './use-cases/serving/list-enhancements/list-enhancements.schema';
 export { QUARANTINE_STATES, ListQuarantinesQuery, type ListQuarantinesQueryParams } from './use-cases/quarantine/list-quarantines/list-quarantines.schema';
 export { AnswerFeedbackRequest, type AnswerFeedbackRequestBody } from './use-cases/serving/log-answer/answer-feedback.schema';

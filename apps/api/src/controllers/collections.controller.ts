@@ -1,6 +1,8 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Req } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { assertStorable, CheckServingUseCase, DescribeCollectionUseCase, IngestCorpusUseCase, IngestDocumentsRequest, parseRequest, ServingStatusRequest } from '@forensics/core';
+import type { Request } from 'express';
+import { assertStorable, CheckServingUseCase, DescribeCollectionUseCase, IngestCorpusUseCase, IngestDocumentsRequest, parseRequest, ServingStatusRequest, VetCollectionRequest, VetCollectionUseCase } from '@forensics/core';
+import { actorOf } from '../http/api-key.guard';
 import { ZodBody, ZodResponse } from '../http/zod-request';
 import { IngestResponse, ServingStatusResponse, type Out } from '../http/response.schemas';
 import { Allow } from '../http/auth';
@@ -13,6 +15,7 @@ export class CollectionsController {
     @Inject(IngestCorpusUseCase) private readonly ingest: IngestCorpusUseCase,
     @Inject(DescribeCollectionUseCase) private readonly describe: DescribeCollectionUseCase,
     @Inject(CheckServingUseCase) private readonly serving: CheckServingUseCase,
+    @Inject(VetCollectionUseCase) private readonly vet: VetCollectionUseCase,
   ) {}
 
   @Post(':name/documents')
@@ -40,6 +43,21 @@ export class CollectionsController {
     assertStorable('collection', name);
     const { ids, texts } = parseRequest(ServingStatusRequest, body ?? {});
     return this.serving.execute({ collection: name, ids, texts });
+  }
+
+  @Put(':name/vetted-before')
+  @Allow('manage')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Set the collection's vetted baseline: texts registered before the cutoff are never taken out of serving automatically",
+    description: '{"before": ISO instant} sets the cutoff, {} sets it to now, {"before": null} clears it. A future cutoff is refused. A YES verdict on a vetted text goes to review with the text kept served (decision 0320). Admins only; audit-logged.',
+  })
+  @ZodBody(VetCollectionRequest)
+  async setVettedBefore(@Param('name') name: string, @Body() body: unknown, @Req() req: Request) {
+    assertStorable('collection', name);
+    const { before } = parseRequest(VetCollectionRequest, body ?? {});
+    const row = await this.vet.execute({ collection: name, before, actor: actorOf(req) });
+    return { name: row.name, vettedBefore: row.vettedBefore ? new Date(row.vettedBefore).toISOString() : null, vettedTexts: row.vettedTexts };
   }
 
   @Get(':name')

@@ -9,8 +9,15 @@ export class InMemoryDocumentRepository extends InMemoryRepository implements Do
   }
 
   async ensureCollection(c: CollectionRow): Promise<CollectionRow> {
-    if (!this.s.collections.has(c.name)) this.s.collections.set(c.name, { name: c.name, embedder: c.embedder, dimension: c.dimension });
+    if (!this.s.collections.has(c.name)) this.s.collections.set(c.name, { name: c.name, embedder: c.embedder, dimension: c.dimension, vettedBefore: c.vettedBefore ?? null });
     return copy(this.s.collections.get(c.name)!);
+  }
+
+  async setVettedBefore(name: string, before: Date | null): Promise<CollectionRow | null> {
+    const c = this.s.collections.get(name);
+    if (!c) return null;
+    c.vettedBefore = before ? new Date(before) : null;
+    return copy(c);
   }
 
   async findByHashes(collection: string, hashes: readonly string[]): Promise<DocumentRow[]> {
@@ -24,7 +31,7 @@ export class InMemoryDocumentRepository extends InMemoryRepository implements Do
     let n = 0;
     for (const r of rows) {
       if (this.s.documents.has(r.id) || [...this.s.documents.values()].some((d) => d.collection === r.collection && d.textHash === r.textHash)) continue;
-      this.s.documents.set(r.id, { id: r.id, collection: r.collection, externalId: r.externalId, textHash: r.textHash, text: r.text, metadata: jsonColumn(r.metadata), status: 'ACTIVE' });
+      this.s.documents.set(r.id, { id: r.id, collection: r.collection, externalId: r.externalId, textHash: r.textHash, text: r.text, metadata: jsonColumn(r.metadata), status: 'ACTIVE', createdAt: new Date() });
       n++;
     }
     return n;
@@ -41,5 +48,9 @@ export class InMemoryDocumentRepository extends InMemoryRepository implements Do
 
   async count(collection: string): Promise<number> {
     return [...this.s.documents.values()].filter((d) => d.collection === collection).length;
+  }
+
+  async countRegisteredBefore(collection: string, before: Date): Promise<number> {
+    return [...this.s.documents.values()].filter((d) => d.collection === collection && d.createdAt.getTime() < new Date(before).getTime()).length;
   }
 }

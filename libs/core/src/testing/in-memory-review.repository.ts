@@ -235,7 +235,7 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
     const doc = this.s.documents.get(q.documentId)!;
     const versionId = reuse ? dup!.id : opts.version.id;
     if (reuse) dup!.status = 'ACTIVE';
-    else this.s.documents.set(opts.version.id, { id: opts.version.id, collection: q.collection, externalId: doc.externalId, textHash: opts.version.textHash, text: opts.version.text, metadata: copy(opts.version.metadata), status: 'ACTIVE' });
+    else this.s.documents.set(opts.version.id, { id: opts.version.id, collection: q.collection, externalId: doc.externalId, textHash: opts.version.textHash, text: opts.version.text, metadata: copy(opts.version.metadata), status: 'ACTIVE', createdAt: new Date() });
     const prev: DecisionPrev = {
       state: q.state, decision: x.decision, resolvedBy: q.resolvedBy, resolvedAt: q.resolvedAt ? new Date(q.resolvedAt).toISOString() : null, note: q.note,
       reasons: [...x.reasons], servedDuringReview: q.servedDuringReview, documentStatus: doc.status,

@@ -17,6 +17,7 @@ import { CheckServingUseCase } from './serving/check-serving/check-serving.use-c
 import { CheckHealthUseCase } from './health/check-health/check-health.use-case';
 import { DeleteEnhancementUseCase } from './serving/delete-enhancement/delete-enhancement.use-case';
 import { DescribeCollectionUseCase } from './collections/describe-collection/describe-collection.use-case';
+import { VetCollectionUseCase } from './collections/vet-collection/vet-collection.use-case';
 import { DispatchTracebackUseCase } from './feedback/dispatch-traceback/dispatch-traceback.use-case';
 import { ReconcilePendingFeedbackUseCase } from './feedback/dispatch-traceback/reconcile-pending-feedback.use-case';
 import { EnhanceAnswerUseCase } from './serving/enhance-answer/enhance-answer.use-case';
@@ -66,6 +67,7 @@ export * from './quarantine/approve-quarantine/approve-quarantine.use-case';
 export * from './health/check-health/check-health.use-case';
 export * from './serving/delete-enhancement/delete-enhancement.use-case';
 export * from './collections/describe-collection/describe-collection.use-case';
+export * from './collections/vet-collection/vet-collection.use-case';
 export * from './feedback/dispatch-traceback/dispatch-traceback.use-case';
 export * from './feedback/dispatch-traceback/reconcile-pending-feedback.use-case';
 export * from './serving/enhance-answer/enhance-answer.use-case';
@@ -98,7 +100,7 @@ export const USE_CASES = [
   AnswerFeedbackUseCase, AnswerQueryUseCase, ApproveQuarantineUseCase, CheckHealthUseCase, CheckServingUseCase, DeleteEnhancementUseCase, DescribeCollectionUseCase,
   DispatchTracebackUseCase, EnhanceAnswerUseCase, GetFeedbackUseCase, IngestCorpusUseCase, ListEnhancementsUseCase, ListQuarantinesUseCase,
   LogAnswerUseCase, MarkFeedbackFailedUseCase, ProcessFeedbackEventUseCase, QuarantineTextUseCase, ReconcilePendingFeedbackUseCase, RestoreQuarantineUseCase, RunTracebackUseCase,
-  SubmitFeedbackUseCase, SyncQuarantinesUseCase, VerifyTracebackUseCase,
+  SubmitFeedbackUseCase, SyncQuarantinesUseCase, VerifyTracebackUseCase, VetCollectionUseCase,
   AuthenticateKeyUseCase, CreateApiKeyUseCase, ListApiKeysUseCase, RevokeApiKeyUseCase,
   CreateUserUseCase, DisableUserUseCase, ListUsersUseCase,
   CreateSessionUseCase, DestroySessionUseCase, ResolveSessionUseCase,

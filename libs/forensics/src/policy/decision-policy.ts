@@ -33,6 +33,12 @@ export interface DecisionInput {
    * (`plantedSiblings`; computed only for a report taken for an attack), for `siblingWithhold: 'on'`.
    */
   plantedSibling?: SiblingMatch;
+  /**
+   * The text belongs to its collection's vetted baseline (registered before the collection's `vettedBefore`, set by
+   * its operator): a decision that would take it out of serving sends it to review and keeps it served instead.
+   * Absent = no.
+   */
+  vetted?: boolean;
 }
 
 /**
@@ -61,8 +67,21 @@ export interface DecisionOutcome {
   inputs: DecisionInput;
 }
 
-/** Applies the policy to one judged candidate. Pure; see decision-policy.params.ts for the rules. */
+/**
+ * Applies the policy to one judged candidate. Pure; see decision-policy.params.ts for the rules.
+ *
+ * A text of the collection's vetted baseline (`input.vetted`) is never taken out of serving by a decision: what would
+ * quarantine or withhold it goes to review with the text kept served (issue 33, decision 0320). The operator vouched
+ * for the texts registered before the cutoff; a report against one of them is what a false report looks like, and a
+ * poisoned text the operator let into the baseline is a reviewer's call, not the judge's.
+ */
 export function decide(input: DecisionInput, params: Partial<DecisionPolicyParams> = {}): DecisionOutcome {
+  const out = decideOnVerdict(input, params);
+  if (!input.vetted || (out.decision === 'KEEP') || (out.decision === 'NEEDS_REVIEW' && !out.withhold)) return out;
+  return { ...out, decision: 'NEEDS_REVIEW', withhold: false, reason: `${out.reason}; but the text is in the collection's vetted baseline (registered before its cutoff): needs review (kept in serving)` };
+}
+
+function decideOnVerdict(input: DecisionInput, params: Partial<DecisionPolicyParams>): DecisionOutcome {
   const p = validateDecisionPolicy(params);
   const base = { policy: p.name, inputs: input };
   // Band verdicts follow their report under `bandWithhold: 'event'` and 'restated' (issue 33; decision-policy.params.ts).

@@ -18,7 +18,17 @@ export type PipelineStep = 'traced' | 'verified' | 'enhanced';
 
 export type JsonObject = Record<string, unknown>;
 
-export interface CollectionRow { name: string; embedder: string; dimension: number }
+export interface CollectionRow {
+  name: string;
+  embedder: string;
+  dimension: number;
+  /**
+   * The collection's vetted baseline (issue 33): texts registered before this instant are ones its operator vouches
+   * for, so the decisions never take them out of serving on their own (their YES verdicts go to review, kept
+   * served). Null or absent = no baseline (every text is decided as usual).
+   */
+  vettedBefore?: Date | null;
+}
 
 export interface DocumentRow {
   id: string;
@@ -29,8 +39,10 @@ export interface DocumentRow {
   /** The client's own metadata, stored as given. */
   metadata: JsonObject | null;
   status: DocumentStatus;
+  /** When the text was registered (ingested, or first found in an attached store): the vetted baseline's clock. */
+  createdAt: Date;
 }
-export type NewDocument = Omit<DocumentRow, 'status'>;
+export type NewDocument = Omit<DocumentRow, 'status' | 'createdAt'>;
 
 /** What the traceback stores on its event: progress while running, the outcome when done. */
 export interface TraceRecord {

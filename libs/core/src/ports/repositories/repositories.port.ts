@@ -19,12 +19,16 @@ export interface DocumentRepository {
   getCollection(name: string): Promise<CollectionRow | null>;
   /** Creates the row if missing; returns the stored row (which may differ from `c` if it existed). */
   ensureCollection(c: CollectionRow): Promise<CollectionRow>;
+  /** Sets (or clears, with null) the collection's vetted baseline; the updated row, or null for an unknown collection. */
+  setVettedBefore(name: string, before: Date | null): Promise<CollectionRow | null>;
   findByHashes(collection: string, hashes: readonly string[]): Promise<DocumentRow[]>;
   /** Inserts rows whose id and (collection, textHash) are new; returns how many were inserted. */
   insert(rows: readonly NewDocument[]): Promise<number>;
   /** Rows for the given ids (unknown ids are absent), in no particular order. */
   get(ids: readonly string[]): Promise<DocumentRow[]>;
   count(collection: string): Promise<number>;
+  /** How many of the collection's texts were registered before `before` (the vetted baseline's size). */
+  countRegisteredBefore(collection: string, before: Date): Promise<number>;
   /** The collection's texts ordered by id, `after` = the previous page's last id (audits: reconcile). */
   listPage(collection: string, opts: { after?: string | null; limit: number }): Promise<DocumentRow[]>;
 }

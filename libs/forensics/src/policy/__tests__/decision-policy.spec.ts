@@ -89,6 +89,28 @@ describe('decision policy', () => {
     expect(() => validateDecisionPolicy({ loneYes: 'never' as never })).toThrow(/loneYes/);
   });
 
+  it('a text of the vetted baseline never leaves serving by a decision: what would take it out goes to review, served (decision 0320)', () => {
+    const sibling = { siblings: 2, bestJaccard: 0.6, salad: false };
+    const cases = [
+      { label: 'YES' as const, evidence: none }, // clear YES: quarantine
+      { label: 'YES' as const, confidence: 'band' as const, evidence: none, eventHasClearYes: true }, // band YES: withheld
+      { label: 'NO' as const, confidence: 'band' as const, evidence: none, eventHasClearYes: true }, // band NO in an attack: withheld
+      { label: 'NO' as const, evidence: none, plantedSibling: sibling }, // planted sibling: withheld
+    ];
+    for (const input of cases) {
+      const plain = decide(input);
+      expect(plain.decision === 'QUARANTINE' || plain.withhold).toBe(true);
+      const v = decide({ ...input, vetted: true });
+      expect(v).toMatchObject({ decision: 'NEEDS_REVIEW', withhold: false });
+      expect(v.reason).toContain(plain.reason);
+      expect(v.reason).toMatch(/vetted baseline/);
+    }
+    // Decisions that keep a text served are unchanged.
+    expect(decide({ label: 'NO', evidence: none, vetted: true })).toMatchObject({ decision: 'KEEP', withhold: false });
+    expect(decide({ label: 'UNDETERMINED', evidence: none, vetted: true }).reason).not.toMatch(/vetted/);
+    expect(decide({ label: 'YES', evidence: none, vetted: false }).decision).toBe('QUARANTINE');
+  });
+
   it('corroborated: YES + agreeing evidence → quarantine; disagreement or no evidence → review', () => {
     expect(decide({ label: 'YES', evidence: ev(true) }, { name: 'corroborated' }).decision).toBe('QUARANTINE');
     const dis = decide({ label: 'YES', evidence: ev(false, 0.21) }, { name: 'corroborated' });

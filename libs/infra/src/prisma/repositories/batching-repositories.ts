@@ -155,7 +155,7 @@ export function withBatchedReads<R extends { documents: DocumentRepository; answ
   const { documents, answers, feedback } = repos;
   const sql = sqlClientOf(db);
   const collections = new MicroBatcher<string, CollectionRow | null>(async (names) => {
-    const rows = await sql.query<CollectionRow>('SELECT "name", "embedder", "dimension" FROM "Collection" WHERE "name" = ANY($1::text[])', [[...new Set(names)]]);
+    const rows = await sql.query<CollectionRow>('SELECT "name", "embedder", "dimension", "vettedBefore" FROM "Collection" WHERE "name" = ANY($1::text[])', [[...new Set(names)]]);
     const byName = new Map(rows.map((r) => [r.name, r]));
     return names.map((n) => byName.get(n) ?? null);
   }, opts);

@@ -3,19 +3,26 @@ import type { Document, PrismaClient } from '../generated/client';
 import { fromJson, isUuid, toJson } from './prisma-json';
 
 export const toRow = (d: Document): DocumentRow => ({
-  id: d.id, collection: d.collection, externalId: d.externalId, textHash: d.textHash, text: d.text, metadata: fromJson<JsonObject>(d.metadata), status: d.status,
+  id: d.id, collection: d.collection, externalId: d.externalId, textHash: d.textHash, text: d.text, metadata: fromJson<JsonObject>(d.metadata), status: d.status, createdAt: d.createdAt,
 });
+
+const COLLECTION_COLUMNS = { name: true, embedder: true, dimension: true, vettedBefore: true } as const;
 
 export class PrismaDocumentRepository implements DocumentRepository {
   constructor(private readonly db: PrismaClient) {}
 
   async getCollection(name: string): Promise<CollectionRow | null> {
-    return this.db.collection.findUnique({ where: { name }, select: { name: true, embedder: true, dimension: true } });
+    return this.db.collection.findUnique({ where: { name }, select: COLLECTION_COLUMNS });
   }
 
   async ensureCollection(c: CollectionRow): Promise<CollectionRow> {
-    await this.db.collection.createMany({ data: [c], skipDuplicates: true });
+    await this.db.collection.createMany({ data: [{ name: c.name, embedder: c.embedder, dimension: c.dimension, vettedBefore: c.vettedBefore ?? null }], skipDuplicates: true });
     return (await this.getCollection(c.name))!;
+  }
+
+  async setVettedBefore(name: string, before: Date | null): Promise<CollectionRow | null> {
+    const r = await this.db.collection.updateMany({ where: { name }, data: { vettedBefore: before } });
+    return r.count ? this.getCollection(name) : null;
   }
 
   async findByHashes(collection: string, hashes: readonly string[]): Promise<DocumentRow[]> {
@@ -48,5 +55,9 @@ export class PrismaDocumentRepository implements DocumentRepository {
 
   async count(collection: string): Promise<number> {
     return this.db.document.count({ where: { collection } });
+  }
+
+  async countRegisteredBefore(collection: string, before: Date): Promise<number> {
+    return this.db.document.count({ where: { collection, createdAt: { lt: before } } });
   }
 }

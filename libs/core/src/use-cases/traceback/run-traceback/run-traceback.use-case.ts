@@ -113,14 +113,16 @@ export class RunTracebackUseCase {
 
     /** The texts of the candidates read so far (judged, or fetched for the decisions), by document id. */
     const textOf = new Map<string, string>();
+    /** When each of those texts was registered (the vetted baseline's clock), by document id. */
+    const registeredAt = new Map<string, Date>();
     const textsOf = async (ids: readonly string[]): Promise<Map<string, string>> => {
       const missing = ids.filter((id) => !textOf.has(id));
-      if (missing.length) for (const d of await documents.get(missing)) textOf.set(d.id, d.text);
+      if (missing.length) for (const d of await documents.get(missing)) { textOf.set(d.id, d.text); registeredAt.set(d.id, d.createdAt); }
       return new Map(ids.filter((id) => textOf.has(id)).map((id) => [id, textOf.get(id)!]));
     };
     const judgeBatch = async (ids: string[], round: number): Promise<Record<string, Label>> => {
       const docs = new Map((await documents.get(ids)).map((d) => [d.id, d]));
-      for (const d of docs.values()) textOf.set(d.id, d.text);
+      for (const d of docs.values()) { textOf.set(d.id, d.text); registeredAt.set(d.id, d.createdAt); }
       const peers = ids.map((id) => docs.get(id)?.text).filter((t): t is string => !!t);
       const labels: Record<string, Label> = {};
       await mapPool(ids, settings.trace.judgeConcurrency, async (id) => {
@@ -253,6 +255,14 @@ export class RunTracebackUseCase {
       for (const [id, m] of plantedSiblings(ev.query, ev.wrongAnswer, siblingSeeds, await textsOf(noIds))) if (wanted.has(id)) siblings.set(id, m);
     };
     await findSiblings(state.benign);
+    // The collection's vetted baseline (issue 33, decision 0320): texts registered before its cutoff never leave serving by a decision.
+    const vettedBefore = collection.vettedBefore ? new Date(collection.vettedBefore).getTime() : null;
+    const isVetted = async (id: string): Promise<boolean> => {
+      if (vettedBefore === null) return false;
+      if (!registeredAt.has(id)) await textsOf([id]);
+      const at = registeredAt.get(id);
+      return at !== undefined && new Date(at).getTime() < vettedBefore;
+    };
     /** Decides one judged text and applies it; true when the text left serving (quarantined or withheld). */
     const decideOne = async (id: string): Promise<boolean> => {
       const v = finalVerdicts.get(id);
@@ -260,7 +270,7 @@ export class RunTracebackUseCase {
       const e = evidence[id];
       const confidence = v?.signals?.confidence === 'band' ? 'band' as const : undefined;
       const sibling = label === 'NO' ? siblings.get(id) : undefined;
-      let outcome = decide({ label, ...(confidence ? { confidence } : {}), eventHasClearYes, eventLoneYes, restatesQuestion: restatesQuestion(coverageOf(id)), ...(sibling ? { plantedSibling: sibling } : {}), evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
+      let outcome = decide({ label, ...(confidence ? { confidence } : {}), eventHasClearYes, eventLoneYes, restatesQuestion: restatesQuestion(coverageOf(id)), ...(sibling ? { plantedSibling: sibling } : {}), ...((await isVetted(id)) ? { vetted: true } : {}), evidence: e ? { available: e.combined.available, suspicion: e.combined.suspicion, agrees: e.combined.agrees } : { available: false } }, settings.policy);
       if (outcome.decision === 'KEEP') return false;
       if (consensus) outcome = { ...outcome, inputs: { ...outcome.inputs, consensus: consensus as unknown as Record<string, unknown> } } as typeof outcome;
       if (protectedIds.has(id)) {
