@@ -108,6 +108,41 @@ describe('evaluation harness', () => {
     expect(line).toMatchObject({ events: 3, pooled: { dacc: null, fpr: null, fnr: null }, judgeCallsPerEvent: 0, poisonHitRateAfter: 1 });
   });
 
+  it('--vetted: with the clean texts vouched for, a false report takes none out and planted texts are decided as before; with every text vouched for, none leaves', async () => {
+    type Run = { outcome: string; label: string; poisoned: boolean };
+    const run = async (name: string, ...extra: string[]) => {
+      const out = join(dir, name);
+      const { line } = await runEvalCli(['--data', data, '--judge', 'offline', '--retriever', 'bm25', '--k', '3', '--out', out, '--quiet', ...extra], { log: () => {} });
+      const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+      const rows: Run[] = report.judges[0].questions.flatMap((q: { judged: Run[] }) => q.judged);
+      const f = (line as Record<string, any>).falseFlag;
+      return { line: line as Record<string, any>, rows, report, takenOut: f ? f.benignAutoQuarantined + f.benignWithheldForReview : null };
+    };
+    // A false report (the correct answer reported as wrong, identified): the judge finds the texts stating it…
+    const ff = await run('ff-plain', '--false-flag', '--trust', 'identified');
+    expect(ff.takenOut).toBeGreaterThan(0);
+    // …and with the clean texts in the vetted baseline, none of them leaves serving: YES verdicts go to review, served.
+    const ffVetted = await run('ff-vetted', '--false-flag', '--trust', 'identified', '--vetted', 'clean');
+    expect(ffVetted.report.meta.vetted).toBe('clean');
+    expect(ffVetted.line.falseFlag.benignJudged).toBe(ff.line.falseFlag.benignJudged);
+    expect(ffVetted.takenOut).toBe(0);
+    expect(ffVetted.rows.filter((r) => r.label === 'YES').every((r) => r.outcome === 'REVIEW_SERVED')).toBe(true);
+    expect(ffVetted.rows.some((r) => r.label === 'YES')).toBe(true);
+    // An attack planted after the cutoff: the planted texts leave serving as without a baseline.
+    const attack = await run('attack-plain');
+    const attackVetted = await run('attack-vetted', '--vetted', 'clean');
+    const plantedOut = (rows: Run[]) => rows.filter((r) => r.poisoned && (r.outcome === 'QUARANTINED' || r.outcome === 'REVIEW_WITHHELD')).length;
+    expect(plantedOut(attack.rows)).toBeGreaterThan(0);
+    expect(plantedOut(attackVetted.rows)).toBe(plantedOut(attack.rows));
+    expect(attackVetted.line.poisonHitRateAfter).toBe(attack.line.poisonHitRateAfter);
+    // Poison already inside the vetted corpus stays served (a reviewer's call): what the baseline costs when it is wrong.
+    const inside = await run('attack-vetted-all', '--vetted', 'all');
+    expect(plantedOut(inside.rows)).toBe(0);
+    expect(inside.line.poisonHitRateAfter).toBe(inside.line.poisonHitRateBefore);
+    expect(readFileSync(join(dir, 'attack-vetted-all', 'report.md'), 'utf8')).toContain('vetted baseline: every text, planted ones included');
+    await expect(runEvalCli(['--data', data, '--vetted', 'some'], { log: () => {} })).rejects.toThrow(/--vetted must be none, clean or all/);
+  });
+
   it('end to end with an embedding retriever: report.json, report.md with SVG plots, quoted reference rows', async () => {
     const named = join(dir, 'poisonedrag_nq.jsonl'); // a dataset name with quoted Table 1 rows
     writeFileSync(named, readFileSync(data));

@@ -6,7 +6,7 @@ import type { OfflineJudgeParams } from '@forensics/algorithms';
 import type { Embedder } from '@forensics/core';
 import type { EvalRecord } from './eval-data';
 import type { ReportMeta } from './report';
-import type { JudgeSummary, RetrieverKind } from './run-evaluation';
+import type { JudgeSummary, RetrieverKind, VettedScenario } from './run-evaluation';
 
 export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge offline|openai|llama|trivial] [--k 5] [--limit N]
    or: npm run -s eval -- --suite dev [--data-dir ../shared/data] [--judge …] [--retriever …] [--k 5] [--limit N] [--out DIR]
@@ -23,7 +23,7 @@ export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge 
                   --poison-count N keeps at most N planted texts per question in every run (a sparser attack than the
                   files' five: what a report of an attack that planted one or two texts leaves served)
          [--out DIR] [--retriever embed|bm25] [--baseline] [--poison-set given|gpt4|gemini|gemini_100] [--poison-count N]
-         [--cache DIR] [--quiet] [--false-flag] [--trust anonymous|identified|reviewer]
+         [--cache DIR] [--quiet] [--false-flag] [--trust anonymous|identified|reviewer] [--vetted none|clean|all]
   --data          JSONL records (e.g. ../shared/data/poisonedrag_nq.jsonl); the data is read in place, never copied
   --judge         offline (default, no LLM) | openai (OPENAI_API_KEY, OPENAI_BASE_URL, JUDGE_MODEL)
                   | llama (an OpenAI-compatible llama.cpp server: LLAMA_BASE_URL, default http://127.0.0.1:8080/v1; LLAMA_MODEL)
@@ -38,6 +38,9 @@ export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge 
                   of attack reports (without --false-flag), identified (default, a key naming its user) | anonymous | reviewer.
                   The trust SETTINGS (AUTO_QUARANTINE_MIN_TRUST, TRUST_HELD_SERVING, CORROBORATION_MIN_REPORTERS, caps)
                   come from the environment, like CONSENSUS_* and DECISION_POLICY
+  --vetted        the collection's vetted baseline (decision 0320): none (default: no baseline) | clean (the clean texts
+                  are ingested, the cutoff set, then the planted texts: an attack after the corpus was vetted) | all
+                  (every text, planted ones included, before the cutoff: poison already inside the vetted corpus)
   --out           report folder (default .eval/<data-name>[-<poison-set>][-<retriever>][-<judge>] for non-defaults)
 CONSENSUS_CHECK=off measures without the consensus check; DECISION_POLICY=corroborated measures that policy. Trace bounds come from TRACE_MAX_ROUNDS / TRACE_MAX_JUDGE_CALLS / JUDGE_CONCURRENCY (defaults 10 / 50 / 4).`;
 
@@ -58,13 +61,15 @@ export interface EvalCliOptions {
   falseFlag?: { trust: 'anonymous' | 'identified' };
   /** `--trust` without `--false-flag`: the attack reports' reporter trust (default identified). */
   attackTrust?: 'anonymous' | 'identified' | 'reviewer';
+  /** `--vetted`: the collection's vetted baseline in each question's run (run-evaluation.ts); default none. */
+  vetted: VettedScenario;
   /** `--suite dev`: run every development file (see suite.ts); `data` is then unused. */
   suite?: { name: 'dev'; dataDir: string; fitCache?: string; fitGrid: 'committed' | 'full'; poisonCount?: number };
 }
 
 export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
   const flags = new Set(['baseline', 'quiet', 'false-flag']);
-  const known = new Set(['data', 'suite', 'data-dir', 'fit-cache', 'fit-grid', 'judge', 'k', 'limit', 'out', 'retriever', 'poison-set', 'poison-count', 'cache', 'trust', ...flags]);
+  const known = new Set(['data', 'suite', 'data-dir', 'fit-cache', 'fit-grid', 'judge', 'k', 'limit', 'out', 'retriever', 'poison-set', 'poison-count', 'cache', 'trust', 'vetted', ...flags]);
   const v: Record<string, string | true> = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -102,6 +107,8 @@ export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
   if (retriever !== 'embed' && retriever !== 'bm25') throw new UsageError(`--retriever must be embed or bm25, got '${retriever}'`);
   const k = posInt('k') ?? 5;
   if (k > 50) throw new UsageError('--k must be at most 50');
+  const vetted = str('vetted') ?? 'none';
+  if (vetted !== 'none' && vetted !== 'clean' && vetted !== 'all') throw new UsageError(`--vetted must be none, clean or all, got '${vetted}'`);
   const trust = str('trust') ?? (v['false-flag'] === true ? 'anonymous' : 'identified');
   if (v['false-flag'] === true && trust !== 'anonymous' && trust !== 'identified') throw new UsageError(`--trust with --false-flag must be anonymous or identified, got '${trust}'`);
   if (trust !== 'anonymous' && trust !== 'identified' && trust !== 'reviewer') throw new UsageError(`--trust must be anonymous, identified or reviewer, got '${trust}'`);
@@ -111,7 +118,7 @@ export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
     suite: suiteName ? { name: 'dev', dataDir: str('data-dir') ?? '../shared/data', fitGrid, ...(str('fit-cache') ? { fitCache: str('fit-cache') } : {}), ...(str('poison-count') !== undefined ? { poisonCount: posInt('poison-count') } : {}) } : undefined,
     data, judge: judge as EvalCliOptions['judge'], k, limit: posInt('limit'), out: str('out'), retriever,
     baseline: v.baseline === true, poisonSet: str('poison-set') ?? 'given', poisonCount: posInt('poison-count'),
-    cacheDir: str('cache') ?? '.eval/cache', quiet: v.quiet === true,
+    cacheDir: str('cache') ?? '.eval/cache', quiet: v.quiet === true, vetted: vetted as VettedScenario,
   };
 }
 

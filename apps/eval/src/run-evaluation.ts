@@ -39,6 +39,11 @@ export interface EvaluationSetup {
    * service key naming its user, what the harness always used) | anonymous (the widget's token) | reviewer.
    */
   attackTrust?: 'anonymous' | 'identified' | 'reviewer';
+  /**
+   * The collection's vetted baseline (decision 0320; `--vetted`): none (default) | clean (the cutoff falls between the
+   * clean texts and the planted ones) | all (after every text: the planted ones are inside the baseline).
+   */
+  vetted?: VettedScenario;
   onProgress?: (done: number, total: number, label: string) => void;
 }
 
@@ -138,7 +143,7 @@ export async function runEvaluation(setup: EvaluationSetup): Promise<JudgeSummar
       const ports = setup.retriever === 'bm25'
         ? { store: new Bm25RetrievalStore(handles) as VectorStore, embedder: new Bm25HandleEmbedder(handles) as Embedder }
         : { store: new InMemoryVectorStore() as VectorStore, embedder: setup.embedder! };
-      questions.push(await evaluateQuestion(record, { ...ports, repos: createInMemoryRepositories(), judge, k: setup.k, trace: setup.trace, poisonSet: setup.poisonSet ?? 'given', poisonCount: setup.poisonCount, falseFlag: setup.falseFlag, consensus: setup.consensus, policy: setup.policy, trust: setup.trust, attackTrust: setup.attackTrust }));
+      questions.push(await evaluateQuestion(record, { ...ports, repos: createInMemoryRepositories(), judge, k: setup.k, trace: setup.trace, poisonSet: setup.poisonSet ?? 'given', poisonCount: setup.poisonCount, falseFlag: setup.falseFlag, consensus: setup.consensus, policy: setup.policy, trust: setup.trust, attackTrust: setup.attackTrust, vetted: setup.vetted }));
       done++;
     }
     summaries.push(summarize(name, judge, questions, setup.falseFlag !== undefined));
@@ -146,6 +151,9 @@ export async function runEvaluation(setup: EvaluationSetup): Promise<JudgeSummar
   setup.onProgress?.(done, total, 'done');
   return summaries;
 }
+
+/** Which of a question's texts the collection's vetted baseline covers in a run (`--vetted`, decision 0320). */
+export type VettedScenario = 'none' | 'clean' | 'all';
 
 interface QuestionDeps {
   repos: Repositories;
@@ -161,6 +169,7 @@ interface QuestionDeps {
   policy?: CoreSettings['policy'];
   trust?: CoreSettings['trust'];
   attackTrust?: EvaluationSetup['attackTrust'];
+  vetted?: VettedScenario;
 }
 
 const COLLECTION = 'eval';
@@ -174,13 +183,21 @@ async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<Questio
     repos: d.repos, store: d.store, embedder: d.embedder, judge: d.judge,
     settings: { defaultCollection: COLLECTION, defaultK: d.k, trace: d.trace, workerActor: ACTOR, consensus: d.consensus, ...(d.policy ? { policy: d.policy } : {}), ...(d.trust ? { trust: d.trust } : {}) },
   });
-  const ingest = await useCases.get(IngestCorpusUseCase).execute({
-    collection: COLLECTION,
-    records: [
-      ...r.clean_texts.map((text, i) => ({ id: `clean-${i}`, text, metadata: { kind: 'clean', ...(r.clean_sources?.[i] ? { source: r.clean_sources[i] } : {}) } })),
-      ...poisonedTexts.map((text, i) => ({ id: `poisoned-${i}`, text, metadata: { kind: 'poisoned' } })),
-    ],
-  });
+  const cleanRecords = r.clean_texts.map((text, i) => ({ id: `clean-${i}`, text, metadata: { kind: 'clean', ...(r.clean_sources?.[i] ? { source: r.clean_sources[i] } : {}) } }));
+  const poisonRecords = poisonedTexts.map((text, i) => ({ id: `poisoned-${i}`, text, metadata: { kind: 'poisoned' } }));
+  const ingestAll = (records: typeof cleanRecords) => useCases.get(IngestCorpusUseCase).execute({ collection: COLLECTION, records });
+  /** Sets the vetted baseline's cutoff after every text registered so far (the next millisecond's texts are after it). */
+  const vetNow = async () => {
+    const at = Date.now() + 1;
+    while (Date.now() < at) { /* the cutoff is a millisecond instant: let one pass so later texts fall after it */ }
+    await d.repos.documents.setVettedBefore(COLLECTION, new Date(at));
+    while (Date.now() <= at) { /* and one more, so nothing registered next shares the cutoff's millisecond */ }
+  };
+  // One call without a baseline (as always); with `clean`, the clean texts, the cutoff, then the planted texts.
+  const ingest = d.vetted === 'clean'
+    ? await (async () => { const c = await ingestAll(cleanRecords); await vetNow(); const p = await ingestAll(poisonRecords); return { ids: [...c.ids, ...p.ids] }; })()
+    : await ingestAll([...cleanRecords, ...poisonRecords]);
+  if (d.vetted === 'all') await vetNow();
   // Ground truth by document id (identity = text hash): a text given both as clean and as poisoned
   // is an attacker's text, so it counts as poisoned.
   const poisonIds = new Set(ingest.ids.slice(r.clean_texts.length));

@@ -66,6 +66,11 @@ describe('eval CLI arguments', () => {
     expect(parseEvalArgs(['--suite', 'dev', '--fit-grid', 'full']).suite).toMatchObject({ fitGrid: 'full' });
     expect(() => parseEvalArgs(['--suite', 'dev', '--fit-grid', 'wide'])).toThrow(/--fit-grid must be committed or full/);
     expect(() => parseEvalArgs(['--data', 'x', '--fit-grid', 'full'])).toThrow(/only with --suite dev/);
+    // --vetted: the collection's vetted baseline in each question's run (decision 0320); none by default.
+    expect(parseEvalArgs(['--data', 'x.jsonl']).vetted).toBe('none');
+    expect(parseEvalArgs(['--suite', 'dev', '--vetted', 'clean']).vetted).toBe('clean');
+    expect(parseEvalArgs(['--data', 'x.jsonl', '--vetted=all']).vetted).toBe('all');
+    expect(() => parseEvalArgs(['--data', 'x.jsonl', '--vetted', 'yes'])).toThrow(/--vetted must be none, clean or all/);
     // --poison-count with the suite caps every run's planted texts per question; a false-flag run plants none.
     expect(parseEvalArgs(['--suite', 'dev', '--poison-count', '1']).suite).toMatchObject({ poisonCount: 1 });
     expect(parseEvalArgs(['--suite', 'dev']).suite).not.toHaveProperty('poisonCount');
