@@ -5,6 +5,7 @@ export const CLIENT_TYPES_FILE = 'libs/client/src/generated/openapi.ts';
 export const SDK_PATHS = [
   '/v1/collections/{name}/documents',
   '/v1/collections/{name}/serving-status',
+  '/v1/collections/{name}/vetted-before',
   '/v1/answers',
   '/v1/rag/answer',
   '/v1/feedback',

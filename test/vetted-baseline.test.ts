@@ -8,6 +8,7 @@
  *   go to review, kept served — the same texts without a baseline are quarantined by the same report;
  * - texts planted after the cutoff are decided as usual: a true report quarantines them.
  */
+import { ForensicsApiError, ForensicsClient } from '@forensics/client';
 import { createTestApp, type TestApp } from './support/test-app';
 import { eventually, TEST_API_KEY, uniqueName } from './support/test-runtime';
 
@@ -122,4 +123,16 @@ describe('vetted baseline: texts an operator vouches for never leave serving on 
     for (const d of quarantined) expect(planted.has(d)).toBe(true);
     expect((await t.store.fetch(vetted, quarantined)).every((p) => p.quarantined)).toBe(true);
   }, 240_000);
+
+  it('the SDK sets and clears it; a refusal is a typed error', async () => {
+    const admin = new ForensicsClient({ baseUrl: t.url, apiKey: TEST_API_KEY, retry: { retries: 0 } });
+    const at = new Date(Date.now() - 3_600_000);
+    const set = await admin.setVettedBaseline(plain, at);
+    expect(set).toEqual({ name: plain, vettedBefore: at.toISOString(), vettedTexts: 0 }); // an hour ago: before any text here
+    await expect(admin.setVettedBaseline(plain, new Date(Date.now() + 86_400_000))).rejects.toMatchObject({ status: 400 });
+    await expect(new ForensicsClient({ baseUrl: t.url, apiKey: reviewerKey, retry: { retries: 0 } }).setVettedBaseline(plain)).rejects.toBeInstanceOf(ForensicsApiError);
+    expect(await admin.setVettedBaseline(plain, null)).toEqual({ name: plain, vettedBefore: null, vettedTexts: null });
+    const log = await t.prisma.auditLog.findMany({ where: { entityType: 'Collection', entityId: plain, action: { startsWith: 'collection.' } }, orderBy: { id: 'asc' } });
+    expect(log.map((l) => [l.action, (l.details as Json).previous])).toEqual([['collection.vetted', null], ['collection.vetting-cleared', at.toISOString()]]);
+  }, 60_000);
 });

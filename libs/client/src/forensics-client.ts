@@ -1,7 +1,7 @@
 import { ForensicsApiError, parseRetryAfter, type Problem } from './errors';
 import type {
   FeedbackAccepted, FeedbackEvent, FeedbackStatus, IngestDocument, IngestResult, KeyFeedbackRequest, LogAnswerRequest, LoggedAnswer, QuarantineDecision,
-  QuarantineFilter, QuarantineRecord, RagAnswer, RagAnswerRequest, ServingStatus, TokenFeedbackRequest,
+  QuarantineFilter, QuarantineRecord, RagAnswer, RagAnswerRequest, ServingStatus, TokenFeedbackRequest, VettedBaseline,
 } from './types';
 
 export interface RetryOptions {
@@ -38,7 +38,7 @@ export interface WaitOptions {
 }
 
 interface Call {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   path: string;
   body?: unknown;
   query?: Record<string, string | undefined>;
@@ -76,6 +76,16 @@ export class ForensicsClient {
   /** Which of these texts (as the app stores them) or service ids the service withholds from serving. */
   servingStatus(collection: string, lookup: { texts?: string[]; ids?: string[] }): Promise<ServingStatus> {
     return this.call({ method: 'POST', path: `/v1/collections/${enc(collection)}/serving-status`, body: lookup });
+  }
+
+  /**
+   * Admin: the collection's vetted baseline. Texts registered before `before` (default: now) are vouched for: a report
+   * never takes them out of serving on its own (their YES verdicts wait for review, served). `null` clears it. A future
+   * instant is refused (400). See docs/trust.md, "Vetted baseline".
+   */
+  setVettedBaseline(collection: string, before?: Date | string | null): Promise<VettedBaseline> {
+    const body = before === undefined ? {} : { before: before instanceof Date ? before.toISOString() : before };
+    return this.call({ method: 'PUT', path: `/v1/collections/${enc(collection)}/vetted-before`, body });
   }
 
   /** Logs an external RAG's answer with the service ids of the texts it served → answer id and feedback token. */

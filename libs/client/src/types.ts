@@ -15,6 +15,7 @@ export type IngestResult = ResponseOf<'/v1/collections/{name}/documents', 'post'
 export type ServingStatusRequest = RequestOf<'/v1/collections/{name}/serving-status', 'post'>;
 export type ServingStatus = ResponseOf<'/v1/collections/{name}/serving-status', 'post', 200>;
 export type ServingStatusEntry = ServingStatus['texts'][number];
+export type VettedBaseline = ResponseOf<'/v1/collections/{name}/vetted-before', 'put', 200>;
 export type LogAnswerRequest = RequestOf<'/v1/answers', 'post'>;
 export type LoggedAnswer = ResponseOf<'/v1/answers', 'post', 201>;
 export type RagAnswerRequest = RequestOf<'/v1/rag/answer', 'post'>;

@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { assertStorable, CheckServingUseCase, DescribeCollectionUseCase, IngestCorpusUseCase, IngestDocumentsRequest, parseRequest, ServingStatusRequest, VetCollectionRequest, VetCollectionUseCase } from '@forensics/core';
 import { actorOf } from '../http/api-key.guard';
 import { ZodBody, ZodResponse } from '../http/zod-request';
-import { IngestResponse, ServingStatusResponse, type Out } from '../http/response.schemas';
+import { IngestResponse, ServingStatusResponse, VettedBaselineResponse, type Out } from '../http/response.schemas';
 import { Allow } from '../http/auth';
 
 @ApiTags('collections')
@@ -53,7 +53,8 @@ export class CollectionsController {
     description: '{"before": ISO instant} sets the cutoff, {} sets it to now, {"before": null} clears it. A future cutoff is refused. A YES verdict on a vetted text goes to review with the text kept served (decision 0320). Admins only; audit-logged.',
   })
   @ZodBody(VetCollectionRequest)
-  async setVettedBefore(@Param('name') name: string, @Body() body: unknown, @Req() req: Request) {
+  @ZodResponse(200, VettedBaselineResponse)
+  async setVettedBefore(@Param('name') name: string, @Body() body: unknown, @Req() req: Request): Promise<Out<typeof VettedBaselineResponse>> {
     assertStorable('collection', name);
     const { before } = parseRequest(VetCollectionRequest, body ?? {});
     const row = await this.vet.execute({ collection: name, before, actor: actorOf(req) });

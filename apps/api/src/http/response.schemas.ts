@@ -16,6 +16,12 @@ const quarantineState = z.enum(QUARANTINE_STATES);
 const documentStatus = z.enum(['ACTIVE', 'QUARANTINED', 'PURGED']);
 void documentStatus;
 
+export const VettedBaselineResponse = z.object({
+  name: z.string(),
+  vettedBefore: z.string().nullable().meta({ description: 'the cutoff (ISO instant): texts registered before it are vouched for; null = no baseline' }),
+  vettedTexts: z.number().int().nullable().meta({ description: "how many of the collection's texts the baseline covers now (null without one)" }),
+});
+
 export const IngestResponse = z.object({
   collection: z.string(),
   received: z.number().int(),

@@ -58,6 +58,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/collections/{name}/vetted-before": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the collection's vetted baseline: texts registered before the cutoff are never taken out of serving automatically
+         * @description {"before": ISO instant} sets the cutoff, {} sets it to now, {"before": null} clears it. A future cutoff is refused. A YES verdict on a vetted text goes to review with the text kept served (decision 0320). Admins only; audit-logged.
+         */
+        put: operations["CollectionsController_setVettedBefore"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/feedback": {
         parameters: {
             query?: never;
@@ -324,6 +344,41 @@ export interface operations {
                             /** @description true: the service keeps this text out of serving (quarantined, withheld for review or purged); drop it */
                             withheld: boolean;
                         }[];
+                    };
+                };
+            };
+        };
+    };
+    CollectionsController_setVettedBefore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description texts registered before this instant are vouched for; null clears the baseline; omitted = now */
+                    before?: string | (null);
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @description the cutoff (ISO instant): texts registered before it are vouched for; null = no baseline */
+                        vettedBefore: string | null;
+                        /** @description how many of the collection's texts the baseline covers now (null without one) */
+                        vettedTexts: number | null;
                     };
                 };
             };
