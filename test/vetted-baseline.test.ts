@@ -8,9 +8,13 @@
  *   go to review, kept served — the same texts without a baseline are quarantined by the same report;
  * - texts planted after the cutoff are decided as usual: a true report quarantines them.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ForensicsApiError, ForensicsClient } from '@forensics/client';
 import { createTestApp, type TestApp } from './support/test-app';
-import { eventually, TEST_API_KEY, uniqueName } from './support/test-runtime';
+import { eventually, ROOT, TEST_API_KEY, uniqueName } from './support/test-runtime';
 
 const QUERY = 'which painter made the fresco cycle in the chapel of saint ilsa';
 // One story repeated: alike enough that the consensus check takes them for one voice (no false-flag protection).
@@ -135,4 +139,27 @@ describe('vetted baseline: texts an operator vouches for never leave serving on 
     const log = await t.prisma.auditLog.findMany({ where: { entityType: 'Collection', entityId: plain, action: { startsWith: 'collection.' } }, orderBy: { id: 'asc' } });
     expect(log.map((l) => [l.action, (l.details as Json).previous])).toEqual([['collection.vetted', null], ['collection.vetting-cleared', at.toISOString()]]);
   }, 60_000);
+
+  it('npm run ingest -- --vet imports a corpus and then vouches for it; an unknown option is refused', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vet-cli-'));
+    const file = join(dir, 'corpus.jsonl');
+    writeFileSync(file, OTHER.map((text, i) => JSON.stringify({ id: `c${i}`, text })).join('\n') + '\n');
+    const collection = uniqueName('vet-cli');
+    const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'apps/cli/src/main.ts'), 'ingest', ...args], {
+      cwd: ROOT, encoding: 'utf8', timeout: 120_000,
+      env: { ...process.env, DATABASE_URL: t.config.databaseUrl!, DATA_DIR: t.dataDir, API_KEYS: TEST_API_KEY, NODE_ENV: 'test' },
+    });
+    try {
+      const bad = cli('--collection', collection, '--vett', file);
+      expect(bad.status).toBe(2);
+      expect(bad.stderr).toContain('unknown option --vett');
+      const ok = cli('--collection', collection, file, '--vet');
+      expect(ok.status).toBe(0);
+      const line = JSON.parse(ok.stdout.trim().split('\n').pop()!);
+      expect(line).toMatchObject({ collection, inserted: OTHER.length, vettedTexts: OTHER.length });
+      expect(Date.parse(line.vettedBefore)).toBeLessThanOrEqual(Date.now());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { EMBEDDER, IngestCorpusUseCase, ValidationError, VECTOR_STORE, type Embedder, type VectorStore } from '@forensics/core';
+import { EMBEDDER, IngestCorpusUseCase, ValidationError, VECTOR_STORE, VetCollectionUseCase, type Embedder, type VectorStore } from '@forensics/core';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { setPriority } from 'node:os';
+import { setPriority, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { CoreModule, InfrastructureModule, loadConfig, requireEmbeddedPrerequisites } from '@forensics/infra';
 import { readIngestJsonl } from './jsonl';
@@ -10,16 +10,21 @@ import { progressBar } from './progress';
 
 const USAGE = `usage:
   npm run ingest -- --collection NAME FILE.jsonl    import {id?, text, metadata?} lines (idempotent by text hash)
+                   [--vet]                         then vouch for every text of the collection registered so far: its
+                                                   vetted baseline (docs/trust.md); reports never take those out alone
   npm start                                        API + worker (a child process) on embedded defaults
 environment: see README (DATABASE_URL, REDIS_URL, QDRANT_URL, EMBEDDER, JUDGE, …)`;
 
 async function ingest(argv: string[]): Promise<void> {
   let collection: string | undefined;
+  let vet = false;
   const files: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--collection' || argv[i] === '-c') collection = argv[++i];
+    else if (argv[i] === '--vet') vet = true;
     else if (argv[i].startsWith('--collection=')) collection = argv[i].slice('--collection='.length);
     else if (argv[i] === '--help' || argv[i] === '-h') { console.log(USAGE); return; }
+    else if (argv[i].startsWith('--')) throw new ValidationError(`unknown option ${argv[i]}\n${USAGE}`);
     else files.push(argv[i]);
   }
   const config = loadConfig(process.env);
@@ -41,7 +46,12 @@ async function ingest(argv: string[]): Promise<void> {
     bar.done();
     const embedder = app.get<Embedder>(EMBEDDER);
     const store = app.get<VectorStore>(VECTOR_STORE);
-    console.log(JSON.stringify({ collection: r.collection, received: r.received, inserted: r.inserted, skipped: r.skipped, markersStripped: r.markersStripped, embedder: embedder.id, store: store.kind, seconds: +((Date.now() - t0) / 1000).toFixed(1) }));
+    // The baseline's cutoff is set after the import: every text registered so far, this file's included, is vouched for.
+    const vetted = vet ? await app.get(VetCollectionUseCase).execute({ collection: r.collection, actor: `cli:${userInfo().username}` }) : null;
+    console.log(JSON.stringify({
+      collection: r.collection, received: r.received, inserted: r.inserted, skipped: r.skipped, markersStripped: r.markersStripped, embedder: embedder.id, store: store.kind, seconds: +((Date.now() - t0) / 1000).toFixed(1),
+      ...(vetted ? { vettedBefore: new Date(vetted.vettedBefore!).toISOString(), vettedTexts: vetted.vettedTexts } : {}),
+    }));
   } finally {
     await app.close();
   }

@@ -1,0 +1,3 @@
+// Scratch file written by test/layering.test.ts; deleted when the test ends.
+import '@forensics/infra';
+import 'node:fs';
