@@ -67,7 +67,7 @@ export interface paths {
         };
         get?: never;
         /**
-         * Set the collection's vetted baseline: texts registered before the cutoff are never taken out of serving automatically
+         * Set the collection's vetted baseline: texts registered before the cutoff are never taken out of serving by a report alone
          * @description {"before": ISO instant} sets the cutoff, {} sets it to now, {"before": null} clears it. A future cutoff is refused. A YES verdict on a vetted text goes to review with the text kept served (decision 0320). Admins only; audit-logged.
          */
         put: operations["CollectionsController_setVettedBefore"];
