@@ -128,6 +128,12 @@ describe('evaluation harness', () => {
     expect(ffVetted.takenOut).toBe(0);
     expect(ffVetted.rows.filter((r) => r.label === 'YES').every((r) => r.outcome === 'REVIEW_SERVED')).toBe(true);
     expect(ffVetted.rows.some((r) => r.label === 'YES')).toBe(true);
+    // Half of the clean texts inside the baseline (by a hash of the text): only texts outside it can be taken out.
+    const ffHalf = await run('ff-vetted-half', '--false-flag', '--trust', 'identified', '--vetted', 'clean', '--vetted-share', '0.5');
+    expect(ffHalf.report.meta.vettedShare).toBe(0.5);
+    expect(ffHalf.line.falseFlag.benignJudged).toBe(ff.line.falseFlag.benignJudged);
+    expect(ffHalf.takenOut).toBeLessThanOrEqual(ff.takenOut!);
+    expect(ffHalf.rows.filter((r) => r.label === 'YES').some((r) => r.outcome === 'REVIEW_SERVED')).toBe(true);
     // An attack planted after the cutoff: the planted texts leave serving as without a baseline.
     const attack = await run('attack-plain');
     const attackVetted = await run('attack-vetted', '--vetted', 'clean');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   confusionOf, macroRates, meanOf, poisonHitAtK, poisonRecallAtK, pooledRates,
   type ConfusionCounts, type DetectionRates, type MacroRates,
@@ -44,6 +45,8 @@ export interface EvaluationSetup {
    * clean texts and the planted ones) | all (after every text: the planted ones are inside the baseline).
    */
   vetted?: VettedScenario;
+  /** With `vetted: 'clean'`: the share of each question's clean texts inside the baseline (by a hash of the text); default 1. */
+  vettedShare?: number;
   onProgress?: (done: number, total: number, label: string) => void;
 }
 
@@ -143,13 +146,18 @@ export async function runEvaluation(setup: EvaluationSetup): Promise<JudgeSummar
       const ports = setup.retriever === 'bm25'
         ? { store: new Bm25RetrievalStore(handles) as VectorStore, embedder: new Bm25HandleEmbedder(handles) as Embedder }
         : { store: new InMemoryVectorStore() as VectorStore, embedder: setup.embedder! };
-      questions.push(await evaluateQuestion(record, { ...ports, repos: createInMemoryRepositories(), judge, k: setup.k, trace: setup.trace, poisonSet: setup.poisonSet ?? 'given', poisonCount: setup.poisonCount, falseFlag: setup.falseFlag, consensus: setup.consensus, policy: setup.policy, trust: setup.trust, attackTrust: setup.attackTrust, vetted: setup.vetted }));
+      questions.push(await evaluateQuestion(record, { ...ports, repos: createInMemoryRepositories(), judge, k: setup.k, trace: setup.trace, poisonSet: setup.poisonSet ?? 'given', poisonCount: setup.poisonCount, falseFlag: setup.falseFlag, consensus: setup.consensus, policy: setup.policy, trust: setup.trust, attackTrust: setup.attackTrust, vetted: setup.vetted, vettedShare: setup.vettedShare }));
       done++;
     }
     summaries.push(summarize(name, judge, questions, setup.falseFlag !== undefined));
   }
   setup.onProgress?.(done, total, 'done');
   return summaries;
+}
+
+/** A text's place in [0, 1), fixed by its hash: which clean texts a `--vetted-share` baseline covers. */
+function shareOf(text: string): number {
+  return createHash('sha256').update(text).digest().readUInt32BE(0) / 2 ** 32;
 }
 
 /** Which of a question's texts the collection's vetted baseline covers in a run (`--vetted`, decision 0320). */
@@ -170,6 +178,7 @@ interface QuestionDeps {
   trust?: CoreSettings['trust'];
   attackTrust?: EvaluationSetup['attackTrust'];
   vetted?: VettedScenario;
+  vettedShare?: number;
 }
 
 const COLLECTION = 'eval';
@@ -193,9 +202,21 @@ async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<Questio
     await d.repos.documents.setVettedBefore(COLLECTION, new Date(at));
     while (Date.now() <= at) { /* and one more, so nothing registered next shares the cutoff's millisecond */ }
   };
-  // One call without a baseline (as always); with `clean`, the clean texts, the cutoff, then the planted texts.
+  // One call without a baseline (as always); with `clean`, the clean texts (the vetted share of them), the cutoff, then
+  // the other clean texts and the planted ones. Ids are put back in record order (clean first) for the ground truth.
   const ingest = d.vetted === 'clean'
-    ? await (async () => { const c = await ingestAll(cleanRecords); await vetNow(); const p = await ingestAll(poisonRecords); return { ids: [...c.ids, ...p.ids] }; })()
+    ? await (async () => {
+      const inBaseline = (text: string) => d.vettedShare === undefined || d.vettedShare >= 1 || shareOf(text) < d.vettedShare;
+      const before = cleanRecords.filter((c) => inBaseline(c.text));
+      const after = cleanRecords.filter((c) => !inBaseline(c.text));
+      const b = await ingestAll(before);
+      await vetNow();
+      const a = await ingestAll([...after, ...poisonRecords]);
+      const idOf = new Map<string, string>();
+      before.forEach((c, i) => idOf.set(c.id, b.ids[i]!));
+      after.forEach((c, i) => idOf.set(c.id, a.ids[i]!));
+      return { ids: [...cleanRecords.map((c) => idOf.get(c.id)!), ...a.ids.slice(after.length)] };
+    })()
     : await ingestAll([...cleanRecords, ...poisonRecords]);
   if (d.vetted === 'all') await vetNow();
   // Ground truth by document id (identity = text hash): a text given both as clean and as poisoned

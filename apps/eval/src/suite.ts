@@ -55,7 +55,7 @@ export async function runSuite(
   const { loaded: dev, absent } = loadSuiteFiles(dataDir);
   if (!dev.length) throw new Error(`no development data in ${dataDir}; it lives in ../shared/data (see its README.md)`);
   if (absent.length) log(`suite dev: not in ${dataDir}, left out: ${absent.join(', ')}`);
-  const vettedSuffix = opts.vetted !== 'none' ? `-vetted-${opts.vetted}` : '';
+  const vettedSuffix = opts.vetted !== 'none' ? `-vetted-${opts.vetted}${opts.vettedShare !== undefined ? `-${Math.round(opts.vettedShare * 100)}` : ''}` : '';
   const out = resolve(opts.out ?? join('.eval', (opts.falseFlag ? `suite-dev-false-flag-${opts.falseFlag.trust}` : `suite-dev${opts.suite!.poisonCount !== undefined ? `-planted-${opts.suite!.poisonCount}` : ''}`) + vettedSuffix));
   mkdirSync(out, { recursive: true });
   const started = Date.now();
@@ -112,6 +112,7 @@ export async function runSuite(
       ...(opts.falseFlag ? ['--false-flag', '--trust', opts.falseFlag.trust] : []),
       ...(!opts.falseFlag && opts.attackTrust ? ['--trust', opts.attackTrust] : []),
       ...(opts.vetted !== 'none' ? ['--vetted', opts.vetted] : []),
+      ...(opts.vettedShare !== undefined ? ['--vetted-share', String(opts.vettedShare)] : []),
       ...(opts.limit ? ['--limit', String(opts.limit)] : []),
     ];
     const res = await runEvalCli(argv, {
@@ -146,7 +147,7 @@ export async function runSuite(
   const all = aggregate(rows);
   const families = ATTACK_FAMILIES.map((f) => ({ family: f, agg: aggregate(rows.filter((r) => r.family === f)) })).filter((x) => x.agg.events > 0);
   const table = renderTable(rows, all, families, opts.judge === 'offline', opts.k);
-  writeFileSync(join(out, 'suite.json'), JSON.stringify({ dataDir, judge: opts.judge, retriever: opts.retriever, k: opts.k, limit: opts.limit ?? null, poisonCount: opts.suite!.poisonCount ?? null, vetted: opts.vetted, wallSeconds: (Date.now() - started) / 1000, all, families, runs: rows, samples: samplesOf(dev) }, null, 2));
+  writeFileSync(join(out, 'suite.json'), JSON.stringify({ dataDir, judge: opts.judge, retriever: opts.retriever, k: opts.k, limit: opts.limit ?? null, poisonCount: opts.suite!.poisonCount ?? null, vetted: opts.vetted, vettedShare: opts.vettedShare ?? null, wallSeconds: (Date.now() - started) / 1000, all, families, runs: rows, samples: samplesOf(dev) }, null, 2));
   writeSuiteReport(out, rows, all, table, opts, dev);
   log(`targets (unrounded): ${targetSummary(all.targets).replace(/\*\*/g, '')}`);
   log(`report: ${join(out, 'report.md')}`);
@@ -272,7 +273,7 @@ function writeSuiteReport(out: string, rows: readonly SuiteRow[], all: ReturnTyp
   const samples = samplesOf(dev);
   const md = [
     '# Evaluation suite — development files', '',
-    `Judge \`${opts.judge}\`, retriever \`${opts.retriever}\`, K = ${opts.k}${opts.limit ? `, first ${opts.limit} questions per file` : ''}. Each row is one run of the harness (\`npm run eval -- --data FILE [--poison-set S --poison-count ${VARIANT_COUNT}]\`).${opts.suite!.poisonCount !== undefined ? ` **At most ${opts.suite!.poisonCount} planted text(s) per question** (\`--poison-count ${opts.suite!.poisonCount}\`): a sparser attack than the files' own.` : ''}${opts.vetted !== 'none' ? ` ${VETTED_NOTE[opts.vetted]}` : ''}`,
+    `Judge \`${opts.judge}\`, retriever \`${opts.retriever}\`, K = ${opts.k}${opts.limit ? `, first ${opts.limit} questions per file` : ''}. Each row is one run of the harness (\`npm run eval -- --data FILE [--poison-set S --poison-count ${VARIANT_COUNT}]\`).${opts.suite!.poisonCount !== undefined ? ` **At most ${opts.suite!.poisonCount} planted text(s) per question** (\`--poison-count ${opts.suite!.poisonCount}\`): a sparser attack than the files' own.` : ''}${opts.vetted !== 'none' ? ` ${VETTED_NOTE[opts.vetted]}${opts.vettedShare !== undefined ? ` Only ${Math.round(opts.vettedShare * 100)} % of each question's clean texts (chosen by a hash of the text) are inside the baseline; the rest arrived after the cutoff with the planted texts (\`--vetted-share ${opts.vettedShare}\`).` : ''}` : ''}`,
     opts.judge === 'offline'
       ? `Offline judge, **leave one attack family out**: each file is traced with a judge whose feature selection, weights, YES threshold and confidence band${opts.suite!.fitGrid === 'full' ? ', support gate and L1 strength' : ''} were all fitted on the files of the OTHER attack families only (apps/eval/src/judge-fit; families in apps/eval/src/suite-files.ts). The variants of a file are held out with it. ${opts.suite!.fitGrid === 'full' ? 'Grid `full`: support gate and L1 strength chosen per family from a 3 × 4 grid by inner leave-one-family-out.' : `Grid \`committed\`: the committed judge's support gate and L1 strength (${COMMITTED_FIT_GRID.partialSupportMin[0]}, ${COMMITTED_FIT_GRID.lambda[0]}), as the product fits it.`}`
       : '',
@@ -333,10 +334,10 @@ function finishFalseFlagSuite(
   lines.push(`| **all files (pooled)** | | ${pooled.events} | ${pooled.benignJudged} | ${pooled.benignAutoQuarantined} | ${pooled.benignWithheldForReview} | ${takenOut} | ${pct(takenOut, pooled.benignJudged)} | ${pooled.suspectedEvents} | ${pooled.events ? (pooled.review / pooled.events).toFixed(2) : 'n/a'} |${lofo ? ' |' : ''}`);
   const table = lines.join('\n');
   const verdict = targetSummary([target]);
-  writeFileSync(join(out, 'suite.json'), JSON.stringify({ dataDir, judge: opts.judge, retriever: opts.retriever, k: opts.k, limit: opts.limit ?? null, trust, vetted: opts.vetted, wallSeconds: (Date.now() - started) / 1000, pooled, rate, takenOutRate, met: target.met, runs: rows }, null, 2));
+  writeFileSync(join(out, 'suite.json'), JSON.stringify({ dataDir, judge: opts.judge, retriever: opts.retriever, k: opts.k, limit: opts.limit ?? null, trust, vetted: opts.vetted, vettedShare: opts.vettedShare ?? null, wallSeconds: (Date.now() - started) / 1000, pooled, rate, takenOutRate, met: target.met, runs: rows }, null, 2));
   writeFileSync(join(out, 'report.md'), [
     `# False-flag suite — development files (${trust} reporters)`, '',
-    `Judge \`${opts.judge}\`, retriever \`${opts.retriever}\`, K = ${opts.k}${opts.limit ? `, first ${opts.limit} questions per file` : ''}. Each row is \`npm run eval -- --data FILE --false-flag --trust ${trust}\`: every record's CORRECT answer reported as wrong by one ${trust} reporter, over the record's clean texts only (no poisons). Files without clean texts are left out.${opts.vetted !== 'none' ? ` ${VETTED_NOTE[opts.vetted]}` : ''}`,
+    `Judge \`${opts.judge}\`, retriever \`${opts.retriever}\`, K = ${opts.k}${opts.limit ? `, first ${opts.limit} questions per file` : ''}. Each row is \`npm run eval -- --data FILE --false-flag --trust ${trust}\`: every record's CORRECT answer reported as wrong by one ${trust} reporter, over the record's clean texts only (no poisons). Files without clean texts are left out.${opts.vetted !== 'none' ? ` ${VETTED_NOTE[opts.vetted]}${opts.vettedShare !== undefined ? ` Only ${Math.round(opts.vettedShare * 100)} % of each question's clean texts (chosen by a hash of the text) are inside the baseline; the rest arrived after the cutoff with the planted texts (\`--vetted-share ${opts.vettedShare}\`).` : ''}` : ''}`,
     lofo ? 'Offline judge, **leave one attack family out**: each file is judged by a judge refit without its attack family, as in `--suite dev`.' : '', '',
     `Target (issue 33): good texts taken out of serving (auto-quarantined + withheld for review) ≤ ${FALSE_FLAG_TARGET[trust] * 100} % of the good texts judged (${trust}).`, '',
     table, '',

@@ -71,6 +71,11 @@ describe('eval CLI arguments', () => {
     expect(parseEvalArgs(['--suite', 'dev', '--vetted', 'clean']).vetted).toBe('clean');
     expect(parseEvalArgs(['--data', 'x.jsonl', '--vetted=all']).vetted).toBe('all');
     expect(() => parseEvalArgs(['--data', 'x.jsonl', '--vetted', 'yes'])).toThrow(/--vetted must be none, clean or all/);
+    // --vetted-share: part of the clean texts inside the baseline; only with --vetted clean, in (0, 1].
+    expect(parseEvalArgs(['--suite', 'dev', '--vetted', 'clean', '--vetted-share', '0.5']).vettedShare).toBe(0.5);
+    expect(parseEvalArgs(['--data', 'x.jsonl', '--vetted', 'clean', '--vetted-share', '1']).vettedShare).toBeUndefined();
+    expect(() => parseEvalArgs(['--data', 'x.jsonl', '--vetted', 'all', '--vetted-share', '0.5'])).toThrow(/only with --vetted clean/);
+    expect(() => parseEvalArgs(['--data', 'x.jsonl', '--vetted', 'clean', '--vetted-share', '0'])).toThrow(/in \(0, 1\]/);
     // --poison-count with the suite caps every run's planted texts per question; a false-flag run plants none.
     expect(parseEvalArgs(['--suite', 'dev', '--poison-count', '1']).suite).toMatchObject({ poisonCount: 1 });
     expect(parseEvalArgs(['--suite', 'dev']).suite).not.toHaveProperty('poisonCount');
