@@ -15,7 +15,8 @@ kinds: ${AUDIT_KINDS.join(', ')}
 By default the run executes here, in this process (a progress bar on stderr, then one JSON line with the
 run's status, counts and findings summary); exit code 1 when it FAILED. --queue hands it to the worker
 instead (needs Redis, i.e. the service running) and follows its progress until it finishes.
-reconcile parameters: pageSize (points and documents per page and checkpoint, default 1000).
+reconcile parameters: pageSize (points and documents per page and checkpoint, default 1000); register=true registers the
+store points the registry does not know, as they stand (an attached store, before a vetted baseline can cover them).
 environment: as for the service (DATABASE_URL unset = the embedded PostgreSQL in DATA_DIR, DEFAULT_COLLECTION, EMBEDDER, …)`;
 
 interface Args { cmd: string; collection?: string; params: Record<string, string | number | boolean>; queue: boolean; positional: string[] }

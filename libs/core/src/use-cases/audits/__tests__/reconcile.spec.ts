@@ -101,6 +101,31 @@ describe('reconcile audit', () => {
     expect((await store.fetch(C, [ids[11]!]))[0]!.quarantined).toBe(false);
   });
 
+  it('register: true registers the store points the registry does not know, as they stand, so a vetted baseline can cover them', async () => {
+    const { repos, store, uc, runs } = await world();
+    const stray = { id: randomUUID(), text: 'written around the service by the app', payload: { externalId: 'app-7' } };
+    const notUuid = { id: 'app-point-8', text: 'an id the registry cannot hold', payload: {} };
+    await store.upsert(C, [stray, notUuid].map((p) => ({ ...p, vector: Array.from({ length: 32 }, (_, i) => (i === 0 ? 1 : 0)) })));
+    const run = await uc.get(StartAuditUseCase).execute({ kind: 'reconcile', collection: C, trigger: 'cli', actor: 'test', enqueue: false, params: { register: true } });
+    const out = await uc.get(RunAuditUseCase).execute({ runId: run.id });
+    expect(out!.run.status).toBe('SUCCEEDED');
+    expect(out!.run.counts).toMatchObject({ 'point-unknown.repaired': 1, 'point-unknown.reported': 1 });
+    const [doc] = await repos.documents.get([stray.id]);
+    expect(doc).toMatchObject({ id: stray.id, collection: C, externalId: 'app-7', text: stray.text, status: 'ACTIVE' });
+    expect((await store.fetch(C, [stray.id]))[0]!.quarantined).toBe(false); // still served
+    const findings = await runs.listFindings(run.id, { limit: 100 });
+    expect(findings.filter((f) => f.type === 'point-unknown').map((f) => `${f.action}:${f.documentIds.join(',')}`).sort()).toEqual([`repaired:${stray.id}`, `reported:${notUuid.id}`]);
+    // Now a cutoff covers it; without the parameter (the default) nothing is registered.
+    const cutoff = new Date(Date.now() + 1);
+    await new Promise((r) => setTimeout(r, 2));
+    expect(await repos.documents.countRegisteredBefore(C, cutoff)).toBe(13);
+    const plain = await world();
+    await plain.store.upsert(C, [{ ...stray, vector: Array.from({ length: 32 }, (_, i) => (i === 0 ? 1 : 0)) }]);
+    const r2 = await plain.uc.get(StartAuditUseCase).execute({ kind: 'reconcile', collection: C, trigger: 'cli', actor: 'test', enqueue: false });
+    expect((await plain.uc.get(RunAuditUseCase).execute({ runId: r2.id }))!.run.counts['point-unknown.reported']).toBe(1);
+    expect(await plain.repos.documents.get([stray.id])).toEqual([]);
+  });
+
   it('cancel stops a running audit at its next checkpoint', async () => {
     const { uc, runs } = await world();
     const run = await uc.get(StartAuditUseCase).execute({ kind: 'reconcile', collection: C, trigger: 'cli', actor: 'test', enqueue: false, params: { pageSize: 2 } });

@@ -4,6 +4,7 @@ import type { DocumentRepository, DocumentRow, EnhancementRepository } from '../
 import { DOCUMENTS, EMBEDDER, ENHANCEMENTS, VECTOR_STORE } from '../../../ports/tokens';
 import type { VectorStore } from '../../../ports/vector-store.port';
 import type { InjectMap } from '../../../use-case';
+import { textHash } from '../../../domain/text-identity';
 import { BTE_PROXY_KIND } from '../../serving/serving-view/serving-view';
 import { SyncQuarantinesUseCase } from '../../quarantine/sync-quarantines/sync-quarantines.use-case';
 
@@ -19,6 +20,7 @@ export interface ReconcileAuditDeps {
 interface ReconcileCursor { phase: 'store' | 'registry' | 'proxies'; after: string | null }
 
 const DEFAULT_PAGE = 1000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EXCERPT = 200;
 
 /**
@@ -31,7 +33,7 @@ const EXCERPT = 200;
  *  | `unsynced`       | quarantine records whose store write never completed          | repaired (SyncQuarantines) |
  *  | `flag-missing`   | Postgres withholds the text (status QUARANTINED/PURGED), the store serves it | repaired: flag set |
  *  | `flag-extra`     | the store withholds a text Postgres serves (ACTIVE)           | repaired: flag cleared |
- *  | `point-unknown`  | a store point the registry does not know (written around the service) | reported (kept as it is: its origin is unknown; a reviewer decides) |
+ *  | `point-unknown`  | a store point the registry does not know (written around the service) | reported (kept as it is: its origin is unknown; a reviewer decides); with the run parameter `register: true`, registered as it stands (text, id, externalId from its payload) and still served — what an attached store needs before a vetted baseline can cover it (decision 0320) |
  *  | `point-missing`  | a registered, non-purged text with no point                    | repaired (re-embedded from Postgres's text with the collection's own encoder, flag as its status) or reported when the encoder differs |
  *  | `proxy-orphan`   | an enhancement proxy point with no active enhancement          | repaired: withheld by flag (reversible; the point is kept) |
  *  | `proxy-missing`  | an active enhancement whose proxy point is gone                | repaired: the proxy re-created from the enhancement row |
@@ -120,7 +122,21 @@ export class ReconcileAudit implements AuditKindHandler {
     const texts = points.filter((p) => p.payload.kind !== BTE_PROXY_KIND);
     if (texts.length === 0) return;
     const known = new Map((await documents.get(texts.map((p) => p.id))).map((d) => [d.id, d]));
-    const unknown = texts.filter((p) => !known.has(p.id));
+    let unknown = texts.filter((p) => !known.has(p.id));
+    if (ctx.run.params.register === true && unknown.length > 0) {
+      // Registered as the store holds them (a text already registered under another id, or an id that is not a UUID, stays reported).
+      const rows = unknown.filter((p) => typeof p.text === 'string' && p.text.trim() !== '' && UUID.test(p.id)).map((p) => ({
+        id: p.id, collection, externalId: typeof p.payload.externalId === 'string' ? p.payload.externalId : null, textHash: textHash(p.text!), text: p.text!, metadata: null,
+      }));
+      if (rows.length) await documents.insert(rows);
+      const registered = new Set((await documents.get(rows.map((r) => r.id))).map((d) => d.id));
+      const done = unknown.filter((p) => registered.has(p.id));
+      if (done.length > 0) {
+        bump('point-unknown.found', done.length); bump('point-unknown.repaired', done.length);
+        await ctx.finding({ type: 'point-unknown', action: 'repaired', documentIds: done.map((p) => p.id), detail: { repair: 'registered in Postgres as the store holds it (run parameter register); served as before' } });
+      }
+      unknown = unknown.filter((p) => !registered.has(p.id));
+    }
     for (const p of unknown) {
       bump('point-unknown.found'); bump('point-unknown.reported');
       await ctx.finding({
