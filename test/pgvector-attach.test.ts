@@ -12,7 +12,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from 'pg';
-import type { VectorStore } from '@forensics/core';
+import { RunAuditUseCase, StartAuditUseCase, type VectorStore } from '@forensics/core';
+import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryAuditRunRepository, ScriptedJudge } from '@forensics/core/testing';
 import { loadConfig } from '@forensics/infra/config/app-config';
 import { createVectorStore, DimensionMismatchError, documentIdOf, PgVectorAttachedVectorStore, PgVectorStore } from '@forensics/infra/vector-store';
 import { startPgVectorCluster, type PgVectorCluster } from './support/pgvector-cluster';
@@ -180,6 +181,21 @@ describe('pgvector attach: LangChain PGVector tables (docs langchain-env)', () =
     expect(seen.map((r) => r.id).sort()).toEqual([LC.A.id, LC.B.id, LC.C.id, LC.E.id].sort());
     expect(seen.find((r) => r.id === LC.C.id)!.quarantined).toBe(true);
     await store.setQuarantined('kb', [LC.C.id], false);
+    expect(await checksum()).toBe(before);
+  });
+
+  it("reconcile with register=true registers the app's rows as they stand (so a vetted baseline can cover them), writing nothing of the app's", async () => {
+    const repos = createInMemoryRepositories();
+    const uc = composeUseCases({ repos, store, embedder: new HashingEmbedder(3), judge: new ScriptedJudge(() => 'NO'), auditRuns: new InMemoryAuditRunRepository() });
+    await repos.documents.ensureCollection({ name: 'kb', embedder: 'app', dimension: 3 });
+    const run = await uc.get(StartAuditUseCase).execute({ kind: 'reconcile', collection: 'kb', trigger: 'cli', actor: 'test', enqueue: false, params: { register: true } });
+    const out = await uc.get(RunAuditUseCase).execute({ runId: run.id });
+    expect(out!.run.status).toBe('SUCCEEDED');
+    expect(out!.run.counts['point-unknown.repaired']).toBe(4);
+    const docs = await repos.documents.get([LC.A.id, LC.B.id, LC.C.id, LC.E.id, OTHER.id]);
+    expect(docs.map((d) => d.id).sort()).toEqual([LC.A.id, LC.B.id, LC.C.id, LC.E.id].sort()); // not the other LangChain collection's row
+    expect(docs.find((d) => d.id === LC.A.id)).toMatchObject({ text: 'lc text A', externalId: LC.A.id, status: 'ACTIVE' });
+    expect((await store.fetch('kb', [LC.A.id]))[0]!.quarantined).toBe(false);
     expect(await checksum()).toBe(before);
   });
 
