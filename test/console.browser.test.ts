@@ -290,6 +290,35 @@ const WRONG = 'Charles Dickens';
     expect(viewer.errors).toEqual([]);
   });
 
+  it('collections page: an admin vouches for a collection in two steps and clears it; a viewer sees the baseline but no buttons', async () => {
+    const admin = await loginAs(TEST_API_KEY);
+    await admin.page.goto(`${base}/console#/collections`);
+    const row = admin.page.locator(`#collections tr[data-name="${collection}"]`);
+    await row.waitFor();
+    expect(await row.locator('td.vetted').textContent()).toBe('none');
+    const registered = await t.prisma.document.count({ where: { collection } });
+    expect(await row.locator('td:nth-child(3)').textContent()).toBe(String(registered));
+    await row.getByRole('button', { name: 'Vouch for all texts now…' }).click();
+    expect((await t.prisma.collection.findUnique({ where: { name: collection } }))!.vettedBefore).toBeNull(); // one click is not enough
+    await row.getByRole('button', { name: `Confirm: vouch for ${registered} texts` }).click();
+    await admin.page.waitForFunction((name) => /registered before/.test(document.querySelector(`#collections tr[data-name="${name}"] td.vetted`)?.textContent ?? ''), collection);
+    const set = (await t.prisma.collection.findUnique({ where: { name: collection } }))!.vettedBefore;
+    expect(set).not.toBeNull();
+    const log = await t.prisma.auditLog.findMany({ where: { entityType: 'Collection', entityId: collection, action: 'collection.vetted' } });
+    expect(log).toHaveLength(1);
+    expect(log[0]!.actor).toMatch(/^bootstrap-admin key:/); // who: the session's admin key
+    await admin.page.locator(`#collections tr[data-name="${collection}"]`).getByRole('button', { name: 'Clear baseline' }).click();
+    await admin.page.waitForFunction((name) => document.querySelector(`#collections tr[data-name="${name}"] td.vetted`)?.textContent === 'none', collection);
+    expect((await t.prisma.collection.findUnique({ where: { name: collection } }))!.vettedBefore).toBeNull();
+    expect(admin.errors).toEqual([]);
+    const viewer = await loginAs(keys.viewer.key);
+    await viewer.page.goto(`${base}/console#/collections`);
+    await viewer.page.locator(`#collections tr[data-name="${collection}"]`).waitFor();
+    expect(await viewer.page.locator('#collections button').count()).toBe(0);
+    expect((await api('PUT', `/v1/collections/${collection}/vetted-before`, {}, keys.viewer.key)).status).toBe(403);
+    expect(viewer.errors).toEqual([]);
+  });
+
   it('a viewer sees no decision buttons and gets 403 from the API; a reviewer gets 403 on purge; the export link works with the session; log out', async () => {
     const v = await loginAs(keys.viewer.key);
     expect(await v.page.locator('#who .role').textContent()).toBe('viewer');

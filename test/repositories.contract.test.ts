@@ -107,6 +107,11 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
       expect(await repos.documents.countRegisteredBefore(collection, cutoff)).toBe(1);
       expect(await repos.documents.countRegisteredBefore(collection, registered)).toBe(0);
       expect((await repos.documents.setVettedBefore(collection, null))?.vettedBefore).toBeNull();
+      // listCollections: every collection by name, its texts counted.
+      const listed = (await repos.documents.listCollections()).filter((c) => c.name === collection);
+      expect(listed).toEqual([{ name: collection, embedder: 'e1', dimension: 4, vettedBefore: null, documents: 1 }]);
+      const names = (await repos.documents.listCollections()).map((c) => c.name);
+      expect(names).toEqual([...names].sort());
     });
 
     it('insert skips duplicate ids and duplicate (collection, hash), also within one batch; get/findByHashes/count; metadata round-trips', async () => {

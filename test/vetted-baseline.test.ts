@@ -80,6 +80,10 @@ describe('vetted baseline: texts an operator vouches for never leave serving on 
     expect(set.body).toMatchObject({ name: vetted, vettedTexts: STORY.length + OTHER.length });
     expect(Date.parse(set.body.vettedBefore)).toBeLessThanOrEqual(Date.now());
     expect((await call('GET', `/v1/collections/${vetted}`)).body.vettedBefore).toBe(set.body.vettedBefore);
+    const listed = await call('GET', '/v1/collections', undefined, reviewerKey);
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.find((c: Json) => c.name === vetted)).toEqual({ name: vetted, embedder: expect.any(String), dimension: expect.any(Number), documents: STORY.length + OTHER.length, vettedBefore: set.body.vettedBefore });
+    expect((await fetch(`${t.url}/v1/collections`)).status).toBe(401);
     const log = await t.prisma.auditLog.findMany({ where: { entityType: 'Collection', entityId: vetted, action: { startsWith: 'collection.' } } });
     expect(log.map((l) => l.action)).toEqual(['collection.vetted']);
     expect((log[0]!.details as Json).before).toBe(set.body.vettedBefore);

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Req } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { assertStorable, CheckServingUseCase, DescribeCollectionUseCase, IngestCorpusUseCase, IngestDocumentsRequest, parseRequest, ServingStatusRequest, VetCollectionRequest, VetCollectionUseCase } from '@forensics/core';
+import { assertStorable, CheckServingUseCase, DescribeCollectionUseCase, IngestCorpusUseCase, IngestDocumentsRequest, ListCollectionsUseCase, parseRequest, ServingStatusRequest, VetCollectionRequest, VetCollectionUseCase } from '@forensics/core';
 import { actorOf } from '../http/api-key.guard';
 import { ZodBody, ZodResponse } from '../http/zod-request';
 import { IngestResponse, ServingStatusResponse, VettedBaselineResponse, type Out } from '../http/response.schemas';
@@ -16,7 +16,15 @@ export class CollectionsController {
     @Inject(DescribeCollectionUseCase) private readonly describe: DescribeCollectionUseCase,
     @Inject(CheckServingUseCase) private readonly serving: CheckServingUseCase,
     @Inject(VetCollectionUseCase) private readonly vet: VetCollectionUseCase,
+    @Inject(ListCollectionsUseCase) private readonly list: ListCollectionsUseCase,
   ) {}
+
+  @Get()
+  @Allow('read', 'ingest')
+  @ApiOperation({ summary: 'Every collection: embedder, dimension, registered texts, vetted baseline' })
+  async all() {
+    return this.list.execute();
+  }
 
   @Post(':name/documents')
   @Allow('ingest')

@@ -13,6 +13,12 @@ export class InMemoryDocumentRepository extends InMemoryRepository implements Do
     return copy(this.s.collections.get(c.name)!);
   }
 
+  async listCollections(): Promise<(CollectionRow & { documents: number })[]> {
+    const docs = [...this.s.documents.values()];
+    return [...this.s.collections.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((c) => ({ ...copy(c), documents: docs.filter((d) => d.collection === c.name).length }));
+  }
+
   async setVettedBefore(name: string, before: Date | null): Promise<CollectionRow | null> {
     const c = this.s.collections.get(name);
     if (!c) return null;

@@ -18,6 +18,7 @@ import { CheckHealthUseCase } from './health/check-health/check-health.use-case'
 import { DeleteEnhancementUseCase } from './serving/delete-enhancement/delete-enhancement.use-case';
 import { DescribeCollectionUseCase } from './collections/describe-collection/describe-collection.use-case';
 import { VetCollectionUseCase } from './collections/vet-collection/vet-collection.use-case';
+import { ListCollectionsUseCase } from './collections/list-collections/list-collections.use-case';
 import { DispatchTracebackUseCase } from './feedback/dispatch-traceback/dispatch-traceback.use-case';
 import { ReconcilePendingFeedbackUseCase } from './feedback/dispatch-traceback/reconcile-pending-feedback.use-case';
 import { EnhanceAnswerUseCase } from './serving/enhance-answer/enhance-answer.use-case';
@@ -68,6 +69,7 @@ export * from './health/check-health/check-health.use-case';
 export * from './serving/delete-enhancement/delete-enhancement.use-case';
 export * from './collections/describe-collection/describe-collection.use-case';
 export * from './collections/vet-collection/vet-collection.use-case';
+export * from './collections/list-collections/list-collections.use-case';
 export * from './feedback/dispatch-traceback/dispatch-traceback.use-case';
 export * from './feedback/dispatch-traceback/reconcile-pending-feedback.use-case';
 export * from './serving/enhance-answer/enhance-answer.use-case';
@@ -100,7 +102,7 @@ export const USE_CASES = [
   AnswerFeedbackUseCase, AnswerQueryUseCase, ApproveQuarantineUseCase, CheckHealthUseCase, CheckServingUseCase, DeleteEnhancementUseCase, DescribeCollectionUseCase,
   DispatchTracebackUseCase, EnhanceAnswerUseCase, GetFeedbackUseCase, IngestCorpusUseCase, ListEnhancementsUseCase, ListQuarantinesUseCase,
   LogAnswerUseCase, MarkFeedbackFailedUseCase, ProcessFeedbackEventUseCase, QuarantineTextUseCase, ReconcilePendingFeedbackUseCase, RestoreQuarantineUseCase, RunTracebackUseCase,
-  SubmitFeedbackUseCase, SyncQuarantinesUseCase, VerifyTracebackUseCase, VetCollectionUseCase,
+  SubmitFeedbackUseCase, SyncQuarantinesUseCase, VerifyTracebackUseCase, VetCollectionUseCase, ListCollectionsUseCase,
   AuthenticateKeyUseCase, CreateApiKeyUseCase, ListApiKeysUseCase, RevokeApiKeyUseCase,
   CreateUserUseCase, DisableUserUseCase, ListUsersUseCase,
   CreateSessionUseCase, DestroySessionUseCase, ResolveSessionUseCase,

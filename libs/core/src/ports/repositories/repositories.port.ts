@@ -19,6 +19,8 @@ export interface DocumentRepository {
   getCollection(name: string): Promise<CollectionRow | null>;
   /** Creates the row if missing; returns the stored row (which may differ from `c` if it existed). */
   ensureCollection(c: CollectionRow): Promise<CollectionRow>;
+  /** Every collection, by name, with its registered texts counted. */
+  listCollections(): Promise<(CollectionRow & { documents: number })[]>;
   /** Sets (or clears, with null) the collection's vetted baseline; the updated row, or null for an unknown collection. */
   setVettedBefore(name: string, before: Date | null): Promise<CollectionRow | null>;
   findByHashes(collection: string, hashes: readonly string[]): Promise<DocumentRow[]>;

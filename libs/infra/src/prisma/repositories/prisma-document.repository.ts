@@ -20,6 +20,15 @@ export class PrismaDocumentRepository implements DocumentRepository {
     return (await this.getCollection(c.name))!;
   }
 
+  async listCollections(): Promise<(CollectionRow & { documents: number })[]> {
+    const [rows, counts] = await Promise.all([
+      this.db.collection.findMany({ select: COLLECTION_COLUMNS, orderBy: { name: 'asc' } }),
+      this.db.document.groupBy({ by: ['collection'], _count: { _all: true } }),
+    ]);
+    const n = new Map(counts.map((c) => [c.collection, c._count._all]));
+    return rows.map((r) => ({ ...r, documents: n.get(r.name) ?? 0 }));
+  }
+
   async setVettedBefore(name: string, before: Date | null): Promise<CollectionRow | null> {
     const r = await this.db.collection.updateMany({ where: { name }, data: { vettedBefore: before } });
     return r.count ? this.getCollection(name) : null;
