@@ -7,6 +7,7 @@
  *   docs/img/console-undo.png    an item just approved with a reason label (1), the undo bar showing
  *   docs/img/console-queue.png   the queue, with the progress line (decided by me today, left, the team)
  *   docs/img/console-item.png    the item page of the riskiest text, a reason label toggled
+ *   docs/img/console-collections.png  the collections page, an admin's first click on "vouch" (the confirmation shown; nothing set)
  *
  *   npm run screenshots                         (fresh temp data dir, seeded as above)
  *   npm run screenshots -- --data-dir .data/demo  (the demo's data, kept with npm run demo -- --keep-data; nothing seeded)
@@ -153,7 +154,14 @@ async function main(): Promise<void> {
     await page.screenshot({ path: join(out, 'console-item.png') });
     // Leave the item (releases the claim) before closing.
     await page.goto(`${svc.url}/console#/queue`);
-    console.log(JSON.stringify({ undo: second ? join(out, 'console-undo.png') : null, queue: join(out, 'console-queue.png'), item: join(out, 'console-item.png'), itemId: top.id, dataDir: given ? dataDir : 'temp' }));
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(`${svc.url}/console#/collections`);
+    await page.waitForSelector('main[data-page="collections"] #collections button.vouch');
+    await page.locator('#collections button.vouch').first().click();
+    await page.evaluate(() => document.getElementById('toast')?.classList.remove('show')); // the approve's toast from above
+    await page.waitForTimeout(400); // its fade-out
+    await page.screenshot({ path: join(out, 'console-collections.png') });
+    console.log(JSON.stringify({ undo: second ? join(out, 'console-undo.png') : null, queue: join(out, 'console-queue.png'), item: join(out, 'console-item.png'), collections: join(out, 'console-collections.png'), itemId: top.id, dataDir: given ? dataDir : 'temp' }));
   } finally {
     await browser?.close();
     await svc.close();

@@ -299,6 +299,7 @@ const WRONG = 'Charles Dickens';
     const registered = await t.prisma.document.count({ where: { collection } });
     expect(await row.locator('td:nth-child(3)').textContent()).toBe(String(registered));
     await row.getByRole('button', { name: 'Vouch for all texts now…' }).click();
+    expect(await row.getByRole('button', { name: 'Vouch for all texts now…' }).isVisible()).toBe(false); // replaced by the confirmation
     expect((await t.prisma.collection.findUnique({ where: { name: collection } }))!.vettedBefore).toBeNull(); // one click is not enough
     await row.getByRole('button', { name: `Confirm: vouch for ${registered} texts` }).click();
     await admin.page.waitForFunction((name) => /registered before/.test(document.querySelector(`#collections tr[data-name="${name}"] td.vetted`)?.textContent ?? ''), collection);
