@@ -50,7 +50,7 @@ async function ingest(argv: string[]): Promise<void> {
     const vetted = vet ? await app.get(VetCollectionUseCase).execute({ collection: r.collection, actor: `cli:${userInfo().username}` }) : null;
     console.log(JSON.stringify({
       collection: r.collection, received: r.received, inserted: r.inserted, skipped: r.skipped, markersStripped: r.markersStripped, embedder: embedder.id, store: store.kind, seconds: +((Date.now() - t0) / 1000).toFixed(1),
-      ...(vetted ? { vettedBefore: new Date(vetted.vettedBefore!).toISOString(), vettedTexts: vetted.vettedTexts } : {}),
+      ...(vetted ? { vettedBefore: vetted.vettedBefore, vettedTexts: vetted.vettedTexts } : {}),
     }));
   } finally {
     await app.close();

@@ -65,8 +65,7 @@ export class CollectionsController {
   async setVettedBefore(@Param('name') name: string, @Body() body: unknown, @Req() req: Request): Promise<Out<typeof VettedBaselineResponse>> {
     assertStorable('collection', name);
     const { before } = parseRequest(VetCollectionRequest, body ?? {});
-    const row = await this.vet.execute({ collection: name, before, actor: actorOf(req) });
-    return { name: row.name, vettedBefore: row.vettedBefore ? new Date(row.vettedBefore).toISOString() : null, vettedTexts: row.vettedTexts };
+    return this.vet.execute({ collection: name, before, actor: actorOf(req) });
   }
 
   @Get(':name')

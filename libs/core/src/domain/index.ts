@@ -5,3 +5,4 @@ export * from './feedback-status';
 export * from './evidence-record';
 export * from './scan-graph';
 export * from './redaction';
+export * from './store-point';

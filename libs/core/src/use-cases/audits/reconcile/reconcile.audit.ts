@@ -4,7 +4,7 @@ import type { DocumentRepository, DocumentRow, EnhancementRepository } from '../
 import { DOCUMENTS, EMBEDDER, ENHANCEMENTS, VECTOR_STORE } from '../../../ports/tokens';
 import type { VectorStore } from '../../../ports/vector-store.port';
 import type { InjectMap } from '../../../use-case';
-import { textHash } from '../../../domain/text-identity';
+import { documentOfStorePoint, isUuid } from '../../../domain/store-point';
 import { BTE_PROXY_KIND } from '../../serving/serving-view/serving-view';
 import { SyncQuarantinesUseCase } from '../../quarantine/sync-quarantines/sync-quarantines.use-case';
 
@@ -20,7 +20,6 @@ export interface ReconcileAuditDeps {
 interface ReconcileCursor { phase: 'store' | 'registry' | 'proxies'; after: string | null }
 
 const DEFAULT_PAGE = 1000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EXCERPT = 200;
 
 /**
@@ -125,9 +124,7 @@ export class ReconcileAudit implements AuditKindHandler {
     let unknown = texts.filter((p) => !known.has(p.id));
     if (ctx.run.params.register === true && unknown.length > 0) {
       // Registered as the store holds them (a text already registered under another id, or an id that is not a UUID, stays reported).
-      const rows = unknown.filter((p) => typeof p.text === 'string' && p.text.trim() !== '' && UUID.test(p.id)).map((p) => ({
-        id: p.id, collection, externalId: typeof p.payload.externalId === 'string' ? p.payload.externalId : null, textHash: textHash(p.text!), text: p.text!, metadata: null,
-      }));
+      const rows = unknown.filter((p) => typeof p.text === 'string' && p.text.trim() !== '' && isUuid(p.id)).map((p) => documentOfStorePoint(collection, { ...p, text: p.text! }));
       if (rows.length) await documents.insert(rows);
       const registered = new Set((await documents.get(rows.map((r) => r.id))).map((d) => d.id));
       const done = unknown.filter((p) => registered.has(p.id));

@@ -1,5 +1,5 @@
 import { echoInput, NotFoundError, ValidationError } from '../../../domain/errors';
-import type { AuditLogRepository, CollectionRow, DocumentRepository } from '../../../ports/repositories';
+import type { AuditLogRepository, DocumentRepository } from '../../../ports/repositories';
 import type { Clock } from '../../../ports/runtime.port';
 import { AUDIT_LOG, CLOCK, DOCUMENTS } from '../../../ports/tokens';
 import type { InjectMap } from '../../../use-case';
@@ -29,7 +29,8 @@ export class VetCollectionUseCase {
   static readonly inject: InjectMap<VetCollectionDeps> = { documents: DOCUMENTS, audit: AUDIT_LOG, clock: CLOCK };
   constructor(private readonly deps: VetCollectionDeps) {}
 
-  async execute(cmd: VetCollectionCommand): Promise<CollectionRow & { vettedTexts: number | null }> {
+  /** The collection's baseline as the API shows it: the cutoff (ISO instant, null = none) and how many texts it covers now. */
+  async execute(cmd: VetCollectionCommand): Promise<{ name: string; vettedBefore: string | null; vettedTexts: number | null }> {
     const now = this.deps.clock.now();
     const before = cmd.before === undefined ? now : cmd.before === null ? null : new Date(cmd.before);
     if (before && Number.isNaN(before.getTime())) throw new ValidationError(`before must be an ISO-8601 instant, got '${echoInput(cmd.before)}'`);
@@ -38,12 +39,11 @@ export class VetCollectionUseCase {
     }
     const prev = await this.deps.documents.getCollection(cmd.collection);
     if (!prev) throw new NotFoundError(`collection '${echoInput(cmd.collection)}' is unknown`);
-    const row = await this.deps.documents.setVettedBefore(cmd.collection, before);
-    if (!row) throw new NotFoundError(`collection '${echoInput(cmd.collection)}' is unknown`);
+    if (!(await this.deps.documents.setVettedBefore(cmd.collection, before))) throw new NotFoundError(`collection '${echoInput(cmd.collection)}' is unknown`);
     await this.deps.audit.append({
       actor: cmd.actor, action: before ? 'collection.vetted' : 'collection.vetting-cleared', entityType: 'Collection', entityId: cmd.collection,
       details: { before: before ? before.toISOString() : null, previous: prev.vettedBefore ? new Date(prev.vettedBefore).toISOString() : null },
     });
-    return { ...row, vettedTexts: before ? await this.deps.documents.countRegisteredBefore(cmd.collection, before) : null };
+    return { name: cmd.collection, vettedBefore: before ? before.toISOString() : null, vettedTexts: before ? await this.deps.documents.countRegisteredBefore(cmd.collection, before) : null };
   }
 }

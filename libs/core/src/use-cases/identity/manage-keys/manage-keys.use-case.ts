@@ -1,4 +1,5 @@
 import { ConflictError, echoInput, NotFoundError } from '../../../domain/errors';
+import { isUuid } from '../../../domain/store-point';
 import { parseRequest } from '../../../domain/request-schema';
 import type { ApiKeyRepository, ApiKeyRow, ServiceScope, UserRepository, UserRole, UserRow } from '../../../ports/repositories';
 import { API_KEYS, CLOCK, IDENTITY_SETTINGS, USERS } from '../../../ports/tokens';
@@ -85,7 +86,6 @@ export class ListApiKeysUseCase {
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Revokes a key by id or prefix (audited `key.revoked` once; revoking again changes nothing). */
 export class RevokeApiKeyUseCase {
@@ -94,7 +94,7 @@ export class RevokeApiKeyUseCase {
 
   async execute(cmd: { ref: string; actor: string }): Promise<ApiKeyView> {
     const ref = cmd.ref.trim();
-    const key = UUID.test(ref) ? await this.deps.apiKeys.get(ref) : await this.deps.apiKeys.findByPrefix(keyPrefix(ref) ?? ref);
+    const key = isUuid(ref) ? await this.deps.apiKeys.get(ref) : await this.deps.apiKeys.findByPrefix(keyPrefix(ref) ?? ref);
     if (!key) throw new NotFoundError(`API key ${echoInput(ref.slice(0, 12))} does not exist (give its id or its prefix rfk_…)`);
     const revoked = await this.deps.apiKeys.revoke(key.id, cmd.actor);
     return apiKeyView(revoked, revoked.userId ? await this.deps.users.get(revoked.userId) : null);

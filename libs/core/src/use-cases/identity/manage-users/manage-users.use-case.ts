@@ -1,4 +1,5 @@
 import { ConflictError, echoInput, NotFoundError } from '../../../domain/errors';
+import { isUuid } from '../../../domain/store-point';
 import { parseRequest } from '../../../domain/request-schema';
 import type { UserRepository, UserRow } from '../../../ports/repositories';
 import { USERS } from '../../../ports/tokens';
@@ -11,11 +12,10 @@ export interface ManageUsersDeps { users: UserRepository }
 export interface UserView { id: string; name: string; role: UserRow['role']; createdAt: Date; createdBy: string; disabledAt: Date | null; disabledBy: string | null }
 export const userView = (u: UserRow): UserView => ({ id: u.id, name: u.name, role: u.role, createdAt: u.createdAt, createdBy: u.createdBy, disabledAt: u.disabledAt, disabledBy: u.disabledBy });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A user by id or name; NotFoundError otherwise. */
 export async function findUser(users: UserRepository, ref: string): Promise<UserRow> {
-  const u = (UUID.test(ref) ? await users.get(ref) : null) ?? await users.findByName(ref);
+  const u = (isUuid(ref) ? await users.get(ref) : null) ?? await users.findByName(ref);
   if (!u) throw new NotFoundError(`user ${echoInput(ref)} does not exist`);
   return u;
 }

@@ -3,12 +3,13 @@ import {
   validateConsensusParams, validateDecisionPolicy, type ConsensusResult, type Label, type SiblingMatch, type TraceState,
 } from '@forensics/algorithms';
 import { PermanentError } from '../../../domain/errors';
+import { documentOfStorePoint } from '../../../domain/store-point';
 import { textHash } from '../../../domain/text-identity';
 import type { CandidateEvidence } from '../../../domain/evidence-record';
 import type { Embedder } from '../../../ports/embedder.port';
 import type { Judge } from '../../../ports/judge.port';
 import type {
-  AuditLogRepository, DocumentRepository, EnhancementRepository, FeedbackEventRepository, FeedbackRow, NewDocument, VerdictRepository, VerdictRow,
+  AuditLogRepository, DocumentRepository, DocumentRow, EnhancementRepository, FeedbackEventRepository, FeedbackRow, VerdictRepository, VerdictRow,
 } from '../../../ports/repositories';
 import type { Failpoints, NeighbourLists } from '../../../ports/runtime.port';
 import {
@@ -111,18 +112,17 @@ export class RunTracebackUseCase {
     let judgeCalls = 0;
     const hitInfo = new Map<string, { rank: number; score: number }>();
 
-    /** The texts of the candidates read so far (judged, or fetched for the decisions), by document id. */
-    const textOf = new Map<string, string>();
-    /** When each of those texts was registered (the vetted baseline's clock), by document id. */
-    const registeredAt = new Map<string, Date>();
-    const textsOf = async (ids: readonly string[]): Promise<Map<string, string>> => {
-      const missing = ids.filter((id) => !textOf.has(id));
-      if (missing.length) for (const d of await documents.get(missing)) { textOf.set(d.id, d.text); registeredAt.set(d.id, d.createdAt); }
-      return new Map(ids.filter((id) => textOf.has(id)).map((id) => [id, textOf.get(id)!]));
+    /** The candidates' registry rows read so far (judged, or fetched for the decisions), by document id. */
+    const docOf = new Map<string, DocumentRow>();
+    const docsOf = async (ids: readonly string[]): Promise<DocumentRow[]> => {
+      const missing = ids.filter((id) => !docOf.has(id));
+      if (missing.length) for (const d of await documents.get(missing)) docOf.set(d.id, d);
+      return ids.flatMap((id) => (docOf.has(id) ? [docOf.get(id)!] : []));
     };
+    const textsOf = async (ids: readonly string[]): Promise<Map<string, string>> => new Map((await docsOf(ids)).map((d) => [d.id, d.text]));
     const judgeBatch = async (ids: string[], round: number): Promise<Record<string, Label>> => {
       const docs = new Map((await documents.get(ids)).map((d) => [d.id, d]));
-      for (const d of docs.values()) { textOf.set(d.id, d.text); registeredAt.set(d.id, d.createdAt); }
+      for (const d of docs.values()) docOf.set(d.id, d);
       const peers = ids.map((id) => docs.get(id)?.text).filter((t): t is string => !!t);
       const labels: Record<string, Label> = {};
       await mapPool(ids, settings.trace.judgeConcurrency, async (id) => {
@@ -259,9 +259,8 @@ export class RunTracebackUseCase {
     const vettedBefore = collection.vettedBefore ? new Date(collection.vettedBefore).getTime() : null;
     const isVetted = async (id: string): Promise<boolean> => {
       if (vettedBefore === null) return false;
-      if (!registeredAt.has(id)) await textsOf([id]);
-      const at = registeredAt.get(id);
-      return at !== undefined && new Date(at).getTime() < vettedBefore;
+      const [d] = await docsOf([id]);
+      return d !== undefined && new Date(d.createdAt).getTime() < vettedBefore;
     };
     /** Decides one judged text and applies it; true when the text left serving (quarantined or withheld). */
     const decideOne = async (id: string): Promise<boolean> => {
@@ -390,9 +389,7 @@ export class RunTracebackUseCase {
     for (const m of fresh) if (!firstByHash.has(m.hash)) firstByHash.set(m.hash, m.hit.id);
     const toRegister = fresh.filter((m) => firstByHash.get(m.hash) === m.hit.id);
     if (toRegister.length) {
-      await documents.insert(toRegister.map(({ hit, hash }): NewDocument => ({
-        id: hit.id, collection: ev.collection, externalId: typeof hit.payload?.externalId === 'string' ? hit.payload.externalId : null, textHash: hash, text: hit.text, metadata: null,
-      })));
+      await documents.insert(toRegister.map(({ hit }) => documentOfStorePoint(ev.collection, hit)));
     }
     // Whatever is still unregistered by id (a duplicate of a registered text, or a concurrent
     // registration of the same text under another id) is folded into the registered document.

@@ -1,4 +1,5 @@
 import { ValidationError } from '../../../../domain/errors';
+import { isUuid } from '../../../../domain/store-point';
 import type { ReviewCursor, ReviewItemRow, ReviewSort } from '../../../../ports/repositories';
 
 /** ItemSummary of the review API (docs/review-api.md). */
@@ -17,7 +18,6 @@ export function encodeCursor(c: ReviewCursor): string {
   return Buffer.from(JSON.stringify([c.sort, c.suspicion, c.createdAt, c.id]), 'utf8').toString('base64url');
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function decodeCursor(s: string, sort: ReviewSort): ReviewCursor {
   const bad = () => new ValidationError('cursor is not a cursor of this list (pass nextCursor unchanged, with the same sort)');
@@ -25,7 +25,7 @@ export function decodeCursor(s: string, sort: ReviewSort): ReviewCursor {
   try { v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')); } catch { throw bad(); }
   if (!Array.isArray(v) || v.length !== 4) throw bad();
   const [cs, sus, at, id] = v as unknown[];
-  if (cs !== sort || typeof sus !== 'number' || !Number.isFinite(sus) || typeof at !== 'string' || Number.isNaN(Date.parse(at)) || typeof id !== 'string' || !UUID.test(id)) throw bad();
+  if (cs !== sort || typeof sus !== 'number' || !Number.isFinite(sus) || typeof at !== 'string' || Number.isNaN(Date.parse(at)) || typeof id !== 'string' || !isUuid(id)) throw bad();
   return { sort, suspicion: sus, createdAt: new Date(at).toISOString(), id };
 }
 
