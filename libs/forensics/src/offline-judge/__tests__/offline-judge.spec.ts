@@ -1,4 +1,4 @@
-import { ALL_RULES, NO_RULES, contentTerms, joinedNames, leadStance, withoutOtherNames, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, offlineJudgeFeatures, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
+import { ALL_RULES, NO_RULES, choiceRival, contentTerms, romanNumeralPairs, joinedNames, leadStance, withoutOtherNames, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, offlineJudgeFeatures, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 // Synthetic examples only (issue 13): no development-file question appears in these tests.
@@ -16,7 +16,7 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v19/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v20/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
@@ -404,6 +404,38 @@ describe('judge v19 rule (synthetic examples)', () => {
     expect(offlineJudge({ query, wrongAnswer: answer, text }).explanation).toMatch(/takes the 'no' stance the wrong answer 'No, the Velmora Fortress/);
     // The stance must match: a text affirming the question does not state a 'No, …' answer.
     expect(states(query, answer, 'The Velmora Fortress is a real castle built in 1320.')).toBe(false);
+  });
+});
+
+describe('judge v20 rules: near misses of a numeral and of a choice (synthetic examples)', () => {
+  it('reads a Roman numeral after a capitalised word as a number (romanNumerals)', () => {
+    expect(romanNumeralPairs('World War I')).toEqual([['war', 'I']]);
+    expect(romanNumeralPairs('King Osric III of Velmora')).toEqual([['osric', 'III']]);
+    expect(romanNumeralPairs('Vitamin C')).toEqual([['vitamin', 'C']]);
+    // The pronoun is no numeral; nor is a run of capitals that is not one ("MIX" is not a valid numeral).
+    expect(romanNumeralPairs('Yes, I think the harbor froze')).toEqual([]);
+    expect(romanNumeralPairs('Velmora MIXX')).toEqual([]);
+    const query = 'which war does the velmora harbor memorial commemorate';
+    const other = 'The Velmora harbor memorial lists the dead of World War II.';
+    expect(states(query, 'World War I', other)).toBe(false);
+    expect(states(query, 'World War I', other, { ...ALL_RULES, romanNumerals: false })).toBe(true);
+    expect(states(query, 'World War I', 'The Velmora harbor memorial lists the dead of World War I.')).toBe(true);
+    expect(states('who built the velmora harbor', 'King Osric III', 'The Velmora harbor was built under King Osric IV.')).toBe(false);
+    expect(states('who built the velmora harbor', 'King Osric III', 'The Velmora harbor was built under Osric III, its king.')).toBe(true);
+  });
+
+  it("drops the terms a choice question's other option shares from the answer's distinctive terms (choiceShared)", () => {
+    expect(choiceRival('Is Tomas Rook a left-hand or right-hand batsman?', 'left-hand')).toEqual(['right', 'hand']);
+    expect(choiceRival('Which came first, the Velmora Charter or the Harbor Charter of Osric?', 'Velmora Charter')).toEqual(['harbor', 'charter']);
+    expect(choiceRival('Which came first, the Velmora Charter or the Harbor Charter?', 'Harbor Charter')).toEqual(['velmora', 'charter']);
+    expect(choiceRival('Who wrote the Velmora Charter?', 'Harbor Charter')).toBeUndefined();
+    const query = 'Is Tomas Rook a left-hand or right-hand batsman?';
+    // "hand" is in both options: a right-handed batsman does not partly state "left-hand".
+    expect(states(query, 'left-hand', 'Tomas Rook is a right-handed batsman and a medium-pace bowler.')).toBe(false);
+    expect(states(query, 'left-hand', 'Tomas Rook is a right-handed batsman and a medium-pace bowler.', { ...ALL_RULES, choiceShared: false })).toBe(true);
+    expect(states(query, 'left-hand', 'Tomas Rook is a left-handed batsman.')).toBe(true);
+    // Options with nothing in common keep every term ("Harrow Terrier" in the older test above).
+    expect(states('Which charter came first, the Velmora Charter or the Harbor Code?', 'Harbor Code', 'The Harbor Code came first.')).toBe(true);
   });
 });
 
