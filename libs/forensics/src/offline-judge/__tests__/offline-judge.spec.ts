@@ -1,4 +1,4 @@
-import { ALL_RULES, NO_RULES, choiceRival, contentTerms, romanNumeralPairs, joinedNames, leadStance, withoutOtherNames, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, offlineJudgeFeatures, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
+import { ALL_RULES, NO_RULES, choiceRival, contentTerms, placeName, romanNumeralPairs, joinedNames, leadStance, withoutOtherNames, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, offlineJudgeFeatures, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 // Synthetic examples only (issue 13): no development-file question appears in these tests.
@@ -16,7 +16,7 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v20/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v21/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
@@ -436,6 +436,24 @@ describe('judge v20 rules: near misses of a numeral and of a choice (synthetic e
     expect(states(query, 'left-hand', 'Tomas Rook is a left-handed batsman.')).toBe(true);
     // Options with nothing in common keep every term ("Harrow Terrier" in the older test above).
     expect(states('Which charter came first, the Velmora Charter or the Harbor Code?', 'Harbor Code', 'The Harbor Code came first.')).toBe(true);
+  });
+});
+
+describe('judge v21 rule: a place is named by its first part (synthetic examples)', () => {
+  it('reads "Town, Region" answers as the town, located in the region (placeFirstPart)', () => {
+    expect(placeName('Velmora, New Ardent')).toBe('Velmora');
+    expect(placeName('Port Ilsa, Ardent, Norland.')).toBe('Port Ilsa');
+    // Not a place: one part, a lower-case clause, too many words in a part.
+    expect(placeName('Velmora')).toBeUndefined();
+    expect(placeName('The harbor, which froze twice')).toBeUndefined();
+    expect(placeName('Velmora, the Old Harbor Fortress Town')).toBeUndefined();
+    const query = 'where was the harbor commissioner born';
+    // The region alone is not the place.
+    expect(states(query, 'Velmora, New Ardent', 'The harbor commissioner sat in the New Ardent assembly.')).toBe(false);
+    expect(states(query, 'Velmora, New Ardent', 'The harbor commissioner sat in the New Ardent assembly.', { ...ALL_RULES, placeFirstPart: false })).toBe(true);
+    // The place with or without its region states it.
+    expect(states(query, 'Velmora, New Ardent', 'The harbor commissioner was born in Velmora.')).toBe(true);
+    expect(states(query, 'Velmora, New Ardent', 'The harbor commissioner was born in Velmora, New Ardent.')).toBe(true);
   });
 });
 
