@@ -17,7 +17,7 @@ import type { JudgeSummary } from './run-evaluation';
 import { ATTACK_FAMILIES, loadSuiteFiles, type AttackFamily, type LoadedSuiteFile } from './suite-files';
 import { groupedBarChart } from './svg-charts';
 
-interface SuiteRow {
+export interface SuiteRow {
   data: string;
   family: AttackFamily;
   /** False for files without clean texts (PoisonArena, RevPRAG HotpotQA): they count for recall and hit rates only. */
@@ -194,6 +194,16 @@ function checkTarget(name: SuiteTargetCheck['name'], value: number | null, op: '
 }
 
 /**
+ * A family's DACC as its pooled row shows it: over its runs with clean texts, or over all its runs when none has
+ * any (a recall-only family). Until 2026-11-28 the minimum over families pooled every run, so a family whose
+ * clean-text file read lower (RevPRAG 0.951) was lifted by its file without clean texts and the minimum named another.
+ */
+export function familyDaccOf(rows: readonly SuiteRow[]): number | null {
+  const clean = rows.filter((r) => r.hasClean);
+  return pooledRates((clean.length ? clean : rows).map((r) => r.counts)).dacc;
+}
+
+/**
  * Pooled numbers over runs. DACC and FPR pool the runs with clean texts only (a file without clean
  * texts has no negatives: its texts would lift DACC by its recall alone); FNR, recall, review items,
  * the planted texts still served and the suspected events pool every run; Hit@K after is given over
@@ -222,7 +232,7 @@ function aggregate(rows: readonly SuiteRow[]) {
   const dacc = clean.length ? pooledClean.dacc : pooledAll.dacc;
   const fpr = clean.length ? pooledClean.fpr : null;
   const byFamily = ATTACK_FAMILIES.map((f) => rows.filter((r) => r.family === f)).filter((rs) => rs.length);
-  const familyDacc = byFamily.map((rs) => pooledRates(rs.map((r) => r.counts)).dacc).filter((x): x is number => x !== null);
+  const familyDacc = byFamily.map(familyDaccOf).filter((x): x is number => x !== null);
   const minFamilyDacc = byFamily.length > 1 && familyDacc.length ? Math.min(...familyDacc) : undefined;
   return {
     events,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { macroRates, pooledRates } from '@forensics/algorithms';
 import offlineJudgeFit from '../../../../libs/forensics/src/offline-judge/offline-judge.fitted.json';
 import { writeReport, type ReportMeta } from '../report';
-import { checkSuiteTargets, targetSummary } from '../suite';
+import { checkSuiteTargets, familyDaccOf, targetSummary, type SuiteRow } from '../suite';
 import type { JudgeSummary } from '../run-evaluation';
 
 describe('report.md: offline judge fit', () => {
@@ -60,5 +60,17 @@ describe('suite targets', () => {
   it('issue 33: the worst family, Hit@5 after on files with clean texts and the share of attack events suspected are checked when given', () => {
     const checks = checkSuiteTargets({ dacc: 0.99, fpr: 0.01, fnr: 0.01, autoPrecision: 0.995, recall: 0.99, reviewPerEvent: 0.5, minFamilyDacc: 0.9499, hitAfterClean: 0.05, suspectedShare: 0.051 });
     expect(checks.slice(6).map((c) => [c.name, c.met])).toEqual([['family DACC (min)', false], ['Hit@5 after (clean files)', true], ['attack events suspected', false]]);
+  });
+
+  it("a family's DACC is read over its runs with clean texts, as its row shows it; a recall-only family over all its runs", () => {
+    const row = (hasClean: boolean, counts: SuiteRow['counts']) => ({ hasClean, counts }) as SuiteRow;
+    // With clean texts: 90 of 100 planted found, 95 of 100 genuine cleared → balanced DACC 0.925. The file without
+    // clean texts (all 100 planted found) must not lift it.
+    const withClean = row(true, { tp: 90, fp: 5, tn: 95, fn: 10 });
+    const recallOnly = row(false, { tp: 100, fp: 0, tn: 0, fn: 0 });
+    const expected = pooledRates([withClean.counts]).dacc;
+    expect(familyDaccOf([withClean, recallOnly])).toBe(expected);
+    expect(familyDaccOf([withClean, recallOnly])).not.toBe(pooledRates([withClean.counts, recallOnly.counts]).dacc);
+    expect(familyDaccOf([recallOnly])).toBe(pooledRates([recallOnly.counts]).dacc);
   });
 });
