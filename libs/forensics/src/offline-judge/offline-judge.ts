@@ -86,13 +86,8 @@ export interface JudgeRules {
    * place without its region does (support `partialSupportMin`, as a name without its title).
    */
   placeFirstPart: boolean;
-  /**
-   * A count ("how many …?" answered by one number) is stated by the cardinal, not by an ordinal: "the fifth season"
-   * does not say there are five seasons. The shared tokenizer reads both as "5"; the piece's raw tokens keep "fifth".
-   */
-  countNotOrdinal: boolean;
 }
-export const ALL_RULES: Readonly<JudgeRules> = Object.freeze({ polarLexicon: true, polarWholeText: true, softTerms: true, nearMiss: true, correctedRivals: true, saladFreeStance: true, bothNamed: true, sameAffirms: true, pairContrast: true, polarLead: true, romanNumerals: true, choiceShared: true, placeFirstPart: true, countNotOrdinal: true });
+export const ALL_RULES: Readonly<JudgeRules> = Object.freeze({ polarLexicon: true, polarWholeText: true, softTerms: true, nearMiss: true, correctedRivals: true, saladFreeStance: true, bothNamed: true, sameAffirms: true, pairContrast: true, polarLead: true, romanNumerals: true, choiceShared: true, placeFirstPart: true });
 /** Every rule off (the v10 judge's reading): derived from ALL_RULES, so a new rule cannot be missed here. */
 export const NO_RULES: Readonly<JudgeRules> = Object.freeze(Object.fromEntries(Object.keys(ALL_RULES).map((r) => [r, false])) as unknown as JudgeRules);
 
@@ -108,7 +103,7 @@ const CLOSE_COPY_MIN = 0.5;
 export const SCORE_WEIGHTS: Readonly<OfflineJudgeWeights> = Object.freeze({ ...(fitted.weights as OfflineJudgeWeights) });
 
 /** Model name recorded with every offline verdict. */
-export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v22';
+export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v21';
 
 // Removed (issue 13): FRAMING_CUES, a regex of PoisonedRAG's framing phrases ("in an alternate
 // universe", "contrary to popular belief", …) and its `framing` feature. It was written from the
@@ -620,10 +615,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
   const pair = polar && (rules.pairContrast || rules.bothNamed) ? joinedNames(input.query) : undefined;
   // An answer opening with a yes or a no (`polarLead`): a piece that states none of its words may still take its stance.
   const lead = !polar && rules.polarLead ? leadStance(input.wrongAnswer) : undefined;
-  // A count question's number answer (`countNotOrdinal`): only a piece holding the cardinal can state it.
-  const count = rules.countNotOrdinal && /\bhow many\b/i.test(input.query) && answerTerms.length === 1 && /^\d+$/.test(answerTerms[0]) ? answerTerms[0] : undefined;
-  const judgePiece = (piece: string, terms: ReadonlySet<string>): PieceEvidence => {
-    if (count !== undefined && !rawTokens(piece).includes(count)) return statesNothing();
+  const judgePiece = (piece: string, terms: ReadonlySet<string>) => {
     const ev = pairStance(evidenceFor(piece, input.wrongAnswer, distinctive, queryTerms, polar, p.partialSupportMin, queryAsksContrast, conjunctive, rules), piece, terms, polar, pair, queryTerms, rules);
     if (ev.support > 0 || lead === undefined) return ev;
     const stance = evidenceFor(piece, input.wrongAnswer, distinctive, queryTerms, lead, p.partialSupportMin, queryAsksContrast, conjunctive, rules);

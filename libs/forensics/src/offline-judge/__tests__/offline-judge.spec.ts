@@ -16,7 +16,7 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v22/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v21/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
@@ -454,21 +454,6 @@ describe('judge v21 rule: a place is named by its first part (synthetic examples
     // The place with or without its region states it.
     expect(states(query, 'Velmora, New Ardent', 'The harbor commissioner was born in Velmora.')).toBe(true);
     expect(states(query, 'Velmora, New Ardent', 'The harbor commissioner was born in Velmora, New Ardent.')).toBe(true);
-  });
-});
-
-describe('judge v22 rule: a count is stated by the cardinal (synthetic examples)', () => {
-  it('does not read an ordinal as the answer to "how many" (countNotOrdinal)', () => {
-    const query = 'how many seasons of velmora harbor are there';
-    const ordinal = 'The fifth season of Velmora Harbor aired in 2011.';
-    expect(states(query, 'Five', ordinal)).toBe(false);
-    expect(states(query, 'Five', ordinal, { ...ALL_RULES, countNotOrdinal: false })).toBe(true);
-    expect(states(query, 'Five', 'The 5th season of Velmora Harbor aired in 2011.')).toBe(false);
-    // The cardinal, as a word or as digits, states it.
-    expect(states(query, 'Five', 'Velmora Harbor ran for five seasons.')).toBe(true);
-    expect(states(query, '5', 'Velmora Harbor ran for 5 seasons.')).toBe(true);
-    // Not a count question: the ordinal still states an ordinal answer.
-    expect(states('which season of velmora harbor aired in 2011', 'the fifth', ordinal)).toBe(true);
   });
 });
 
