@@ -219,7 +219,8 @@ function answerSupport(piece: string, pieceTerms: ReadonlySet<string>, answer: s
   }
   if (distinctive.some((t) => /\d/.test(t) && !have.has(t))) return { support: 0, exact: false };
   if (rules.romanNumerals && !romanNumeralsKept(piece, answer)) return { support: 0, exact: false };
-  if (rules.placeFirstPart && !placeKept(pieceTerms, answer)) return { support: 0, exact: false };
+  const place = rules.placeFirstPart ? placeName(answer) : undefined;
+  if (place !== undefined && !contentTerms(place).every((t) => pieceTerms.has(t))) return { support: 0, exact: false };
   const soft = rules.softTerms ? new Set([...have].map(softStem)) : undefined;
   const found = (t: string) => have.has(t) || (soft !== undefined && soft.has(softStem(t)));
   const present = distinctive.filter(found).length;
@@ -229,8 +230,7 @@ function answerSupport(piece: string, pieceTerms: ReadonlySet<string>, answer: s
   // A title is optional, the trailing name is not: "Lena Ardent" states "Former Harbor Commissioner Lena Ardent".
   const tail = distinctive.length >= 3 && distinctive.slice(-2).every(found) ? partialMin : 0;
   // The region is optional, the place is not: "born in Albany" states "Albany, New York" (`placeFirstPart`).
-  const place = rules.placeFirstPart && placeName(answer) !== undefined ? partialMin : 0;
-  const support = Math.max(share >= partialMin ? share : 0, tail, place);
+  const support = Math.max(share >= partialMin ? share : 0, tail, place !== undefined ? partialMin : 0);
   return { support, exact: false };
 }
 
@@ -250,7 +250,7 @@ export function romanNumeralPairs(answer: string): Array<[string, string]> {
   return pairs;
 }
 
-/** Does the piece keep each of the answer's numerals: the same word followed by the same numeral (case-sensitive)? */
+/** Does the piece keep each of the answer's numerals: the same word followed by the same numeral (case aside: token-flipped texts are lower case)? */
 function romanNumeralsKept(piece: string, answer: string): boolean {
   const pairs = romanNumeralPairs(answer);
   if (pairs.length === 0) return true;
@@ -267,12 +267,6 @@ export function placeName(answer: string): string | undefined {
   if (parts.length < 2 || parts.length > 4) return undefined;
   const capitalisedRun = (p: string) => /^(\p{Lu}[\p{L}.'-]*)(\s+\p{Lu}[\p{L}.'-]*){0,2}$/u.test(p);
   return parts.every(capitalisedRun) ? parts[0] : undefined;
-}
-
-/** Does the piece name the place itself (every term of the answer's first part), where the answer is a place? */
-function placeKept(pieceTerms: ReadonlySet<string>, answer: string): boolean {
-  const place = placeName(answer);
-  return place === undefined || contentTerms(place).every((t) => pieceTerms.has(t));
 }
 
 /**
@@ -583,7 +577,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
   // coverage of them measures nothing (0/0 counted as none): then the query's own terms are used.
   const queryRest = [...queryTermsAll].filter((t) => !answerTermSet.has(t));
   const queryTerms = queryRest.length >= 2 ? queryRest : [...queryTermsAll];
-  // Distinctive answer terms; for a choice question ("X or Y?") every answer term is in the query, so all count.
+  // Distinctive answer terms; for a choice question ("X or Y?") every answer term is in the query: those the other option does not share.
   const distinctiveOnly = answerTerms.filter((t) => !queryTermsAll.has(t));
   const distinctive = distinctiveOnly.length ? distinctiveOnly : choiceDistinctive(input.query, input.wrongAnswer, answerTerms, rules);
   // An answer that is a number of four or more digits may be written in the text with its groups
