@@ -6,7 +6,10 @@
  * how many poisoned texts gain / lose support and how many clean texts gain / lose it. Support is read without
  * peers (peers do not change a text's own support).
  *
- *   npx tsx scripts/judge-rule-ablation.ts [--data-dir ../shared/data] [--examples N]
+ * With `--minus`, every rule is compared the other way: all rules against all rules but that one (what the rule
+ * adds to the others: the measure for a rule that refines another, such as `pairConnectives`).
+ *
+ *   npx tsx scripts/judge-rule-ablation.ts [--data-dir ../shared/data] [--examples N] [--minus]
  */
 import { join, resolve } from 'node:path';
 import { ALL_RULES, NO_RULES, bm25TopK, buildBm25Index, offlineJudgeFeatures, tokenize, type JudgeRules } from '@forensics/algorithms';
@@ -19,10 +22,12 @@ function arg(name: string, fallback?: string): string | undefined {
 const dataDir = resolve(arg('data-dir', join(__dirname, '..', '..', 'shared', 'data'))!);
 const examples = Number(arg('examples', '0'));
 // Each rule alone, then all of them (the rule list is JudgeRules' own, so a new rule gets its row).
-const configs: [string, JudgeRules][] = [
-  ...Object.keys(ALL_RULES).map((r): [string, JudgeRules] => [r, { ...NO_RULES, [r]: true }]),
-  ['all', { ...ALL_RULES }],
-];
+const minus = process.argv.includes('--minus');
+const configs: [string, JudgeRules][] = minus
+  ? Object.keys(ALL_RULES).map((r): [string, JudgeRules] => [r, { ...ALL_RULES, [r]: false }])
+  : [...Object.keys(ALL_RULES).map((r): [string, JudgeRules] => [r, { ...NO_RULES, [r]: true }]), ['all', { ...ALL_RULES }]];
+// --minus: the base is every rule, and a "gain" is support the rule takes away (its row is the judge without it).
+const baseRules = minus ? ALL_RULES : NO_RULES;
 const tok = (s: string) => tokenize(s, { removeStopwords: true, stem: true });
 const gate = Number(arg('gate', '0.34'));
 
@@ -38,7 +43,7 @@ for (const { file, records } of loadJudgeFitFiles(dataDir)) {
       const ranked = bm25TopK(buildBm25Index(texts.map(tok)), tok(r.question), 10).map((h) => h.index);
       for (const i of ranked) {
         const input = { query: r.question, wrongAnswer: r.incorrect_answer, text: texts[i] };
-        const base = offlineJudgeFeatures(input, { partialSupportMin: gate }, NO_RULES).support > 0;
+        const base = offlineJudgeFeatures(input, { partialSupportMin: gate }, baseRules).support > 0;
         for (const [name, rules] of configs) {
           const now = offlineJudgeFeatures(input, { partialSupportMin: gate }, rules).support > 0;
           const t = ((tally[name] ??= {})[family] ??= { posGain: 0, posLoss: 0, negGain: 0, negLoss: 0, pos: 0, neg: 0, posSupported: 0, negSupported: 0 });
