@@ -63,6 +63,32 @@ export interface JudgeRules {
   /** "Are X and Y both …?" is answered 'no' by a text that names both and sets them against each other ("X is …; Y, however, …"). */
   pairContrast: boolean;
   /**
+   * The pair rule reads "on the other hand" (articles are normalised away, so the v17 pattern never matched it),
+   * "conversely", "although" and "though" as contrast too: general English connectives, not a dataset's.
+   */
+  pairConnectives: boolean;
+  /**
+   * A stance is read from the prose after a salad prefix with the prose's first words given back (`withoutTokenSalad`'s
+   * `proseEdge`): the salad run had swallowed them, a negation with them.
+   */
+  saladEdge: boolean;
+  /** A name of function words ("For Against", "The Who") is still one of the two names of "Are X and Y both …?", read by its words. */
+  pairFunctionWordNames: boolean;
+  /**
+   * A long yes/no question (≥ `LONG_POLAR_QUESTION` query terms) is restated by a passage with `LONG_POLAR_RESTATED` of its
+   * terms, not only by half: "Kaiser Ventures corporation has no ties to shipbuilding" restates "Was Kaiser Ventures
+   * corporation founded by an American industrialist who became known as the father of modern American shipbuilding?"
+   * with 4 of its 11 terms — a sentence carries the subject and the claim, not every qualifier of a long question.
+   */
+  polarLongQuestion: boolean;
+  /**
+   * "Are X and Y both P?" is answered 'no' by a text that names both in sentences of their own and states P (the
+   * question's terms outside the two names) of one of them only: "X is a rock musician. Y is a rugby player." — a
+   * denial by predicate, without a negation or a contrast word. Not for "the same …" / "different …" questions,
+   * whose P is the comparison itself.
+   */
+  pairPredicate: boolean;
+  /**
    * An answer that opens with a yes or a no and goes on ("No, the film is not based on a true story.") takes that
    * stance: a text that does not repeat the clause's words but restates the question with the same stance states it
    * (`leadStance`).
@@ -87,7 +113,7 @@ export interface JudgeRules {
    */
   placeFirstPart: boolean;
 }
-export const ALL_RULES: Readonly<JudgeRules> = Object.freeze({ polarLexicon: true, polarWholeText: true, softTerms: true, nearMiss: true, correctedRivals: true, saladFreeStance: true, bothNamed: true, sameAffirms: true, pairContrast: true, polarLead: true, romanNumerals: true, choiceShared: true, placeFirstPart: true });
+export const ALL_RULES: Readonly<JudgeRules> = Object.freeze({ polarLexicon: true, polarWholeText: true, softTerms: true, nearMiss: true, correctedRivals: true, saladFreeStance: true, bothNamed: true, sameAffirms: true, pairContrast: true, pairConnectives: true, saladEdge: true, pairFunctionWordNames: true, polarLongQuestion: true, pairPredicate: true, polarLead: true, romanNumerals: true, choiceShared: true, placeFirstPart: true });
 /** Every rule off (the v10 judge's reading): derived from ALL_RULES, so a new rule cannot be missed here. */
 export const NO_RULES: Readonly<JudgeRules> = Object.freeze(Object.fromEntries(Object.keys(ALL_RULES).map((r) => [r, false])) as unknown as JudgeRules);
 
@@ -103,7 +129,7 @@ const CLOSE_COPY_MIN = 0.5;
 export const SCORE_WEIGHTS: Readonly<OfflineJudgeWeights> = Object.freeze({ ...(fitted.weights as OfflineJudgeWeights) });
 
 /** Model name recorded with every offline verdict. */
-export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v21';
+export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v23';
 
 // Removed (issue 13): FRAMING_CUES, a regex of PoisonedRAG's framing phrases ("in an alternate
 // universe", "contrary to popular belief", …) and its `framing` feature. It was written from the
@@ -116,6 +142,16 @@ const LONG_ANSWER_TOKENS = 6;
 
 /** Minimum query-term coverage of a sentence for it to take a yes/no stance on the question. */
 export const POLAR_MIN_COVERAGE = 0.5;
+/** A yes/no question of at least this many query terms is long (`polarLongQuestion`)… */
+const LONG_POLAR_QUESTION = 9;
+/** …and restated by a passage holding this many of them. */
+const LONG_POLAR_RESTATED = 4;
+
+/** Does a passage with these terms restate the question's proposition (for a yes/no stance)? */
+function restatesProposition(queryTerms: readonly string[], have: ReadonlySet<string>, rules: JudgeRules): boolean {
+  if (coverage(queryTerms, have) >= POLAR_MIN_COVERAGE) return true;
+  return rules.polarLongQuestion && queryTerms.length >= LONG_POLAR_QUESTION && queryTerms.filter((t) => have.has(t)).length >= LONG_POLAR_RESTATED;
+}
 
 const POLAR_ANSWERS: Readonly<Record<string, 'yes' | 'no'>> = { yes: 'yes', no: 'no', true: 'yes', false: 'no' };
 
@@ -362,10 +398,10 @@ function evidenceFor(text: string, answer: string, answerTerms: readonly string[
       // A yes/no answer is induced by restating the query's proposition with the matching stance.
       // The stance must come with the proposition: its window restates ≥ POLAR_MIN_COVERAGE of
       // the query terms, so a passage about only one side of "Are X and Y both …?" does not count.
-      const negated = polarStanceIsNo(normalizeText(rules.saladFreeStance ? withoutTokenSalad(sentence) : sentence).split(' '), queryAsksContrast, rules);
+      const negated = polarStanceIsNo(normalizeText(rules.saladFreeStance ? withoutTokenSalad(sentence, undefined, rules.saladEdge) : sentence).split(' '), queryAsksContrast, rules);
       if (negated && firstDenying === undefined) firstDenying = sentence;
       window = windowOf();
-      const restates = coverage(queryTerms, window) >= POLAR_MIN_COVERAGE && numbersKept(window);
+      const restates = restatesProposition(queryTerms, window, rules) && numbersKept(window);
       if (restates && negated) restatedDenial = true;
       support = (polar === 'no') === negated && restates ? 1 : 0;
     } else {
@@ -416,7 +452,7 @@ function evidenceFor(text: string, answer: string, answerTerms: readonly string[
     // 0.056 → 0.050 at the same FPR, NQ unchanged; the sibling sweep on HotpotQA 0.974 → 0.988.
     const all = new Set(terms.flatMap((t) => [...t]));
     const cov = coverage(queryTerms, all);
-    if (cov >= POLAR_MIN_COVERAGE && numbersKept(all)) {
+    if (restatesProposition(queryTerms, all, rules) && numbersKept(all)) {
       best = { support: 1, exact: false, windowCoverage: cov, sentenceCoverage: 0, sentence: firstDenying, acrossText: true };
     }
   }
@@ -430,15 +466,17 @@ const NAME_RUN = /\p{Lu}[\p{L}\p{M}'’.-]*(?:\s+(?:(?:of|the|de|la|von|van|del|
  * The two names a yes/no question joins with "and" ("Are the Laleli Mosque and Esma Sultan Mansion …?"), each as
  * its own content terms (the terms both share left out); undefined when the question joins no two names.
  */
-export function joinedNames(query: string): [string[], string[]] | undefined {
+export function joinedNames(query: string, functionWordNames = false): [string[], string[]] | undefined {
   const runs = [...query.matchAll(NAME_RUN)];
   for (let i = 0; i + 1 < runs.length; i++) {
     const a = runs[i];
     const b = runs[i + 1];
     const between = query.slice(a.index! + a[0].length, b.index!);
     if (!/^\s+and\s+(?:the\s+)?$/i.test(between)) continue;
-    const ta = contentTerms(a[0]);
-    const tb = contentTerms(b[0]);
+    // A name of function words only ("For Against") is read by its words (`pairFunctionWordNames`).
+    const termsOf = (run: string) => { const t = contentTerms(run); return t.length || !functionWordNames ? t : normalizeText(run).split(' ').filter(Boolean); };
+    const ta = termsOf(a[0]);
+    const tb = termsOf(b[0]);
     const own = (xs: string[], other: string[]) => [...new Set(xs.filter((t) => !other.includes(t)))];
     const [oa, ob] = [own(ta, tb), own(tb, ta)];
     if (oa.length && ob.length) return [oa, ob];
@@ -448,6 +486,8 @@ export function joinedNames(query: string): [string[], string[]] | undefined {
 
 /** Discourse that sets two things against each other. */
 const PAIR_CONTRAST = /\b(however|whereas|while|but|only|on the other hand|unlike|instead|rather|in contrast|whilst)\b/;
+/** `pairConnectives`: the same read on normalised text (no articles), with three more connectives of contrast. */
+const PAIR_CONTRAST_WIDE = /\b(however|whereas|while|but|only|on (?:the )?other hand|unlike|instead|rather|in contrast|whilst|conversely|although|though)\b/;
 
 /** Does the text name a joined name: at least half of its own terms (and at least one)? */
 function names(terms: ReadonlySet<string>, name: readonly string[]): boolean {
@@ -462,14 +502,50 @@ function names(terms: ReadonlySet<string>, name: readonly string[]): boolean {
  */
 function pairStance(ev: PieceEvidence, piece: string, terms: ReadonlySet<string>, polar: 'yes' | 'no' | undefined, pair: [string[], string[]] | undefined, queryTerms: readonly string[], rules: JudgeRules): PieceEvidence {
   if (!pair) return ev;
-  const both = names(terms, pair[0]) && names(terms, pair[1]);
+  const have = rules.pairFunctionWordNames ? new Set([...terms, ...rawTokens(piece)]) : terms;
+  const both = names(have, pair[0]) && names(have, pair[1]);
   if (polar === 'no' && rules.pairContrast && ev.support === 0 && both) {
     // The claim is the text's, across its sentences; the sentence shown is the first that sets them apart.
-    const contrast = splitSentences(piece).find((x) => PAIR_CONTRAST.test(normalizeText(x)));
+    const cue = rules.pairConnectives ? PAIR_CONTRAST_WIDE : PAIR_CONTRAST;
+    const contrast = splitSentences(piece).find((x) => cue.test(normalizeText(x)));
     if (contrast !== undefined) return { support: 1, exact: false, windowCoverage: coverage(queryTerms, terms), sentenceCoverage: 0, sentence: contrast, acrossText: true, stating: [contrast] };
+  }
+  if (polar === 'no' && rules.pairPredicate && ev.support === 0 && both) {
+    const apart = predicateOfOneOnly(piece, pair, queryTerms, rules);
+    if (apart !== undefined) return { support: 1, exact: false, windowCoverage: coverage(queryTerms, terms), sentenceCoverage: 0, sentence: apart, acrossText: true, stating: [apart] };
   }
   if (polar === 'yes' && rules.bothNamed && ev.support > 0 && !both) return statesNothing();
   return ev;
+}
+
+/** Query words that frame a comparison rather than name a property ("both", "same", "different"). */
+const COMPARISON_WORDS: ReadonlySet<string> = new Set(['both', 'same', 'identical', 'alike', 'similar', 'different', 'differ', 'distinct', 'separate', 'each', 'either', 'neither']);
+
+/**
+ * `pairPredicate`: the first sentence about the one of the pair of which the text does not state the question's
+ * property, when the text states it of the other (each in sentences naming only that one); undefined otherwise.
+ */
+function predicateOfOneOnly(piece: string, pair: [string[], string[]], queryTerms: readonly string[], rules: JudgeRules): string | undefined {
+  const names0 = new Set([...pair[0], ...pair[1]]);
+  if (queryTerms.some((t) => COMPARISON_WORDS.has(t) && t !== 'both')) return undefined;
+  const property = queryTerms.filter((t) => !names0.has(t) && !COMPARISON_WORDS.has(t));
+  if (property.length === 0) return undefined;
+  const soft = new Set(property.map(softStem));
+  const states = (terms: ReadonlySet<string>) => [...terms].some((t) => soft.has(softStem(t)));
+  const own: [string[], string[]] = [[], []];
+  const stated = [false, false];
+  for (const sentence of splitSentences(piece)) {
+    const terms = termSet(sentence);
+    const have = rules.pairFunctionWordNames ? new Set([...terms, ...rawTokens(sentence)]) : terms;
+    const a = names(have, pair[0]);
+    const b = names(have, pair[1]);
+    if (a === b) continue;
+    const side = a ? 0 : 1;
+    own[side].push(sentence);
+    if (states(terms)) stated[side] = true;
+  }
+  if (own[0].length === 0 || own[1].length === 0 || stated[0] === stated[1]) return undefined;
+  return own[stated[0] ? 1 : 0][0];
 }
 
 /**
@@ -606,7 +682,7 @@ export function offlineJudgeFeatures(input: OfflineJudgeInput, params: Partial<O
   // A yes/no question about two things joined by 'and' / 'both' ("Are X and Y both …?").
   const conjunctive = queryTokens.includes('both') || queryTokens.includes('and');
   // A yes/no question about two named things (`joinedNames`): read once, used for the text and for its peers alike.
-  const pair = polar && (rules.pairContrast || rules.bothNamed) ? joinedNames(input.query) : undefined;
+  const pair = polar && (rules.pairContrast || rules.bothNamed) ? joinedNames(input.query, rules.pairFunctionWordNames) : undefined;
   // An answer opening with a yes or a no (`polarLead`): a piece that states none of its words may still take its stance.
   const lead = !polar && rules.polarLead ? leadStance(input.wrongAnswer) : undefined;
   const judgePiece = (piece: string, terms: ReadonlySet<string>) => {

@@ -30,14 +30,29 @@ function contentRunOf(tokens: readonly string[]): { start: number; length: numbe
 export const TOKEN_SALAD_MIN_RUN = 16;
 
 /**
+ * How far into a salad run the prose before it may reach: the run holds at most one function word, and prose
+ * after an optimisation attack's prefix opens with one ("… trulyerina the friends cast never went to London").
+ */
+export const SALAD_PROSE_EDGE = 6;
+
+/**
  * The text's words (normalised raw tokens, space-joined) with its longest content run left out when that run is token
  * salad (≥ `minRun` words): the prose an optimisation-based attack appends its claim in. Texts without salad are
- * returned as their words.
+ * returned as their words. With `proseEdge`, a run that goes on into prose after it gives those words back: when the
+ * run's one function word is among its last `SALAD_PROSE_EDGE` words, the prose begins there (salad holds function
+ * words only by chance; an English clause opens with one). Without it the run swallows the claim's first words —
+ * "the friends cast never went" — and with them a negation.
  */
-export function withoutTokenSalad(text: string, minRun = TOKEN_SALAD_MIN_RUN): string {
+export function withoutTokenSalad(text: string, minRun = TOKEN_SALAD_MIN_RUN, proseEdge = false): string {
   const tokens = rawTokens(text);
   const run = contentRunOf(tokens);
-  return (run.length >= minRun ? [...tokens.slice(0, run.start), ...tokens.slice(run.start + run.length)] : tokens).join(' ');
+  if (run.length < minRun) return tokens.join(' ');
+  let end = run.start + run.length;
+  if (proseEdge && end < tokens.length) {
+    const at = tokens.slice(run.start, end).findIndex(isStopword);
+    if (at >= 0 && end - (run.start + at) <= SALAD_PROSE_EDGE) end = run.start + at;
+  }
+  return [...tokens.slice(0, run.start), ...tokens.slice(end)].join(' ');
 }
 
 /**

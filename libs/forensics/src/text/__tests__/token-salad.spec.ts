@@ -27,6 +27,15 @@ describe('withoutTokenSalad', () => {
   it('returns prose unchanged (as its words)', () => {
     expect(withoutTokenSalad('The river flows north, and its longest tributary joins it.')).toBe('the river flows north and its longest tributary joins it');
   });
+  it("gives the prose's first words back with proseEdge: the run's function word near its end is where the prose begins", () => {
+    const salad = 'amara proves overlappingsper arrange tab powderallysta barak wwf sainteiza fresh platform mu porch inception mixesclaim borrowing';
+    const prose = 'the keepers never sealed the flask before winter.';
+    expect(withoutTokenSalad(`${salad} ${prose}`)).toBe('the flask before winter');
+    expect(withoutTokenSalad(`${salad} ${prose}`, undefined, true)).toBe('the keepers never sealed the flask before winter');
+    // A function word deep inside the salad is the salad's: the run is left out whole.
+    const deep = 'amara proves the overlappingsper arrange tab powderallysta barak wwf sainteiza fresh platform mu porch inception mixesclaim borrowing quartz';
+    expect(withoutTokenSalad(`${deep} and then the flask broke.`, undefined, true)).toBe('and then the flask broke');
+  });
 });
 
 describe('hasEdgeTokenSalad', () => {
