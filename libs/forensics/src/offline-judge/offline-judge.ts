@@ -484,10 +484,18 @@ export function joinedNames(query: string, functionWordNames = false): [string[]
   return undefined;
 }
 
-/** Discourse that sets two things against each other. */
-const PAIR_CONTRAST = /\b(however|whereas|while|but|only|on the other hand|unlike|instead|rather|in contrast|whilst)\b/;
-/** `pairConnectives`: the same read on normalised text (no articles), with three more connectives of contrast. */
-const PAIR_CONTRAST_WIDE = /\b(however|whereas|while|but|only|on (?:the )?other hand|unlike|instead|rather|in contrast|whilst|conversely|although|though)\b/;
+/** Discourse that sets two things against each other (tested on normalised text, which has no articles). */
+const CONTRAST_CONNECTIVES = ['however', 'whereas', 'while', 'but', 'only', 'unlike', 'instead', 'rather', 'in contrast', 'whilst'];
+const contrastCue = (words: readonly string[]) => new RegExp(`\\b(${words.join('|')})\\b`);
+/** The v15–v22 pattern: its "on the other hand" never matched normalised text. */
+const PAIR_CONTRAST = contrastCue([...CONTRAST_CONNECTIVES, 'on the other hand']);
+/** `pairConnectives`: "on (the) other hand" as normalised text reads it, and three more connectives of contrast. */
+const PAIR_CONTRAST_WIDE = contrastCue([...CONTRAST_CONNECTIVES, 'on (?:the )?other hand', 'conversely', 'although', 'though']);
+
+/** The words a piece names a joined name by: its content terms, and its raw words too for names of function words (`pairFunctionWordNames`). */
+function nameWords(piece: string, terms: ReadonlySet<string>, rules: JudgeRules): ReadonlySet<string> {
+  return rules.pairFunctionWordNames ? new Set([...terms, ...rawTokens(piece)]) : terms;
+}
 
 /** Does the text name a joined name: at least half of its own terms (and at least one)? */
 function names(terms: ReadonlySet<string>, name: readonly string[]): boolean {
@@ -502,7 +510,7 @@ function names(terms: ReadonlySet<string>, name: readonly string[]): boolean {
  */
 function pairStance(ev: PieceEvidence, piece: string, terms: ReadonlySet<string>, polar: 'yes' | 'no' | undefined, pair: [string[], string[]] | undefined, queryTerms: readonly string[], rules: JudgeRules): PieceEvidence {
   if (!pair) return ev;
-  const have = rules.pairFunctionWordNames ? new Set([...terms, ...rawTokens(piece)]) : terms;
+  const have = nameWords(piece, terms, rules);
   const both = names(have, pair[0]) && names(have, pair[1]);
   if (polar === 'no' && rules.pairContrast && ev.support === 0 && both) {
     // The claim is the text's, across its sentences; the sentence shown is the first that sets them apart.
@@ -526,9 +534,9 @@ const COMPARISON_WORDS: ReadonlySet<string> = new Set(['both', 'same', 'identica
  * property, when the text states it of the other (each in sentences naming only that one); undefined otherwise.
  */
 function predicateOfOneOnly(piece: string, pair: [string[], string[]], queryTerms: readonly string[], rules: JudgeRules): string | undefined {
-  const names0 = new Set([...pair[0], ...pair[1]]);
+  const nameTerms = new Set([...pair[0], ...pair[1]]);
   if (queryTerms.some((t) => COMPARISON_WORDS.has(t) && t !== 'both')) return undefined;
-  const property = queryTerms.filter((t) => !names0.has(t) && !COMPARISON_WORDS.has(t));
+  const property = queryTerms.filter((t) => !nameTerms.has(t) && !COMPARISON_WORDS.has(t));
   if (property.length === 0) return undefined;
   const soft = new Set(property.map(softStem));
   const states = (terms: ReadonlySet<string>) => [...terms].some((t) => soft.has(softStem(t)));
@@ -536,7 +544,7 @@ function predicateOfOneOnly(piece: string, pair: [string[], string[]], queryTerm
   const stated = [false, false];
   for (const sentence of splitSentences(piece)) {
     const terms = termSet(sentence);
-    const have = rules.pairFunctionWordNames ? new Set([...terms, ...rawTokens(sentence)]) : terms;
+    const have = nameWords(sentence, terms, rules);
     const a = names(have, pair[0]);
     const b = names(have, pair[1]);
     if (a === b) continue;
