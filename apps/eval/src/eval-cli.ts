@@ -93,16 +93,16 @@ export async function runEvalCli(
   if (opts.baseline && opts.judge !== 'trivial') judges.push({ name: 'trivial', judge: new TrivialAnswerJudge() });
   const summaries = await runEvaluation({
     records, k: opts.k, retriever: opts.retriever, embedder, judges, trace, poisonSet: opts.poisonSet, poisonCount: opts.poisonCount, falseFlag: opts.falseFlag, consensus: config.consensus, policy: config.policy, trust: config.trust,
-    ...(opts.attackTrust ? { attackTrust: opts.attackTrust } : {}), vetted: opts.vetted, ...(opts.vettedShare !== undefined ? { vettedShare: opts.vettedShare } : {}),
+    ...(opts.attackTrust ? { attackTrust: opts.attackTrust } : {}), vetted: opts.vetted, ...(opts.vettedShare !== undefined ? { vettedShare: opts.vettedShare } : {}), answerForm: opts.answerForm,
     onProgress: opts.quiet ? undefined : progressBar(),
   });
   await embedder?.close();
 
-  const suffix = [opts.falseFlag ? `false-flag-${opts.falseFlag.trust}` : '', opts.vetted !== 'none' ? `vetted-${opts.vetted}${opts.vettedShare !== undefined ? `-${Math.round(opts.vettedShare * 100)}` : ''}` : '', opts.poisonSet !== 'given' ? opts.poisonSet : '', opts.retriever !== 'embed' ? opts.retriever : '', opts.judge !== 'offline' ? opts.judge : ''].filter(Boolean).join('-');
+  const suffix = [opts.falseFlag ? `false-flag-${opts.falseFlag.trust}` : '', opts.vetted !== 'none' ? `vetted-${opts.vetted}${opts.vettedShare !== undefined ? `-${Math.round(opts.vettedShare * 100)}` : ''}` : '', opts.answerForm !== 'given' ? `answer-${opts.answerForm}` : '', opts.poisonSet !== 'given' ? opts.poisonSet : '', opts.retriever !== 'embed' ? opts.retriever : '', opts.judge !== 'offline' ? opts.judge : ''].filter(Boolean).join('-');
   const out = resolve(opts.out ?? join('.eval', suffix ? `${name}-${suffix}` : name));
   const meta: ReportMeta = {
     data: name, file, retriever: opts.retriever, embedder: opts.retriever === 'bm25' ? 'BM25 (k1 1.2, b 0.75) via text handles' : embedder!.id, k: opts.k,
-    poisonSet: opts.poisonSet, poisonCount: opts.poisonCount ?? null, vetted: opts.vetted, ...(opts.vettedShare !== undefined ? { vettedShare: opts.vettedShare } : {}), trace, wallSeconds: (Date.now() - started) / 1000, startedAt: new Date(started).toISOString(),
+    poisonSet: opts.poisonSet, poisonCount: opts.poisonCount ?? null, answerForm: opts.answerForm, vetted: opts.vetted, ...(opts.vettedShare !== undefined ? { vettedShare: opts.vettedShare } : {}), trace, wallSeconds: (Date.now() - started) / 1000, startedAt: new Date(started).toISOString(),
     embeddingCache: cached ? { file: cached.file, hits: cached.hits, misses: cached.misses } : undefined,
     skippedRecords: skipped.length,
     offlineJudgeFit: opts.judge === 'offline' ? (overrides.offlineJudgeFit ?? (overrides.offlineParams ? undefined : (offlineJudgeFit as unknown as ReportMeta['offlineJudgeFit']))) : undefined,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 
@@ -124,4 +125,31 @@ export function oneCollection(records: readonly EvalRecord[]): { texts: string[]
   }
   for (const t of planted) if (records.some((r) => r.clean_texts.includes(t))) planted.delete(t);
   return { texts: [...texts], planted };
+}
+
+/**
+ * How a run's feedback reports the wrong answer (`--answer-form`). `given`: the record's answer as the file has it (a
+ * span: "Charles Dickens"). A RAG app reports the answer it SERVED, and the widget and the SDK examples post it whole:
+ * `framed` wraps the answer the way an assistant serves it (one of ANSWER_FRAMINGS, fixed by a hash of the question);
+ * `sentence` reports the first sentence of the record's texts that states it (planted texts for an attack, clean texts
+ * for a false flag) — an extractive generator quoting its top context back, as the offline generator does. The
+ * framings are the project's own wording of common assistant phrasing, not any dataset's.
+ */
+export type AnswerForm = 'given' | 'framed' | 'sentence';
+export const ANSWER_FORMS: readonly AnswerForm[] = ['given', 'framed', 'sentence'];
+export const ANSWER_FRAMINGS: readonly ((a: string) => string)[] = [
+  (a) => `Based on the provided context, ${a}.`,
+  (a) => `The answer is ${a}.`,
+  (a) => `${a}, according to the documents.`,
+  (a) => `As of my last update, ${a}.`,
+];
+
+export function reportedAnswer(answer: string, form: AnswerForm, question: string, texts: readonly string[]): string {
+  if (form === 'given') return answer;
+  const bare = answer.trim().replace(/[.!]+$/, '');
+  const framed = () => ANSWER_FRAMINGS[createHash('sha256').update(question).digest().readUInt32BE(0) % ANSWER_FRAMINGS.length](bare);
+  if (form === 'framed') return framed();
+  const needle = bare.toLowerCase();
+  for (const t of texts) for (const s of t.split(/(?<=[.!?])\s+/)) if (s.toLowerCase().includes(needle)) return s.trim();
+  return framed();
 }

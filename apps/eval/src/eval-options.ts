@@ -4,7 +4,7 @@
  */
 import type { OfflineJudgeParams } from '@forensics/algorithms';
 import type { Embedder } from '@forensics/core';
-import type { EvalRecord } from './eval-data';
+import { ANSWER_FORMS, type AnswerForm, type EvalRecord } from './eval-data';
 import type { ReportMeta } from './report';
 import type { JudgeSummary, RetrieverKind, VettedScenario } from './run-evaluation';
 
@@ -24,6 +24,7 @@ export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge 
                   files' five: what a report of an attack that planted one or two texts leaves served)
          [--out DIR] [--retriever embed|bm25] [--baseline] [--poison-set given|gpt4|gemini|gemini_100] [--poison-count N]
          [--cache DIR] [--quiet] [--false-flag] [--trust anonymous|identified|reviewer] [--vetted none|clean|all] [--vetted-share F]
+         [--answer-form given|framed|sentence]
   --data          JSONL records (e.g. ../shared/data/poisonedrag_nq.jsonl); the data is read in place, never copied
   --judge         offline (default, no LLM) | openai (OPENAI_API_KEY, OPENAI_BASE_URL, JUDGE_MODEL)
                   | llama (an OpenAI-compatible llama.cpp server: LLAMA_BASE_URL, default http://127.0.0.1:8080/v1; LLAMA_MODEL)
@@ -44,6 +45,10 @@ export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge 
   --vetted-share  with --vetted clean: the share of each question's clean texts registered before the cutoff (default 1;
                   the others arrive after it, with the planted texts: a corpus that kept growing after it was vetted).
                   Which ones is fixed by a hash of the text
+  --answer-form   how the feedback reports the wrong answer: given (default: the file's answer, a span) | framed (as an
+                  assistant serves it: "Based on the provided context, X." and three other framings, one per question by
+                  a hash) | sentence (the first sentence of the record's texts stating it: an extractive answer). A RAG app
+                  reports the answer it served, whole (the widget and the SDK examples do)
   --out           report folder (default .eval/<data-name>[-<poison-set>][-<retriever>][-<judge>] for non-defaults)
 CONSENSUS_CHECK=off measures without the consensus check; DECISION_POLICY=corroborated measures that policy. Trace bounds come from TRACE_MAX_ROUNDS / TRACE_MAX_JUDGE_CALLS / JUDGE_CONCURRENCY (defaults 10 / 50 / 4).`;
 
@@ -68,13 +73,15 @@ export interface EvalCliOptions {
   vetted: VettedScenario;
   /** `--vetted-share`: with `vetted: 'clean'`, the share of the clean texts inside the baseline (default 1). */
   vettedShare?: number;
+  /** `--answer-form`: how the feedback reports the wrong answer (eval-data.ts `reportedAnswer`); default given. */
+  answerForm: AnswerForm;
   /** `--suite dev`: run every development file (see suite.ts); `data` is then unused. */
   suite?: { name: 'dev'; dataDir: string; fitCache?: string; fitGrid: 'committed' | 'full'; poisonCount?: number };
 }
 
 export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
   const flags = new Set(['baseline', 'quiet', 'false-flag']);
-  const known = new Set(['data', 'suite', 'data-dir', 'fit-cache', 'fit-grid', 'judge', 'k', 'limit', 'out', 'retriever', 'poison-set', 'poison-count', 'cache', 'trust', 'vetted', 'vetted-share', ...flags]);
+  const known = new Set(['data', 'suite', 'data-dir', 'fit-cache', 'fit-grid', 'judge', 'k', 'limit', 'out', 'retriever', 'poison-set', 'poison-count', 'cache', 'trust', 'vetted', 'vetted-share', 'answer-form', ...flags]);
   const v: Record<string, string | true> = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -118,6 +125,8 @@ export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
   const vettedShare = shareArg === undefined ? undefined : Number(shareArg);
   if (vettedShare !== undefined && vetted !== 'clean') throw new UsageError('--vetted-share applies only with --vetted clean');
   if (vettedShare !== undefined && !(vettedShare > 0 && vettedShare <= 1)) throw new UsageError(`--vetted-share must be a number in (0, 1], got '${shareArg}'`);
+  const answerForm = str('answer-form') ?? 'given';
+  if (!(ANSWER_FORMS as readonly string[]).includes(answerForm)) throw new UsageError(`--answer-form must be ${ANSWER_FORMS.join(', ')}, got '${answerForm}'`);
   const trust = str('trust') ?? (v['false-flag'] === true ? 'anonymous' : 'identified');
   if (v['false-flag'] === true && trust !== 'anonymous' && trust !== 'identified') throw new UsageError(`--trust with --false-flag must be anonymous or identified, got '${trust}'`);
   if (trust !== 'anonymous' && trust !== 'identified' && trust !== 'reviewer') throw new UsageError(`--trust must be anonymous, identified or reviewer, got '${trust}'`);
@@ -127,7 +136,7 @@ export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
     suite: suiteName ? { name: 'dev', dataDir: str('data-dir') ?? '../shared/data', fitGrid, ...(str('fit-cache') ? { fitCache: str('fit-cache') } : {}), ...(str('poison-count') !== undefined ? { poisonCount: posInt('poison-count') } : {}) } : undefined,
     data, judge: judge as EvalCliOptions['judge'], k, limit: posInt('limit'), out: str('out'), retriever,
     baseline: v.baseline === true, poisonSet: str('poison-set') ?? 'given', poisonCount: posInt('poison-count'),
-    cacheDir: str('cache') ?? '.eval/cache', quiet: v.quiet === true, vetted: vetted as VettedScenario, ...(vettedShare !== undefined && vettedShare < 1 ? { vettedShare } : {}),
+    cacheDir: str('cache') ?? '.eval/cache', quiet: v.quiet === true, answerForm: answerForm as AnswerForm, vetted: vetted as VettedScenario, ...(vettedShare !== undefined && vettedShare < 1 ? { vettedShare } : {}),
   };
 }
 

@@ -38,6 +38,8 @@ export interface ReportMeta {
   vetted?: 'none' | 'clean' | 'all';
   /** With `vetted: 'clean'`: the share of the clean texts inside the baseline (absent = all of them). */
   vettedShare?: number;
+  /** `--answer-form` (eval-data.ts `reportedAnswer`); absent = given. */
+  answerForm?: string;
   trace: { maxRounds: number; maxJudgeCalls: number; judgeConcurrency: number };
   wallSeconds: number;
   startedAt: string;
@@ -143,7 +145,7 @@ export function writeReport(dir: string, meta: ReportMeta, summaries: JudgeSumma
 
   const md: string[] = [];
   md.push(`# Traceback evaluation — ${meta.data}`, '');
-  md.push(`Data \`${meta.file}\` (${primary.events} questions${meta.skippedRecords ? `, ${meta.skippedRecords} records without an incorrect answer skipped` : ''}; poison set \`${meta.poisonSet}\`${meta.poisonCount !== null ? `, first ${meta.poisonCount}` : ''}${meta.vetted && meta.vetted !== 'none' ? `; vetted baseline: ${meta.vetted === 'clean' ? `${meta.vettedShare !== undefined ? `${Math.round(meta.vettedShare * 100)} % of the clean texts (the rest and the planted ones after the cutoff)` : 'the clean texts (planted after the cutoff)'}` : 'every text, planted ones included'}` : ''}), retriever \`${meta.retriever}\` (${meta.embedder}), K = ${meta.k}, bounds ${meta.trace.maxRounds} rounds / ${meta.trace.maxJudgeCalls} judge calls, run ${meta.startedAt}, wall time ${meta.wallSeconds.toFixed(1)} s.`);
+  md.push(`Data \`${meta.file}\` (${primary.events} questions${meta.skippedRecords ? `, ${meta.skippedRecords} records without an incorrect answer skipped` : ''}; poison set \`${meta.poisonSet}\`${meta.answerForm && meta.answerForm !== 'given' ? `; the wrong answer reported in the \`${meta.answerForm}\` form (\`--answer-form\`)` : ''}${meta.poisonCount !== null ? `, first ${meta.poisonCount}` : ''}${meta.vetted && meta.vetted !== 'none' ? `; vetted baseline: ${meta.vetted === 'clean' ? `${meta.vettedShare !== undefined ? `${Math.round(meta.vettedShare * 100)} % of the clean texts (the rest and the planted ones after the cutoff)` : 'the clean texts (planted after the cutoff)'}` : 'every text, planted ones included'}` : ''}), retriever \`${meta.retriever}\` (${meta.embedder}), K = ${meta.k}, bounds ${meta.trace.maxRounds} rounds / ${meta.trace.maxJudgeCalls} judge calls, run ${meta.startedAt}, wall time ${meta.wallSeconds.toFixed(1)} s.`);
   md.push('Per question the knowledge base is clean_texts ∪ poisoned texts; the feedback is (question, incorrect_answer); the traceback is `RunTracebackUseCase` over in-memory ports (the worker\'s code path).');
   md.push('Metrics over the texts the traceback judged (RAGForensics, arXiv 2504.21668, App. 8.2): pooled = counts summed over questions; macro = per-question rates averaged where defined. UNDETERMINED counts as not flagged. Poison Hit Rate@K / Recall@K (ProGRank, arXiv 2603.22934, Eq. 17–18) on the store\'s top-K for the question before and after the traced texts are quarantined.', '');
   md.push('| judge | pooled DACC | pooled FPR | pooled FNR | macro DACC | macro FPR | macro FNR | TP/FP/TN/FN | Hit@K before → after | Recall@K before → after | judge calls/event | ms/event | UNDETERMINED | BOUNDED |');

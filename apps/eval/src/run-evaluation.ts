@@ -9,7 +9,7 @@ import {
 } from '@forensics/core';
 import { composeUseCases, createInMemoryRepositories, InMemoryVectorStore } from '@forensics/core/testing';
 import { Bm25HandleEmbedder, Bm25RetrievalStore, TextHandles } from './bm25-retrieval';
-import { poisonedTextsOf, type EvalRecord, type PoisonSet } from './eval-data';
+import { poisonedTextsOf, reportedAnswer, type AnswerForm, type EvalRecord, type PoisonSet } from './eval-data';
 
 export type RetrieverKind = 'embed' | 'bm25';
 
@@ -47,6 +47,8 @@ export interface EvaluationSetup {
   vetted?: VettedScenario;
   /** With `vetted: 'clean'`: the share of each question's clean texts inside the baseline (by a hash of the text); default 1. */
   vettedShare?: number;
+  /** How the feedback reports the wrong answer (`--answer-form`, eval-data.ts `reportedAnswer`); default given. */
+  answerForm?: AnswerForm;
   onProgress?: (done: number, total: number, label: string) => void;
 }
 
@@ -146,7 +148,7 @@ export async function runEvaluation(setup: EvaluationSetup): Promise<JudgeSummar
       const ports = setup.retriever === 'bm25'
         ? { store: new Bm25RetrievalStore(handles) as VectorStore, embedder: new Bm25HandleEmbedder(handles) as Embedder }
         : { store: new InMemoryVectorStore() as VectorStore, embedder: setup.embedder! };
-      questions.push(await evaluateQuestion(record, { ...ports, repos: createInMemoryRepositories(), judge, k: setup.k, trace: setup.trace, poisonSet: setup.poisonSet ?? 'given', poisonCount: setup.poisonCount, falseFlag: setup.falseFlag, consensus: setup.consensus, policy: setup.policy, trust: setup.trust, attackTrust: setup.attackTrust, vetted: setup.vetted, vettedShare: setup.vettedShare }));
+      questions.push(await evaluateQuestion(record, { ...ports, repos: createInMemoryRepositories(), judge, k: setup.k, trace: setup.trace, poisonSet: setup.poisonSet ?? 'given', poisonCount: setup.poisonCount, falseFlag: setup.falseFlag, consensus: setup.consensus, policy: setup.policy, trust: setup.trust, attackTrust: setup.attackTrust, vetted: setup.vetted, vettedShare: setup.vettedShare, answerForm: setup.answerForm }));
       done++;
     }
     summaries.push(summarize(name, judge, questions, setup.falseFlag !== undefined));
@@ -179,6 +181,7 @@ interface QuestionDeps {
   attackTrust?: EvaluationSetup['attackTrust'];
   vetted?: VettedScenario;
   vettedShare?: number;
+  answerForm?: AnswerForm;
 }
 
 const COLLECTION = 'eval';
@@ -187,7 +190,7 @@ const ACTOR = 'eval-harness';
 
 async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<QuestionResult> {
   const poisonedTexts = d.falseFlag ? [] : poisonedTextsOf(r, d.poisonSet, d.poisonCount);
-  const wrongAnswer = d.falseFlag ? r.correct_answer! : r.incorrect_answer;
+  const wrongAnswer = reportedAnswer(d.falseFlag ? r.correct_answer! : r.incorrect_answer, d.answerForm ?? 'given', r.question, d.falseFlag ? r.clean_texts : poisonedTexts);
   const useCases = composeUseCases({
     repos: d.repos, store: d.store, embedder: d.embedder, judge: d.judge,
     settings: { defaultCollection: COLLECTION, defaultK: d.k, trace: d.trace, workerActor: ACTOR, consensus: d.consensus, ...(d.policy ? { policy: d.policy } : {}), ...(d.trust ? { trust: d.trust } : {}) },

@@ -55,7 +55,7 @@ export async function runSuite(
   const { loaded: dev, absent } = loadSuiteFiles(dataDir);
   if (!dev.length) throw new Error(`no development data in ${dataDir}; it lives in ../shared/data (see its README.md)`);
   if (absent.length) log(`suite dev: not in ${dataDir}, left out: ${absent.join(', ')}`);
-  const vettedSuffix = opts.vetted !== 'none' ? `-vetted-${opts.vetted}${opts.vettedShare !== undefined ? `-${Math.round(opts.vettedShare * 100)}` : ''}` : '';
+  const vettedSuffix = (opts.vetted !== 'none' ? `-vetted-${opts.vetted}${opts.vettedShare !== undefined ? `-${Math.round(opts.vettedShare * 100)}` : ''}` : '') + (opts.answerForm !== 'given' ? `-answer-${opts.answerForm}` : '');
   const out = resolve(opts.out ?? join('.eval', (opts.falseFlag ? `suite-dev-false-flag-${opts.falseFlag.trust}` : `suite-dev${opts.suite!.poisonCount !== undefined ? `-planted-${opts.suite!.poisonCount}` : ''}`) + vettedSuffix));
   mkdirSync(out, { recursive: true });
   const started = Date.now();
@@ -113,6 +113,7 @@ export async function runSuite(
       ...(!opts.falseFlag && opts.attackTrust ? ['--trust', opts.attackTrust] : []),
       ...(opts.vetted !== 'none' ? ['--vetted', opts.vetted] : []),
       ...(opts.vettedShare !== undefined ? ['--vetted-share', String(opts.vettedShare)] : []),
+      ...(opts.answerForm !== 'given' ? ['--answer-form', opts.answerForm] : []),
       ...(opts.limit ? ['--limit', String(opts.limit)] : []),
     ];
     const res = await runEvalCli(argv, {

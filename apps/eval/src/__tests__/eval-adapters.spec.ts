@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { HashingEmbedder } from '@forensics/core/testing';
 import { Bm25HandleEmbedder, Bm25RetrievalStore, TextHandles } from '../bm25-retrieval';
 import { CachedEmbedder } from '../cached-embedder.adapter';
+import { ANSWER_FRAMINGS, reportedAnswer } from '../eval-data';
 import { parseEvalArgs, UsageError } from '../eval-cli';
 
 describe('CachedEmbedder', () => {
@@ -81,6 +82,21 @@ describe('eval CLI arguments', () => {
     expect(parseEvalArgs(['--suite', 'dev']).suite).not.toHaveProperty('poisonCount');
     expect(() => parseEvalArgs(['--suite', 'dev', '--poison-count', '0'])).toThrow(/positive integer/);
     expect(() => parseEvalArgs(['--suite', 'dev', '--false-flag', '--poison-count', '1'])).toThrow(/does not apply to --false-flag/);
+  });
+
+  it('--answer-form reports the wrong answer as the file has it, framed as served, or as a quoted sentence', () => {
+    expect(parseEvalArgs(['--data', 'x.jsonl']).answerForm).toBe('given');
+    expect(parseEvalArgs(['--suite', 'dev', '--answer-form', 'framed']).answerForm).toBe('framed');
+    expect(() => parseEvalArgs(['--data', 'x.jsonl', '--answer-form', 'long'])).toThrow(/--answer-form must be given, framed, sentence/);
+    const texts = ['The ferry left at noon. Velmora has 24 towers, all of stone.', 'Velmora has 24 towers.'];
+    expect(reportedAnswer('24', 'given', 'how many towers', texts)).toBe('24');
+    // framed: one of the framings, fixed by the question (the same question is always framed the same way).
+    const framed = reportedAnswer('24.', 'framed', 'how many towers', texts);
+    expect(ANSWER_FRAMINGS.map((f) => f('24'))).toContain(framed);
+    expect(reportedAnswer('24', 'framed', 'how many towers', [])).toBe(framed);
+    // sentence: the first sentence of the texts that states it; none → framed.
+    expect(reportedAnswer('24', 'sentence', 'how many towers', texts)).toBe('Velmora has 24 towers, all of stone.');
+    expect(reportedAnswer('31', 'sentence', 'how many towers', texts)).toBe(ANSWER_FRAMINGS.map((f) => f('31')).find((x) => x === reportedAnswer('31', 'framed', 'how many towers', [])));
   });
 
   it('--trust names the false report\'s reporter with --false-flag, the attack report\'s without', () => {
