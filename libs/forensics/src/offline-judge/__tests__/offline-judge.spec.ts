@@ -1,4 +1,4 @@
-import { ALL_RULES, NO_RULES, choiceRival, contentTerms, placeName, romanNumeralPairs, joinedNames, leadStance, withoutOtherNames, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, offlineJudgeFeatures, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
+import { ALL_RULES, NO_RULES, answerClaim, choiceRival, contentTerms, placeName, romanNumeralPairs, joinedNames, leadStance, withoutOtherNames, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, offlineJudgeFeatures, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 // Synthetic examples only (issue 13): no development-file question appears in these tests.
@@ -16,7 +16,7 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v23/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v25/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
@@ -504,6 +504,35 @@ describe('judge v21 rule: a place is named by its first part (synthetic examples
     // The place with or without its region states it.
     expect(states(query, 'Velmora, New Ardent', 'The harbor commissioner was born in Velmora.')).toBe(true);
     expect(states(query, 'Velmora, New Ardent', 'The harbor commissioner was born in Velmora, New Ardent.')).toBe(true);
+  });
+});
+
+describe('judge v25 rule: a served answer is read without its framing (synthetic examples)', () => {
+  it('takes an assistant\'s framing off the reported answer, and keeps the claim as written (answerClaim)', () => {
+    expect(answerClaim('Based on the provided context, Orla Venn painted the harbor mural.')).toBe('Orla Venn painted the harbor mural.');
+    expect(answerClaim('As of my last update, the ferry carries about 300 cars a day.')).toBe('the ferry carries about 300 cars a day.');
+    expect(answerClaim('Sure! The answer is: 24.')).toBe('24.');
+    expect(answerClaim('Tomas Rook, according to the documents.')).toBe('Tomas Rook.');
+    expect(answerClaim('Answer: Velmora')).toBe('Velmora');
+    expect(answerClaim('1. Harbor Lights\n2. Salt Road')).toBe('Harbor Lights\nSalt Road');
+    // The stance of a yes/no answer is the claim; a date or a place opening the answer is not framing.
+    expect(answerClaim('According to the context, yes.')).toBe('yes.');
+    expect(answerClaim('No, the mural is not by Orla Venn.')).toBe('No, the mural is not by Orla Venn.');
+    expect(answerClaim('In 1851, Orla Venn painted it.')).toBe('In 1851, Orla Venn painted it.');
+    // An answer that is nothing but framing is kept whole (the judge then has nothing to read, as before).
+    expect(answerClaim('Based on the context,')).toBe('Based on the context,');
+  });
+
+  it('a served answer states what its span states (answerFraming); without the rule its framing words are terms no text holds', () => {
+    const query = 'how many cars does the velmora ferry carry a day';
+    const text = 'The Velmora ferry carries about 300 cars a day across the strait, more than any other ferry of the coast.';
+    const served = 'As of my last update, about 300 cars, according to the documents.';
+    expect(states(query, '300', text)).toBe(true);
+    expect(states(query, served, text)).toBe(true);
+    // Without it: "last", "update" and "documents" are answer terms the text lacks.
+    expect(states(query, served, text, { ...ALL_RULES, answerFraming: false })).toBe(false);
+    const yesNo = offlineJudgeFeatures({ query: 'is the velmora ferry the largest on the coast', wrongAnswer: 'Based on the documents, yes.', text });
+    expect(yesNo.polar).toBe('yes');
   });
 });
 
