@@ -1,3 +1,4 @@
+import { longestContentRun, TOKEN_SALAD_MIN_RUN } from '@forensics/algorithms';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -132,7 +133,7 @@ export function oneCollection(records: readonly EvalRecord[]): { texts: string[]
  * span: "Charles Dickens"). A RAG app reports the answer it SERVED, and the widget and the SDK examples post it whole:
  * `framed` wraps the answer the way an assistant serves it (one of ANSWER_FRAMINGS, fixed by a hash of the question);
  * `sentence` reports the first sentence of the record's texts that states it (planted texts for an attack, clean texts
- * for a false flag) — an extractive generator quoting its top context back, as the offline generator does. The
+ * for a false flag; token salad left out) — an extractive generator quoting its top context back, as the offline generator does. The
  * framings are the project's own wording of common assistant phrasing, not any dataset's.
  */
 export type AnswerForm = 'given' | 'framed' | 'sentence';
@@ -144,12 +145,21 @@ export const ANSWER_FRAMINGS: readonly ((a: string) => string)[] = [
   (a) => `As of my last update, ${a}.`,
 ];
 
+/** The longest sentence the `sentence` form quotes: an app serves a sentence, not a paragraph without full stops. */
+export const SERVED_SENTENCE_MAX_WORDS = 60;
+
 export function reportedAnswer(answer: string, form: AnswerForm, question: string, texts: readonly string[]): string {
   if (form === 'given') return answer;
   const bare = answer.trim().replace(/[.!]+$/, '');
   const framed = () => ANSWER_FRAMINGS[createHash('sha256').update(question).digest().readUInt32BE(0) % ANSWER_FRAMINGS.length](bare);
   if (form === 'framed') return framed();
+  // A generator serves prose: a sentence carrying token salad (an optimisation attack's prefix, a trigger's payload) or
+  // longer than SERVED_SENTENCE_MAX_WORDS words is passed over.
   const needle = bare.toLowerCase();
-  for (const t of texts) for (const s of t.split(/(?<=[.!?])\s+/)) if (s.toLowerCase().includes(needle)) return s.trim();
+  for (const t of texts) {
+    for (const s of t.split(/(?<=[.!?])\s+/)) {
+      if (s.split(/\s+/).length <= SERVED_SENTENCE_MAX_WORDS && longestContentRun(s) < TOKEN_SALAD_MIN_RUN && s.toLowerCase().includes(needle)) return s.trim();
+    }
+  }
   return framed();
 }

@@ -96,6 +96,10 @@ describe('eval CLI arguments', () => {
     expect(reportedAnswer('24', 'framed', 'how many towers', [])).toBe(framed);
     // sentence: the first sentence of the texts that states it; none → framed.
     expect(reportedAnswer('24', 'sentence', 'how many towers', texts)).toBe('Velmora has 24 towers, all of stone.');
+    // A sentence carrying an optimisation attack's token salad at its edge is passed over (a generator serves prose).
+    const salad = 'quartz lemur oboe vortex pagoda tundra ferret nimbus walrus cobalt zephyr marlin gecko sprocket quince ' +
+      'falcon anvil velmora 24 towers stood. Velmora kept 24 towers in all.';
+    expect(reportedAnswer('24', 'sentence', 'how many towers', [salad])).toBe('Velmora kept 24 towers in all.');
     expect(reportedAnswer('31', 'sentence', 'how many towers', texts)).toBe(ANSWER_FRAMINGS.map((f) => f('31')).find((x) => x === reportedAnswer('31', 'framed', 'how many towers', [])));
   });
 
