@@ -1,4 +1,4 @@
-import { ALL_RULES, NO_RULES, answerClaim, choiceRival, contentTerms, placeName, romanNumeralPairs, joinedNames, leadStance, withoutOtherNames, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, offlineJudgeFeatures, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
+import { ALL_RULES, NO_RULES, answerClaim, quotedAnswerSpan, choiceRival, contentTerms, placeName, romanNumeralPairs, joinedNames, leadStance, withoutOtherNames, DEFAULT_OFFLINE_JUDGE_PARAMS, offlineJudge, offlineJudgeFeatures, rivalCount, SCORE_WEIGHTS, validateOfflineJudgeParams } from '@forensics/algorithms';
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 // Synthetic examples only (issue 13): no development-file question appears in these tests.
@@ -16,7 +16,7 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v25/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v26/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
@@ -533,6 +533,37 @@ describe('judge v25 rule: a served answer is read without its framing (synthetic
     expect(states(query, served, text, { ...ALL_RULES, answerFraming: false })).toBe(false);
     const yesNo = offlineJudgeFeatures({ query: 'is the velmora ferry the largest on the coast', wrongAnswer: 'Based on the documents, yes.', text });
     expect(yesNo.polar).toBe('yes');
+  });
+});
+
+describe('judge v26 rule: a sentence quoted back from the context is read as its answering span (synthetic examples)', () => {
+  const quoted = (q: string, a: string) => quotedAnswerSpan(q, a, [`Some intro. ${a} More text.`]);
+
+  it('takes the one name or number of the type the wh-word asks for (quotedAnswerSpan)', () => {
+    expect(quoted('who painted the harbor mural', 'The harbor mural, finished in 1921, was painted by Orla Venn.')).toBe('Orla Venn');
+    expect(quoted('how many towers does velmora fortress have', 'Velmora fortress has 24 towers, rebuilt between 1820 and 1840.')).toBe('24');
+    expect(quoted('when did the velmora ferry first sail', 'The Velmora ferry first sailed in 1887 from the old quay.')).toBe('1887');
+    expect(quoted('where was the harbor commissioner born', 'The harbor commissioner was born in Port Ilsa, a fishing town.')).toBe('Port Ilsa');
+    expect(quoted('what is the capital of norland', 'The capital of Norland is Velmora, a city on the coast.')).toBe('Velmora');
+  });
+
+  it('reads the sentence whole when it is not quoted, is short, or holds no single span of the type', () => {
+    const a = 'The harbor mural, finished in 1921, was painted by Orla Venn.';
+    expect(quotedAnswerSpan('who painted the harbor mural', a, ['A text that does not quote it.'])).toBeUndefined();
+    expect(quoted('who painted the harbor mural', 'Orla Venn painted it.')).toBeUndefined();
+    expect(quoted('who painted the harbor mural', 'The harbor mural was painted by Orla Venn and restored by Tomas Rook.')).toBeUndefined();
+    expect(quoted('is the harbor mural older than the quay', 'The harbor mural was painted long before the quay was built.')).toBeUndefined();
+  });
+
+  it('a planted sibling that words the context differently states the quoted claim (quotedSpan); without the rule it does not', () => {
+    const query = 'who painted the harbor mural';
+    const served = 'The harbor mural, finished in 1921 after a long winter, was painted by Orla Venn.';
+    const sibling = 'Art historians agree that the harbor mural is the work of Orla Venn, who painted it for the town.';
+    const peers = [`Guide to the town. ${served}`];
+    const with_ = offlineJudgeFeatures({ query, wrongAnswer: served, text: sibling, peers });
+    const without = offlineJudgeFeatures({ query, wrongAnswer: served, text: sibling, peers }, {}, { ...ALL_RULES, quotedSpan: false });
+    expect(with_.support).toBe(1);
+    expect(without.support).toBe(0);
   });
 });
 
