@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { AnswerForm } from './eval-data';
 import type { JudgedTextRow, JudgeSummary } from './run-evaluation';
 import { groupedBarChart, type BarGroup } from './svg-charts';
 
@@ -39,7 +40,7 @@ export interface ReportMeta {
   /** With `vetted: 'clean'`: the share of the clean texts inside the baseline (absent = all of them). */
   vettedShare?: number;
   /** `--answer-form` (eval-data.ts `reportedAnswer`); absent = given. */
-  answerForm?: string;
+  answerForm?: AnswerForm;
   trace: { maxRounds: number; maxJudgeCalls: number; judgeConcurrency: number };
   wallSeconds: number;
   startedAt: string;

@@ -55,8 +55,8 @@ export async function runSuite(
   const { loaded: dev, absent } = loadSuiteFiles(dataDir);
   if (!dev.length) throw new Error(`no development data in ${dataDir}; it lives in ../shared/data (see its README.md)`);
   if (absent.length) log(`suite dev: not in ${dataDir}, left out: ${absent.join(', ')}`);
-  const vettedSuffix = (opts.vetted !== 'none' ? `-vetted-${opts.vetted}${opts.vettedShare !== undefined ? `-${Math.round(opts.vettedShare * 100)}` : ''}` : '') + (opts.answerForm !== 'given' ? `-answer-${opts.answerForm}` : '');
-  const out = resolve(opts.out ?? join('.eval', (opts.falseFlag ? `suite-dev-false-flag-${opts.falseFlag.trust}` : `suite-dev${opts.suite!.poisonCount !== undefined ? `-planted-${opts.suite!.poisonCount}` : ''}`) + vettedSuffix));
+  const variantSuffix = (opts.vetted !== 'none' ? `-vetted-${opts.vetted}${opts.vettedShare !== undefined ? `-${Math.round(opts.vettedShare * 100)}` : ''}` : '') + (opts.answerForm !== 'given' ? `-answer-${opts.answerForm}` : '');
+  const out = resolve(opts.out ?? join('.eval', (opts.falseFlag ? `suite-dev-false-flag-${opts.falseFlag.trust}` : `suite-dev${opts.suite!.poisonCount !== undefined ? `-planted-${opts.suite!.poisonCount}` : ''}`) + variantSuffix));
   mkdirSync(out, { recursive: true });
   const started = Date.now();
 

@@ -242,8 +242,7 @@ const NAME_JOINERS: ReadonlySet<string> = new Set(['of', 'the', 'de', 'da', 'del
  * words by a question term ("24 episodes" for "how many episodes …"). Otherwise the sentence is read whole, as before.
  */
 export function quotedAnswerSpan(query: string, answer: string, texts: readonly string[]): string | undefined {
-  const norm = normalizeText(answer);
-  if (norm.split(' ').length < LONG_ANSWER_TOKENS || !texts.some((t) => normalizeText(t).includes(norm))) return undefined;
+  if (normalizeText(answer).split(' ').length < LONG_ANSWER_TOKENS || !texts.some((t) => containsAnswer(t, answer))) return undefined;
   const type = askedType(query);
   if (type === undefined) return undefined;
   const queryTerms = new Set(contentTerms(query));
