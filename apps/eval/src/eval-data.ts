@@ -132,8 +132,9 @@ export function oneCollection(records: readonly EvalRecord[]): { texts: string[]
  * How a run's feedback reports the wrong answer (`--answer-form`). `given`: the record's answer as the file has it (a
  * span: "Charles Dickens"). A RAG app reports the answer it SERVED, and the widget and the SDK examples post it whole:
  * `framed` wraps the answer the way an assistant serves it (one of ANSWER_FRAMINGS, fixed by a hash of the question);
- * `sentence` reports the first sentence of the record's texts that states it (planted texts for an attack, clean texts
- * for a false flag; token salad left out) — an extractive generator quoting its top context back, as the offline generator does. The
+ * `sentence` reports the first sentence that states it in the texts served for the question before the report (the top K in
+ * rank order), then in the record's texts (planted texts for an attack, clean texts for a false flag); token salad left
+ * out — an extractive generator quoting its top context back, as the offline generator does. The
  * framings are the project's own wording of common assistant phrasing, not any dataset's.
  */
 export type AnswerForm = 'given' | 'framed' | 'sentence';

@@ -47,7 +47,7 @@ export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge 
                   Which ones is fixed by a hash of the text
   --answer-form   how the feedback reports the wrong answer: given (default: the file's answer, a span) | framed (as an
                   assistant serves it: "Based on the provided context, X." and three other framings, one per question by
-                  a hash) | sentence (the first prose sentence of the record's texts stating it: an extractive answer). A RAG app
+                  a hash) | sentence (the first prose sentence stating it in the served top K, in rank order: an extractive answer). A RAG app
                   reports the answer it served, whole (the widget and the SDK examples do)
   --out           report folder (default .eval/<data-name>[-<poison-set>][-<retriever>][-<judge>] for non-defaults)
 CONSENSUS_CHECK=off measures without the consensus check; DECISION_POLICY=corroborated measures that policy. Trace bounds come from TRACE_MAX_ROUNDS / TRACE_MAX_JUDGE_CALLS / JUDGE_CONCURRENCY (defaults 10 / 50 / 4).`;

@@ -190,7 +190,6 @@ const ACTOR = 'eval-harness';
 
 async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<QuestionResult> {
   const poisonedTexts = d.falseFlag ? [] : poisonedTextsOf(r, d.poisonSet, d.poisonCount);
-  const wrongAnswer = reportedAnswer(d.falseFlag ? r.correct_answer! : r.incorrect_answer, d.answerForm ?? 'given', r.question, d.falseFlag ? r.clean_texts : poisonedTexts);
   const useCases = composeUseCases({
     repos: d.repos, store: d.store, embedder: d.embedder, judge: d.judge,
     settings: { defaultCollection: COLLECTION, defaultK: d.k, trace: d.trace, workerActor: ACTOR, consensus: d.consensus, ...(d.policy ? { policy: d.policy } : {}), ...(d.trust ? { trust: d.trust } : {}) },
@@ -230,6 +229,13 @@ async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<Questio
 
   const [qvec] = await d.embedder.embed([r.question]);
   const before = await d.store.search(COLLECTION, { vector: qvec, k: d.k });
+  // The answer as reported (`--answer-form`). A quoted sentence comes from what was served: the texts of the top K in
+  // rank order, as an extractive generator reads its context; the record's own texts after them (a sentence no served
+  // text holds was not served, but the report is still made).
+  const textOf = new Map<string, string>();
+  [...cleanRecords, ...poisonRecords].forEach((rec, i) => textOf.set(ingest.ids[i]!, rec.text));
+  const served = before.map((h) => textOf.get(h.id)).filter((t): t is string => t !== undefined);
+  const wrongAnswer = reportedAnswer(d.falseFlag ? r.correct_answer! : r.incorrect_answer, d.answerForm ?? 'given', r.question, [...served, ...(d.falseFlag ? r.clean_texts : poisonedTexts)]);
 
   const { event } = await useCases.get(SubmitFeedbackUseCase).execute({ collection: COLLECTION, query: r.question, wrongAnswer, reporter: ACTOR, trust: d.falseFlag ? d.falseFlag.trust : d.attackTrust ?? 'identified' });
   const t0 = performance.now();
