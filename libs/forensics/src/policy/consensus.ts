@@ -1,5 +1,5 @@
 import { containsAnswer } from '../text/answer-match';
-import { offlineJudgeFeatures } from '../offline-judge/offline-judge';
+import { answerClaim, offlineJudgeFeatures, quotedAnswerSpan } from '../offline-judge/offline-judge';
 import { longestContentRun } from '../text/token-salad';
 import { contentTerms } from '../text/tokenizer';
 
@@ -159,12 +159,17 @@ export function consensusCheck(answer: string, pool: readonly ConsensusText[], p
   const p = validateConsensusParams(params);
   const suspects = new Set(suspectIds ?? []);
   const restated = new Set<string>();
+  // The answer as the judge reads it, once for the whole pool: a served answer without its framing, a sentence quoted
+  // from one of the pool's texts as the span that answers the question. Read text by text (no peers), a quoted
+  // sentence would be stated only by the text it was quoted from, and its sibling texts would not count as supporters.
+  const claim = query === undefined ? answer : answerClaim(answer);
+  const read = query === undefined ? answer : quotedAnswerSpan(query, claim, pool.map((t) => t.text)) ?? claim;
   const answers = (t: ConsensusText) => {
     // Token salad is no independent voice: optimisation-based attacks (HotFlip) prefix each planted
     // text with different gibberish, so their texts read as unrelated and looked like a consensus.
     if (longestContentRun(t.text) >= TOKEN_SALAD_RUN) return false;
-    if (query === undefined || p.minQueryCoverage === 0) return containsAnswer(t.text, answer);
-    const ev = offlineJudgeFeatures({ query, wrongAnswer: answer, text: t.text });
+    if (query === undefined || p.minQueryCoverage === 0) return containsAnswer(t.text, read);
+    const ev = offlineJudgeFeatures({ query, wrongAnswer: read, text: t.text });
     if (ev.support > 0 && p.restatedCoverage > 0 && ev.features.windowCoverage >= p.restatedCoverage) restated.add(t.id);
     return ev.support > 0 && ev.features.windowCoverage >= p.minQueryCoverage;
   };

@@ -138,6 +138,16 @@ describe('consensusCheck per text, with the suspects (issue 33)', () => {
     expect(r.suspected).toBe(false);
   });
 
+  it('reads a sentence quoted from the pool as the judge does, its span: every sibling that states the span supports it', () => {
+    // An extractive generator served r1's sentence back; the report posts it whole.
+    const served = 'Geographers agree that the longest tributary of the river Ostrava is the Marsk, which rises in the hills.';
+    const r = consensusCheck(served, [...reworded, ...unrelated], { restatedCoverage: 0.5, minClusters: 3 }, Q, ids);
+    expect(r.supporters).toBe(5);
+    expect(r.clusters).toHaveLength(1);
+    // Framed the way an assistant serves it, the same.
+    expect(consensusCheck(`Based on the provided context, ${served}`, [...reworded, ...unrelated], { restatedCoverage: 0.5, minClusters: 3 }, Q, ids).supporters).toBe(5);
+  });
+
   it('per text: a suspect is held only when the groups other than its own outnumber its own group', () => {
     // Four independent texts stating "Velna" with half the question's terms (supporters, not restating it), and the
     // reworded group now stating "Velna" too (restating it): x1, x2 and the group are judged YES.
