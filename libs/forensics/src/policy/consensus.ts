@@ -154,16 +154,25 @@ function jaccard(a: Set<string>, b: Set<string>): number {
   return inter / (a.size + b.size - inter);
 }
 
+/**
+ * The reported answer as the judge reads it, once for a whole pool of texts: a served answer without its framing
+ * (`answerClaim`), a sentence quoted from one of the texts as the span that answers the question (`quotedAnswerSpan`).
+ * Read text by text (no peers), a quoted sentence would be stated only by the text it was quoted from, and its sibling
+ * texts would not count as supporters; matched literally, a framed answer is stated by no text at all. Without a
+ * question, the answer as reported.
+ */
+export function consensusAnswer(answer: string, texts: readonly string[], query?: string): string {
+  if (query === undefined) return answer;
+  const claim = answerClaim(answer);
+  return quotedAnswerSpan(query, claim, texts) ?? claim;
+}
+
 /** Groups the pool's texts that state `answer` and decides whether the report looks like a false flag. */
 export function consensusCheck(answer: string, pool: readonly ConsensusText[], params: Partial<ConsensusParams> = {}, query?: string, suspectIds?: readonly string[]): ConsensusResult {
   const p = validateConsensusParams(params);
   const suspects = new Set(suspectIds ?? []);
   const restated = new Set<string>();
-  // The answer as the judge reads it, once for the whole pool: a served answer without its framing, a sentence quoted
-  // from one of the pool's texts as the span that answers the question. Read text by text (no peers), a quoted
-  // sentence would be stated only by the text it was quoted from, and its sibling texts would not count as supporters.
-  const claim = query === undefined ? answer : answerClaim(answer);
-  const read = query === undefined ? answer : quotedAnswerSpan(query, claim, pool.map((t) => t.text)) ?? claim;
+  const read = consensusAnswer(answer, pool.map((t) => t.text), query);
   const answers = (t: ConsensusText) => {
     // Token salad is no independent voice: optimisation-based attacks (HotFlip) prefix each planted
     // text with different gibberish, so their texts read as unrelated and looked like a consensus.

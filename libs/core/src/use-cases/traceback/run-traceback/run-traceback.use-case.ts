@@ -1,5 +1,5 @@
 import {
-  acceptRetrieval, acceptServed, acceptVerdicts, capOrder, consensusCheck, containsAnswer, decide, initTrace, loneClearYes, nextRetrieval, plantedSiblings, restatesQuestion, sourceOf, summarizeTrace,
+  acceptRetrieval, acceptServed, acceptVerdicts, capOrder, consensusAnswer, consensusCheck, containsAnswer, decide, initTrace, loneClearYes, nextRetrieval, plantedSiblings, restatesQuestion, sourceOf, summarizeTrace,
   validateConsensusParams, validateDecisionPolicy, type ConsensusResult, type Label, type SiblingMatch, type TraceState,
 } from '@forensics/algorithms';
 import { PermanentError } from '../../../domain/errors';
@@ -358,7 +358,9 @@ export class RunTracebackUseCase {
     const p = validateConsensusParams(this.deps.settings.consensus);
     const excludeIds = p.suspects === 'include' ? proxyIds : [...proxyIds, ...suspects];
     const hits = p.enabled ? await this.deps.store.search(ev.collection, { vector: qvec, k: p.pool, excludeIds }) : [];
-    const sup = hits.filter((h) => containsAnswer(h.text, ev.wrongAnswer));
+    // The texts stating the answer as the check reads it (a framed or quoted answer is stated by no text word for word).
+    const read = consensusAnswer(ev.wrongAnswer, hits.map((h) => h.text), ev.query);
+    const sup = hits.filter((h) => containsAnswer(h.text, read));
     const vectors = sup.length >= p.minClusters ? await this.deps.embedder.embed(sup.map((h) => h.text)) : [];
     const byId = new Map(sup.map((h, i) => [h.id, vectors[i]]));
     return consensusCheck(ev.wrongAnswer, hits.map((h) => ({ id: h.id, text: h.text, vector: byId.get(h.id), source: sourceOf(h.payload, p.sourceKey) })), p, ev.query, suspects);
