@@ -232,9 +232,7 @@ async function evaluateQuestion(r: EvalRecord, d: QuestionDeps): Promise<Questio
   // The answer as reported (`--answer-form`). A quoted sentence comes from what was served: the texts of the top K in
   // rank order, as an extractive generator reads its context; the record's own texts after them (a sentence no served
   // text holds was not served, but the report is still made).
-  const textOf = new Map<string, string>();
-  [...cleanRecords, ...poisonRecords].forEach((rec, i) => textOf.set(ingest.ids[i]!, rec.text));
-  const served = before.map((h) => textOf.get(h.id)).filter((t): t is string => t !== undefined);
+  const served = before.map((h) => h.text);
   const wrongAnswer = reportedAnswer(d.falseFlag ? r.correct_answer! : r.incorrect_answer, d.answerForm ?? 'given', r.question, [...served, ...(d.falseFlag ? r.clean_texts : poisonedTexts)]);
 
   const { event } = await useCases.get(SubmitFeedbackUseCase).execute({ collection: COLLECTION, query: r.question, wrongAnswer, reporter: ACTOR, trust: d.falseFlag ? d.falseFlag.trust : d.attackTrust ?? 'identified' });

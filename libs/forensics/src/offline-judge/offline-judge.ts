@@ -216,7 +216,6 @@ export function leadStance(answer: string): 'yes' | 'no' | undefined {
   return new RegExp(`[,;.:]\\s*${other}\\s*[,;.:!]`, 'i').test(answer.slice(m[0].length - 1)) ? undefined : stance;
 }
 
-/** The stance a yes/no answer takes ('yes' for yes/true, 'no' for no/false), undefined for any other answer. */
 // An assistant's framing around a served answer (`answerClaim`): general English of answering from sources, written
 // from no dataset's question or answer. Each opens (or, for the attribution, closes) the answer and ends at its comma.
 const SOURCE_NOUNS = String.raw`(?:context|contexts|documents?|passages?|texts?|sources?|information|knowledge(?: base)?|search results?|results|data|articles?|excerpts?|records?|materials?)`;
@@ -361,6 +360,7 @@ export function quotedAnswerSpan(query: string, answer: string, texts: readonly 
   return undefined;
 }
 
+/** The stance a yes/no answer takes ('yes' for yes/true, 'no' for no/false), undefined for any other answer. */
 export function polarAnswer(answer: string): 'yes' | 'no' | undefined {
   return POLAR_ANSWERS[normalizeText(answer)];
 }
@@ -563,11 +563,6 @@ function statesNothing(): PieceEvidence {
   return { support: 0, exact: false, windowCoverage: 0, sentenceCoverage: 0, sentence: '', stating: [] };
 }
 
-/**
- * Evidence that `text` states the answer. Each sentence is checked for support (polar answers: the
- * sentence's stance); its window (the sentence and its two neighbours, so coreference such as
- * "… Chicago Fire's fourth season. It had 24 episodes." is kept) is scored for query coverage.
- */
 /** Exclusive words (`polarExclusive`): a sentence saying "only X" denies a question about X and others. */
 const QUANTIFIERS: ReadonlySet<string> = new Set(['all', 'every', 'each', 'many']);
 const EXCLUSIVE_CUES: ReadonlySet<string> = new Set(['only', 'solely', 'exclusively', 'sole']);
@@ -575,6 +570,11 @@ function deniesByExclusion(tokens: readonly string[]): boolean {
   return tokens.some((t, i) => EXCLUSIVE_CUES.has(t) && tokens[i - 1] !== 'not');
 }
 
+/**
+ * Evidence that `text` states the answer. Each sentence is checked for support (polar answers: the
+ * sentence's stance); its window (the sentence and its two neighbours, so coreference such as
+ * "… Chicago Fire's fourth season. It had 24 episodes." is kept) is scored for query coverage.
+ */
 function evidenceFor(text: string, answer: string, answerTerms: readonly string[], queryTerms: readonly string[], polar: 'yes' | 'no' | undefined, partialMin: number, queryAsksContrast = false, conjunctive = false, rules: JudgeRules = ALL_RULES, quantified = false): PieceEvidence {
   const sentences = splitSentences(text);
   const terms = sentences.map(termSet);
