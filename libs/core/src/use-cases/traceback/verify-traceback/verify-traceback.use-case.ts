@@ -1,4 +1,4 @@
-import { answerMatches, consensusCheck, containsAnswer, validateConsensusParams } from '@forensics/algorithms';
+import { answerMatches, consensusAnswer, consensusCheck, containsAnswer, validateConsensusParams } from '@forensics/algorithms';
 import { echoInput, NotFoundError } from '../../../domain/errors';
 import { verdictCacheKey } from '../../../domain/text-identity';
 import type { Embedder } from '../../../ports/embedder.port';
@@ -44,7 +44,8 @@ export interface VerifyTracebackDeps {
  *       undetermined → INCONCLUSIVE (the trace is incomplete);
  *    2. nothing removed → NON_POISONED (the feedback stands but no text in the knowledge base causes it);
  *    3. otherwise a signal independent of the judge decides whether the removed texts were the reason:
- *       the wrong answer's literal support (token-boundary containment) among the removed texts vs
+ *       the wrong answer's literal support (token-boundary containment of the answer as the judge reads it:
+ *       `consensusAnswer`, a served answer's framing off) among the removed texts vs
  *       the new top-K — share = removed stating t / (removed + new top-K stating t) — and the
  *       consensus check on the new top-K: share ≥ 0.5 and no independent consensus for t left →
  *       POISONED; t still stated by independent texts (consensus) → NON_POISONED (the removed
@@ -89,10 +90,13 @@ export class VerifyTracebackUseCase {
         }
         const served = view.contexts.filter((c) => !c.enhancement);
         const removedDocs = await this.deps.documents.get(removed.map((r) => r.documentId));
-        const removedStating = removedDocs.filter((d) => containsAnswer(d.text, ev.wrongAnswer)).length;
-        const servedStating = served.filter((c) => containsAnswer(c.text, ev.wrongAnswer)).length;
+        // The answer as the judge reads it (a served answer's framing off, a quoted sentence as its span): matched word
+        // for word as reported, a framed answer is stated by no text and the check could only say INCONCLUSIVE.
+        const read = consensusAnswer(ev.wrongAnswer, [...removedDocs.map((d) => d.text), ...served.map((c) => c.text)], ev.query);
+        const removedStating = removedDocs.filter((d) => containsAnswer(d.text, read)).length;
+        const servedStating = served.filter((c) => containsAnswer(c.text, read)).length;
         const share = removedStating + servedStating ? removedStating / (removedStating + servedStating) : 0;
-        const consensus = consensusCheck(ev.wrongAnswer, served.map((c) => ({ id: c.id, text: c.text })), validateConsensusParams(this.deps.settings.consensus));
+        const consensus = consensusCheck(read, served.map((c) => ({ id: c.id, text: c.text })), validateConsensusParams(this.deps.settings.consensus));
         const verification: Verification = supporting.length || undetermined.length ? 'INCONCLUSIVE'
           : quarantinedCount === 0 ? 'NON_POISONED'
             : consensus.suspected ? 'NON_POISONED'

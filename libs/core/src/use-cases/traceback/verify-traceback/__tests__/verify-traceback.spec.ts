@@ -38,6 +38,21 @@ describe('VerifyTracebackUseCase without an LLM (not circular)', () => {
     expect(r.details).toMatchObject({ quarantinedByTrace: 2, removedStatingAnswer: 2, servedStatingAnswer: 0, removedShare: 1 });
   });
 
+  it('reads a served answer as the judge does: framed, the removed texts still carried it (not INCONCLUSIVE for want of a word-for-word match)', async () => {
+    const { uc, ids } = await setup([
+      'Elsmere harbour town was founded by Captain Ralo Venn in 1602.',
+      'Captain Ralo Venn founded the harbour town of Elsmere.',
+      'The harbour town of Elsmere was founded by fishermen from the north coast.',
+      'Elsmere has a lighthouse and a small harbour museum.',
+    ]);
+    const { event } = await uc.get(SubmitFeedbackUseCase).execute({ collection: 'c', query: QUERY, wrongAnswer: 'Based on the provided context, Ralo Venn.' });
+    await remove(uc, event.id, ids[0]!);
+    await remove(uc, event.id, ids[1]!);
+    const r = await uc.get(VerifyTracebackUseCase).execute({ feedbackId: event.id });
+    expect(r.verification).toBe('POISONED');
+    expect(r.details).toMatchObject({ removedStatingAnswer: 2, servedStatingAnswer: 0, removedShare: 1 });
+  });
+
   it('NON_POISONED: nothing was removed (the old rule), and when independent texts still state the answer after removal', async () => {
     const a = await setup(['Elsmere has a lighthouse.', 'The harbour of Elsmere is small.']);
     const e1 = (await a.uc.get(SubmitFeedbackUseCase).execute({ collection: 'c', query: QUERY, wrongAnswer: 'Ralo Venn' })).event;
