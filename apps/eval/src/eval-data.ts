@@ -104,12 +104,29 @@ function validate(raw: unknown, where: string): EvalRecord {
 export function poisonedTextsOf(r: EvalRecord, set: PoisonSet, count?: number): string[] {
   let texts: string[];
   if (set === 'given') texts = r.poisoned_texts;
+  else if (set === 'mixed') texts = mixedPoisonSet(r);
   else {
     const v = r.poisoned_variants?.[set];
     if (!Array.isArray(v)) throw new EvalDataError(`record ${r.id}: no poisoned_variants.${set} (available: ${Object.keys(r.poisoned_variants ?? {}).join(', ') || 'none'})`);
     texts = v.filter((t) => typeof t === 'string' && t.trim());
   }
   return count === undefined ? texts : texts.slice(0, count);
+}
+
+/**
+ * The `mixed` poison set: the given texts and every variant's, taken in turn (given[0], variant A[0], variant B[0],
+ * given[1], …), duplicates once. One attack whose texts were written by several generators, so they share no wording
+ * beyond the question and the answer: how an adaptive attacker spreads a group past the near-duplicate rule.
+ */
+function mixedPoisonSet(r: EvalRecord): string[] {
+  const variants = Object.keys(r.poisoned_variants ?? {}).sort().map((k) => (r.poisoned_variants![k] ?? []).filter((t): t is string => typeof t === 'string' && t.trim() !== ''));
+  const sources = [r.poisoned_texts, ...variants].filter((s) => s.length > 0);
+  if (sources.length < 2) throw new EvalDataError(`record ${r.id}: the mixed poison set needs poisoned_variants (none given)`);
+  const out = new Set<string>();
+  for (let i = 0; out.size < r.poisoned_texts.length && sources.some((s) => i < s.length); i++) {
+    for (const s of sources) if (i < s.length && out.size < r.poisoned_texts.length) out.add(s[i]!);
+  }
+  return [...out];
 }
 
 /**

@@ -22,7 +22,7 @@ export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge 
                   (gate and L1 strength chosen per family from a 3 × 4 grid by inner leave-one-family-out);
                   --poison-count N keeps at most N planted texts per question in every run (a sparser attack than the
                   files' five: what a report of an attack that planted one or two texts leaves served)
-         [--out DIR] [--retriever embed|bm25] [--baseline] [--poison-set given|gpt4|gemini|gemini_100] [--poison-count N]
+         [--out DIR] [--retriever embed|bm25] [--baseline] [--poison-set given|gpt4|gemini|gemini_100|mixed] [--poison-count N]
          [--cache DIR] [--quiet] [--false-flag] [--trust anonymous|identified|reviewer] [--vetted none|clean|all] [--vetted-share F]
          [--answer-form given|framed|sentence]
   --data          JSONL records (e.g. ../shared/data/poisonedrag_nq.jsonl); the data is read in place, never copied
@@ -32,7 +32,8 @@ export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge 
   --retriever     embed (default: the configured embedder, EMBEDDER / ONNX_MODEL_DIR, USE-lite by default, with a
                   disk cache by sha256 of the text) | bm25 (Okapi BM25 over the question's words)
   --baseline      also measure the trivial judge in the same run, and quote the paper's Table 1 rows
-  --poison-set    the record's poisoned_texts (given) or one of its poisoned_variants; --poison-count keeps the first N
+  --poison-set    the record's poisoned_texts (given), one of its poisoned_variants, or mixed (given and every variant
+                  in turn: one attack written by several generators); --poison-count keeps the first N
   --false-flag    the report names the record's CORRECT answer as wrong, over its clean texts only (no poisons);
                   counts benign texts judged / auto-quarantined and suspected false flags ("falseFlag" in the line)
   --trust         reporter trust: of --false-flag reports, anonymous (default, what a feedback token gets) | identified;

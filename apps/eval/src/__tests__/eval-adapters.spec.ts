@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { HashingEmbedder } from '@forensics/core/testing';
 import { Bm25HandleEmbedder, Bm25RetrievalStore, TextHandles } from '../bm25-retrieval';
 import { CachedEmbedder } from '../cached-embedder.adapter';
-import { ANSWER_FRAMINGS, reportedAnswer } from '../eval-data';
+import { ANSWER_FRAMINGS, EvalDataError, poisonedTextsOf, reportedAnswer } from '../eval-data';
 import { parseEvalArgs, UsageError } from '../eval-cli';
 
 describe('CachedEmbedder', () => {
@@ -101,6 +101,19 @@ describe('eval CLI arguments', () => {
       'falcon anvil velmora 24 towers stood. Velmora kept 24 towers in all.';
     expect(reportedAnswer('24', 'sentence', 'how many towers', [salad])).toBe('Velmora kept 24 towers in all.');
     expect(reportedAnswer('31', 'sentence', 'how many towers', texts)).toBe(ANSWER_FRAMINGS.map((f) => f('31')).find((x) => x === reportedAnswer('31', 'framed', 'how many towers', [])));
+  });
+
+  it('--poison-set mixed takes the given texts and every variant\'s in turn, as many as given, each once', () => {
+    const r = {
+      id: 'q1', dataset: 'nq', attack: 'test', question: 'how many towers', incorrect_answer: '24', clean_texts: [],
+      poisoned_texts: ['g1', 'g2', 'g3', 'g4', 'g5'],
+      poisoned_variants: { gpt4: ['p1', 'p2', 'g1'], gemini: ['m1'] },
+    };
+    expect(parseEvalArgs(['--data', 'x.jsonl', '--poison-set', 'mixed']).poisonSet).toBe('mixed');
+    // variants in name order (gemini, gpt4); a text already taken counts once.
+    expect(poisonedTextsOf(r, 'mixed')).toEqual(['g1', 'm1', 'p1', 'g2', 'p2']);
+    expect(poisonedTextsOf(r, 'mixed', 3)).toEqual(['g1', 'm1', 'p1']);
+    expect(() => poisonedTextsOf({ ...r, poisoned_variants: {} }, 'mixed')).toThrow(EvalDataError);
   });
 
   it('--trust names the false report\'s reporter with --false-flag, the attack report\'s without', () => {
