@@ -18,6 +18,12 @@ export interface JudgeRequest {
   text: string;
   /** Other candidate texts of the same event (the offline judge uses them for agreement signals). */
   peers?: readonly string[];
+  /**
+   * Every text the event has retrieved so far, earlier rounds' included: where a served answer may be quoted from.
+   * The offline judge reads a quoted answer sentence against them, so a text judged in a later round reads the
+   * answer as the first round did (its `peers` are only the texts judged beside it). Defaults to `peers`.
+   */
+  context?: readonly string[];
 }
 
 export interface JudgeVerdict {

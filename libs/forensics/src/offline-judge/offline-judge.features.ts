@@ -60,6 +60,11 @@ export interface OfflineJudgeInput {
   text: string;
   /** Other candidate texts of the same event (for the agreement signal). */
   peers?: readonly string[];
+  /**
+   * Every text the event has retrieved so far (earlier rounds' included): what a quoted answer sentence is read
+   * against (`quotedAnswerSpan`). Not used for any peer signal.
+   */
+  context?: readonly string[];
 }
 
 /** What `offlineJudgeFeatures` finds in one candidate text. */

@@ -158,8 +158,15 @@ export interface JudgeRules {
    * to the sameness reading (`polarStanceIsNo`).
    */
   polarExclusive: boolean;
+  /**
+   * A quoted sentence holding several candidate spans of the asked type ("Adam Driver, known for Kylo Ren, plays …") is
+   * read as the one the event's texts state at least twice as often as any other, in two texts at least: a planted
+   * group repeats its answer in every text, while a name beside it is the served text's own context. Read against
+   * every text the event has retrieved (`context`), so a topic word many genuine texts hold wins nothing it should not.
+   */
+  spanPeers: boolean;
 }
-export const ALL_RULES: Readonly<JudgeRules> = Object.freeze({ polarLexicon: true, polarWholeText: true, softTerms: true, nearMiss: true, correctedRivals: true, saladFreeStance: true, bothNamed: true, sameAffirms: true, pairContrast: true, pairConnectives: true, saladEdge: true, pairFunctionWordNames: true, polarLongQuestion: true, pairPredicate: true, polarLead: true, romanNumerals: true, choiceShared: true, placeFirstPart: true, answerFraming: true, quotedSpan: true, spanClauses: true, spanChoice: true, spanQuoted: true, spanOpener: true, polarExclusive: true });
+export const ALL_RULES: Readonly<JudgeRules> = Object.freeze({ polarLexicon: true, polarWholeText: true, softTerms: true, nearMiss: true, correctedRivals: true, saladFreeStance: true, bothNamed: true, sameAffirms: true, pairContrast: true, pairConnectives: true, saladEdge: true, pairFunctionWordNames: true, polarLongQuestion: true, pairPredicate: true, polarLead: true, romanNumerals: true, choiceShared: true, placeFirstPart: true, answerFraming: true, quotedSpan: true, spanClauses: true, spanChoice: true, spanQuoted: true, spanOpener: true, polarExclusive: true, spanPeers: true });
 /** Every rule off (the v10 judge's reading): derived from ALL_RULES, so a new rule cannot be missed here. */
 export const NO_RULES: Readonly<JudgeRules> = Object.freeze(Object.fromEntries(Object.keys(ALL_RULES).map((r) => [r, false])) as unknown as JudgeRules);
 
@@ -175,7 +182,7 @@ const CLOSE_COPY_MIN = 0.5;
 export const SCORE_WEIGHTS: Readonly<OfflineJudgeWeights> = Object.freeze({ ...(fitted.weights as OfflineJudgeWeights) });
 
 /** Model name recorded with every offline verdict. */
-export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v27';
+export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v28';
 
 // Removed (issue 13): FRAMING_CUES, a regex of PoisonedRAG's framing phrases ("in an alternate
 // universe", "contrary to popular belief", …) and its `framing` feature. It was written from the
@@ -268,15 +275,20 @@ const SPAN_LINKS: ReadonlySet<string> = new Set(['by', 'in', 'at', 'on', 'of', '
 /** Lower-case words that may sit inside a name run ("Bank of England", "Leonardo da Vinci"). */
 const NAME_JOINERS: ReadonlySet<string> = new Set(['of', 'the', 'de', 'da', 'del', 'der', 'van', 'von', 'la', 'le', 'du', 'y']);
 
+/** `spanPeers`: the texts that must state the chosen candidate, and how many times more than any other candidate. */
+const SPAN_PEERS_MIN = 2;
+const SPAN_PEERS_RATIO = 2;
+
 /**
  * The span of a quoted sentence that answers the question (`JudgeRules.quotedSpan`), or undefined. Only for an answer
- * of ≥ LONG_ANSWER_TOKENS words found verbatim in one of `texts` (the judged text and its peers): a sentence served
+ * of ≥ LONG_ANSWER_TOKENS words found verbatim in one of `texts` (the judged text, its peers and the event's context): a sentence served
  * back from the context. Candidates are the sentence's name runs (capitalised words, joiners inside, not the one word
  * that opens the sentence) and its numbers, less those made only of the question's own terms; the question's wh-word
  * chooses the type. Exactly one candidate of that type is the span — or, for numbers, the one followed within two
- * words by a question term ("24 episodes" for "how many episodes …"). Otherwise the sentence is read whole, as before.
+ * words by a question term ("24 episodes" for "how many episodes …"). With several candidates, the one the texts state
+ * clearly more often (`spanPeers`). Otherwise the sentence is read whole, as before.
  */
-export function quotedAnswerSpan(query: string, answer: string, texts: readonly string[], rules: Pick<JudgeRules, 'spanClauses' | 'spanChoice' | 'spanQuoted' | 'spanOpener'> = ALL_RULES): string | undefined {
+export function quotedAnswerSpan(query: string, answer: string, texts: readonly string[], rules: Pick<JudgeRules, 'spanClauses' | 'spanChoice' | 'spanQuoted' | 'spanOpener' | 'spanPeers'> = ALL_RULES): string | undefined {
   if (normalizeText(answer).split(' ').length < LONG_ANSWER_TOKENS || !texts.some((t) => containsAnswer(t, answer))) return undefined;
   const type = askedType(query);
   const clauses = rules.spanClauses;
@@ -334,6 +346,13 @@ export function quotedAnswerSpan(query: string, answer: string, texts: readonly 
   });
   closeRun(words.length);
   const uniqueNames = [...new Set(names)];
+  // `spanPeers`: of several candidates of the asked type, the one the event's texts state at least twice as often as
+  // any other (and in two texts at least).
+  const tieBreak = (cands: readonly string[]): string | undefined => {
+    if (!rules.spanPeers || cands.length < 2) return undefined;
+    const held = cands.map((c) => ({ c, n: texts.filter((t) => containsAnswer(t, c)).length })).sort((a, b) => b.n - a.n);
+    return held[0].n >= SPAN_PEERS_MIN && held[0].n > held[1].n * SPAN_PEERS_RATIO ? held[0].c : undefined;
+  };
   if (choice) {
     const named = [...new Set(options)];
     if (named.length === 1) return named[0];
@@ -344,7 +363,7 @@ export function quotedAnswerSpan(query: string, answer: string, texts: readonly 
   if (type === 'number' && uniqueNumbers.length > 1) {
     const near = numbers.filter((n) => words.slice(n.at + 1, n.at + 3).some((w) => contentTerms(w).some((t) => queryTerms.has(t))));
     const nearUnique = [...new Set(near.map((n) => n.text))];
-    return nearUnique.length === 1 ? nearUnique[0] : undefined;
+    return nearUnique.length === 1 ? nearUnique[0] : tieBreak(nearUnique.length ? nearUnique : uniqueNumbers);
   }
   if (type !== 'number' && uniqueNames.length === 1 && (type === 'name' || uniqueNumbers.length === 0)) return uniqueNames[0];
   if (rules.spanQuoted && type === 'either') {
@@ -357,7 +376,7 @@ export function quotedAnswerSpan(query: string, answer: string, texts: readonly 
     const unique = [...new Set(marked)];
     if (unique.length === 1) return unique[0];
   }
-  return undefined;
+  return tieBreak(type === 'name' ? uniqueNames : type === 'number' ? uniqueNumbers : [...uniqueNames, ...uniqueNumbers]);
 }
 
 /** The stance a yes/no answer takes ('yes' for yes/true, 'no' for no/false), undefined for any other answer. */
@@ -848,7 +867,9 @@ export function offlineJudgeFeatures(reported: OfflineJudgeInput, params: Partia
   // The judge reads the answer's claim, not the assistant's framing around it (`answerClaim`).
   const claim = rules.answerFraming ? answerClaim(reported.wrongAnswer) : reported.wrongAnswer;
   // A sentence quoted back from the context is read as the span that answers the question (`quotedAnswerSpan`).
-  const span = rules.quotedSpan ? quotedAnswerSpan(reported.query, claim, [reported.text, ...(reported.peers ?? [])], rules) : undefined;
+  // It is read against every text the event has retrieved (`context`), not only this round's: a sentence served from a
+  // text judged in the first round is read the same way when its reworded siblings are judged in the second.
+  const span = rules.quotedSpan ? quotedAnswerSpan(reported.query, claim, [reported.text, ...(reported.peers ?? []), ...(reported.context ?? [])], rules) : undefined;
   const input = { ...reported, wrongAnswer: span ?? claim };
   const answerNorm = normalizeText(input.wrongAnswer);
   const polar = polarAnswer(input.wrongAnswer);

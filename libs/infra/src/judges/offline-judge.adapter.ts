@@ -15,7 +15,7 @@ export class OfflineJudge implements Judge {
 
   async judge(req: JudgeRequest): Promise<JudgeVerdict> {
     const t0 = performance.now();
-    const r = offlineJudge({ query: req.query, wrongAnswer: req.wrongAnswer, text: req.text, peers: req.peers }, this.params);
+    const r = offlineJudge({ query: req.query, wrongAnswer: req.wrongAnswer, text: req.text, peers: req.peers, context: req.context }, this.params);
     const label = r.label === 'YES' ? '[Label: Yes]' : r.label === 'NO' ? '[Label: No]' : '[Label: Undetermined]';
     return {
       label: r.label,

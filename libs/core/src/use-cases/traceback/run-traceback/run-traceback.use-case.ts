@@ -124,6 +124,8 @@ export class RunTracebackUseCase {
       const docs = new Map((await documents.get(ids)).map((d) => [d.id, d]));
       for (const d of docs.values()) docOf.set(d.id, d);
       const peers = ids.map((id) => docs.get(id)?.text).filter((t): t is string => !!t);
+      // Every text this event has read so far (earlier rounds', this batch's): where a served answer was quoted from.
+      const context = [...docOf.values()].map((d) => d.text);
       const labels: Record<string, Label> = {};
       await mapPool(ids, settings.trace.judgeConcurrency, async (id) => {
         const doc = docs.get(id);
@@ -140,7 +142,7 @@ export class RunTracebackUseCase {
           return;
         }
         judgeCalls++;
-        const v = await judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text: doc.text, peers: peers.filter((p) => p !== doc.text) });
+        const v = await judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text: doc.text, peers: peers.filter((p) => p !== doc.text), context: context.filter((p) => p !== doc.text) });
         labels[id] = v.label;
         await verdicts.save({
           feedbackId: ev.id, documentId: id, round, label: v.label, judgeKind: judge.kind, judgeModel: judge.model,
