@@ -56,6 +56,9 @@ describe('re-trace audit', () => {
     // Judged against the event's own question; texts the event already judged were not judged again.
     const asked = judge.requests.slice(callsBefore);
     expect(asked.every((r) => r.query === Q && r.wrongAnswer === WRONG)).toBe(true);
+    // The answer is read against every text the re-trace has retrieved (`context`), the round's batch (`peers`) included.
+    expect(asked.every((r) => (r.peers ?? []).every((p) => r.context?.includes(p)) && !r.context?.includes(r.text))).toBe(true);
+    expect(asked.some((r) => (r.context ?? []).some((t) => !(r.peers ?? []).includes(t) && t !== r.text))).toBe(true);
     const restoredText = (await repos.documents.get([quarantined[0]!.documentId]))[0]!.text;
     expect(asked.map((r) => r.text)).not.toContain(restoredText);
     expect(review.map((q) => q.documentId)).not.toContain(quarantined[0]!.documentId);

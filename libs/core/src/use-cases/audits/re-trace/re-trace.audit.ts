@@ -137,6 +137,8 @@ export class ReTraceAudit implements AuditKindHandler {
       if (!r.toJudge.length) continue;
       const docs = new Map((await documents.get(r.toJudge)).map((d) => [d.id, d]));
       const peers = r.toJudge.map((id) => docs.get(id)?.text).filter((t): t is string => !!t);
+      // Every text retrieved so far (earlier rounds' with their hit text): where a served answer was quoted from.
+      const context = [...new Set([...[...hitInfo.values()].map((h) => h.text), ...peers])];
       const labels: Record<string, Label> = {};
       const replies = new Map<string, string>();
       await mapPool(r.toJudge, settings.trace.judgeConcurrency, async (id) => {
@@ -155,7 +157,7 @@ export class ReTraceAudit implements AuditKindHandler {
           return;
         }
         bump('candidatesJudged');
-        const v = await judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text: doc.text, peers: peers.filter((p) => p !== doc.text) });
+        const v = await judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text: doc.text, peers: peers.filter((p) => p !== doc.text), context: context.filter((p) => p !== doc.text) });
         labels[id] = v.label;
         replies.set(id, v.reply);
       });
