@@ -82,14 +82,17 @@ export class VerifyTracebackUseCase {
         const prior = new Map((await verdicts.list(ev.id)).map((v) => [v.documentId, v.label]));
         const supporting: string[] = [];
         const undetermined: string[] = [];
-        for (const c of view.contexts) {
-          if (c.enhancement) continue;
-          const label = prior.get(c.id) ?? (await this.judgeResidual(ev, c.id, c.text));
+        const served = view.contexts.filter((c) => !c.enhancement);
+        const removedDocs = await this.deps.documents.get(removed.map((r) => r.documentId));
+        // A residual text reads a served answer as the traceback's rounds did: against the texts now served (its peers)
+        // and the ones removed (context), where a quoted answer sentence came from.
+        const servedTexts = served.map((c) => c.text);
+        const removedTexts = removedDocs.map((d) => d.text);
+        for (const c of served) {
+          const label = prior.get(c.id) ?? (await this.judgeResidual(ev, c.id, c.text, servedTexts.filter((t) => t !== c.text), removedTexts));
           if (label === 'YES') supporting.push(c.id);
           else if (label === 'UNDETERMINED') undetermined.push(c.id);
         }
-        const served = view.contexts.filter((c) => !c.enhancement);
-        const removedDocs = await this.deps.documents.get(removed.map((r) => r.documentId));
         // The answer as the judge reads it (a served answer's framing off, a quoted sentence as its span): matched word
         // for word as reported, a framed answer is stated by no text and the check could only say INCONCLUSIVE.
         const read = consensusAnswer(ev.wrongAnswer, [...removedDocs.map((d) => d.text), ...served.map((c) => c.text)], ev.query);
@@ -122,10 +125,11 @@ export class VerifyTracebackUseCase {
    * Judges a served text the traceback never judged (cache first). The verdict is stored with
    * round -1 (= residual-support check) so it is explained like any other and cached for later events.
    */
-  private async judgeResidual(ev: FeedbackRow, documentId: string, text: string): Promise<'YES' | 'NO' | 'UNDETERMINED'> {
+  private async judgeResidual(ev: FeedbackRow, documentId: string, text: string, peers: readonly string[], context: readonly string[]): Promise<'YES' | 'NO' | 'UNDETERMINED'> {
     const { documents, verdicts, judge } = this.deps;
+    const request = { query: ev.query, wrongAnswer: ev.wrongAnswer, text, peers, context };
     const doc = (await documents.get([documentId]))[0];
-    if (!doc) return (await judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text })).label;
+    if (!doc) return (await judge.judge(request)).label;
     const cacheKey = verdictCacheKey({ textHash: doc.textHash, query: ev.query, wrongAnswer: ev.wrongAnswer, judgeModel: judge.model, promptVersion: judge.promptVersion });
     const cached = await verdicts.findByCacheKey(cacheKey);
     const base = { feedbackId: ev.id, documentId, round: -1, judgeKind: judge.kind, judgeModel: judge.model, promptVersion: judge.promptVersion, cacheKey, retrievalRank: null, retrievalScore: null, evidence: null };
@@ -133,7 +137,7 @@ export class VerifyTracebackUseCase {
       await verdicts.save({ ...base, label: cached.label, reply: cached.reply, attempts: cached.attempts, latencyMs: 0, cached: true, signals: cached.signals, spans: cached.spans ?? null });
       return cached.label;
     }
-    const v = await judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text });
+    const v = await judge.judge(request);
     await verdicts.save({ ...base, label: v.label, reply: v.reply, attempts: v.attempts, latencyMs: Math.round(v.latencyMs), cached: false, signals: v.signals ?? null, spans: v.spans?.length ? v.spans : null });
     return v.label;
   }

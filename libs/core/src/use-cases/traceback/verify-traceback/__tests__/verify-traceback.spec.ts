@@ -12,9 +12,10 @@ const QUERY = 'who founded the harbour town of elsmere';
 /** The judge says NO to every text: residual support by the judge is not what decides these cases. */
 const setup = async (texts: string[]) => {
   const repos = createInMemoryRepositories();
-  const uc = composeUseCases({ repos, store: new InMemoryVectorStore(), embedder: new HashingEmbedder(), judge: new ScriptedJudge(() => 'NO'), generator: offline, settings: { defaultCollection: 'c', defaultK: 5 } });
+  const judge = new ScriptedJudge(() => 'NO');
+  const uc = composeUseCases({ repos, store: new InMemoryVectorStore(), embedder: new HashingEmbedder(), judge, generator: offline, settings: { defaultCollection: 'c', defaultK: 5 } });
   const { ids } = await uc.get(IngestCorpusUseCase).execute({ collection: 'c', records: texts.map((text, i) => ({ id: `d${i}`, text })) });
-  return { uc, ids, repos };
+  return { uc, ids, repos, judge };
 };
 const remove = async (uc: Awaited<ReturnType<typeof setup>>['uc'], feedbackId: string, documentId: string, state: 'QUARANTINED' | 'NEEDS_REVIEW' = 'QUARANTINED') =>
   uc.get(QuarantineTextUseCase).execute({
@@ -51,6 +52,25 @@ describe('VerifyTracebackUseCase without an LLM (not circular)', () => {
     const r = await uc.get(VerifyTracebackUseCase).execute({ feedbackId: event.id });
     expect(r.verification).toBe('POISONED');
     expect(r.details).toMatchObject({ removedStatingAnswer: 2, servedStatingAnswer: 0, removedShare: 1 });
+  });
+
+  it('judges a residual served text with the other served texts as peers and the removed ones as context (a quoted answer\'s source)', async () => {
+    const texts = [
+      'Elsmere harbour town was founded by Captain Ralo Venn in 1602.',
+      'Captain Ralo Venn founded the harbour town of Elsmere.',
+      'The harbour town of Elsmere was founded by fishermen from the north coast.',
+      'Elsmere has a lighthouse and a small harbour museum.',
+    ];
+    const { uc, ids, judge } = await setup(texts);
+    const { event } = await uc.get(SubmitFeedbackUseCase).execute({ collection: 'c', query: QUERY, wrongAnswer: 'Elsmere harbour town was founded by Captain Ralo Venn in 1602.' });
+    await remove(uc, event.id, ids[0]!);
+    await uc.get(VerifyTracebackUseCase).execute({ feedbackId: event.id });
+    expect(judge.requests.length).toBeGreaterThan(0);
+    for (const r of judge.requests) {
+      expect(r.context).toEqual([texts[0]]);
+      expect(r.peers).not.toContain(r.text);
+      expect(r.peers).not.toContain(texts[0]);
+    }
   });
 
   it('NON_POISONED: nothing was removed (the old rule), and when independent texts still state the answer after removal', async () => {
