@@ -169,7 +169,7 @@ export function buildDevRows(dev: readonly { file: string; records: readonly Eva
           const batch = ranked.slice(s, s + o.round);
           for (const i of batch) {
             const ev = offlineJudgeFeatures(
-              { query: r.question, wrongAnswer: r.incorrect_answer, text: texts[i], peers: batch.filter((j) => j !== i).map((j) => texts[j]), context: ranked.slice(0, s).map((j) => texts[j]) },
+              { query: r.question, wrongAnswer: r.incorrect_answer, text: texts[i], peers: batch.filter((j) => j !== i).map((j) => texts[j]), context: ranked.slice(0, o.round).map((j) => texts[j]) },
               { partialSupportMin: o.partialSupportMin },
               o.rules,
             );

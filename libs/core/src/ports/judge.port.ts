@@ -19,9 +19,10 @@ export interface JudgeRequest {
   /** Other candidate texts of the same event (the offline judge uses them for agreement signals). */
   peers?: readonly string[];
   /**
-   * Every text the event has retrieved so far, earlier rounds' included: where a served answer may be quoted from.
-   * The offline judge reads a quoted answer sentence against them, so a text judged in a later round reads the
-   * answer as the first round did (its `peers` are only the texts judged beside it). Defaults to `peers`.
+   * The texts the event's user was served (its first round): where a served answer sentence was quoted from. The
+   * offline judge reads a quoted answer against these alone, so every text of the event — a later round's, an audit's
+   * — reads the answer as the first round did (`peers` are only the texts judged beside it). Defaults to the text
+   * and its peers.
    */
   context?: readonly string[];
 }

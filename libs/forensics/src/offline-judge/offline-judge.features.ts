@@ -61,8 +61,8 @@ export interface OfflineJudgeInput {
   /** Other candidate texts of the same event (for the agreement signal). */
   peers?: readonly string[];
   /**
-   * Every text the event has retrieved so far (earlier rounds' included): what a quoted answer sentence is read
-   * against (`quotedAnswerSpan`). Not used for any peer signal.
+   * The texts the event's user was served (its first round): what a quoted answer sentence is read against
+   * (`quotedAnswerSpan`), instead of the text and its peers. Not used for any peer signal.
    */
   context?: readonly string[];
 }

@@ -160,9 +160,10 @@ export interface JudgeRules {
   polarExclusive: boolean;
   /**
    * A quoted sentence holding several candidate spans of the asked type ("Adam Driver, known for Kylo Ren, plays …") is
-   * read as the one the event's texts state at least twice as often as any other, in two texts at least: a planted
-   * group repeats its answer in every text, while a name beside it is the served text's own context. Read against
-   * every text the event has retrieved (`context`), so a topic word many genuine texts hold wins nothing it should not.
+   * read as the one the served texts state at least twice as often as any other, in two texts at least: a planted
+   * group repeats its answer in every text it got served, while a name beside it is the quoting text's own context.
+   * Counted over the texts served (`context`), not over everything the traceback retrieves later: there the genuine
+   * texts outnumber the planted ones, and a topic word or the correct answer would win.
    */
   spanPeers: boolean;
 }
@@ -281,7 +282,7 @@ const SPAN_PEERS_RATIO = 2;
 
 /**
  * The span of a quoted sentence that answers the question (`JudgeRules.quotedSpan`), or undefined. Only for an answer
- * of ≥ LONG_ANSWER_TOKENS words found verbatim in one of `texts` (the judged text, its peers and the event's context): a sentence served
+ * of ≥ LONG_ANSWER_TOKENS words found verbatim in one of `texts` (the texts served, or the judged text and its peers): a sentence served
  * back from the context. Candidates are the sentence's name runs (capitalised words, joiners inside, not the one word
  * that opens the sentence) and its numbers, less those made only of the question's own terms; the question's wh-word
  * chooses the type. Exactly one candidate of that type is the span — or, for numbers, the one followed within two
@@ -346,8 +347,8 @@ export function quotedAnswerSpan(query: string, answer: string, texts: readonly 
   });
   closeRun(words.length);
   const uniqueNames = [...new Set(names)];
-  // `spanPeers`: of several candidates of the asked type, the one the event's texts state at least twice as often as
-  // any other (and in two texts at least).
+  // `spanPeers`: of several candidates of the asked type, the one the texts state at least twice as often as any other
+  // (and in two texts at least).
   const tieBreak = (cands: readonly string[]): string | undefined => {
     if (!rules.spanPeers || cands.length < 2) return undefined;
     const held = cands.map((c) => ({ c, n: texts.filter((t) => containsAnswer(t, c)).length })).sort((a, b) => b.n - a.n);
@@ -867,9 +868,10 @@ export function offlineJudgeFeatures(reported: OfflineJudgeInput, params: Partia
   // The judge reads the answer's claim, not the assistant's framing around it (`answerClaim`).
   const claim = rules.answerFraming ? answerClaim(reported.wrongAnswer) : reported.wrongAnswer;
   // A sentence quoted back from the context is read as the span that answers the question (`quotedAnswerSpan`).
-  // It is read against every text the event has retrieved (`context`), not only this round's: a sentence served from a
-  // text judged in the first round is read the same way when its reworded siblings are judged in the second.
-  const span = rules.quotedSpan ? quotedAnswerSpan(reported.query, claim, [reported.text, ...(reported.peers ?? []), ...(reported.context ?? [])], rules) : undefined;
+  // It is read against the texts the user was served (`context`) when the caller knows them: a sentence served from a
+  // first-round text is read the same way when its reworded siblings are judged in the second round, and every text of
+  // the event reads it alike. Otherwise against the text and its peers.
+  const span = rules.quotedSpan ? quotedAnswerSpan(reported.query, claim, reported.context?.length ? reported.context : [reported.text, ...(reported.peers ?? [])], rules) : undefined;
   const input = { ...reported, wrongAnswer: span ?? claim };
   const answerNorm = normalizeText(input.wrongAnswer);
   const polar = polarAnswer(input.wrongAnswer);

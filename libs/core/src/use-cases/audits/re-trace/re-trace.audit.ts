@@ -10,6 +10,7 @@ import type { InjectMap } from '../../../use-case';
 import { mapPool } from '../../../util/pool';
 import { cachedVerdict } from '../../traceback/run-traceback/verdict-cache';
 import { activeRecords, watchedEvents, watchOptions } from '../watchlist';
+import { servedContextOf } from '../../traceback/served-context';
 
 export interface ReTraceAuditDeps {
   runs: AuditRunRepository;
@@ -122,6 +123,9 @@ export class ReTraceAudit implements AuditKindHandler {
   ): Promise<string[]> {
     const { documents, verdicts, store, embedder, judge, settings } = this.deps;
     const prior = new Map((await verdicts.list(ev.id)).map((v) => [v.documentId, v.label] as const));
+    // The answer is read against what the event's user was served, as the traceback read it (not this replay's top K).
+    const served = await servedContextOf({ verdicts, documents }, ev.id);
+    const context = served.length ? served : undefined;
     const [qvec] = await embedder.embed([ev.query]);
     let state: TraceState = initTrace({ k: Math.max(ev.k, depth), maxRounds: settings.trace.maxRounds, maxJudgeCalls: settings.trace.maxJudgeCalls });
     const hitInfo = new Map<string, { rank: number; score: number; round: number; text: string }>();
@@ -137,8 +141,6 @@ export class ReTraceAudit implements AuditKindHandler {
       if (!r.toJudge.length) continue;
       const docs = new Map((await documents.get(r.toJudge)).map((d) => [d.id, d]));
       const peers = r.toJudge.map((id) => docs.get(id)?.text).filter((t): t is string => !!t);
-      // Every text retrieved so far (earlier rounds' with their hit text): where a served answer was quoted from.
-      const context = [...new Set([...[...hitInfo.values()].map((h) => h.text), ...peers])];
       const labels: Record<string, Label> = {};
       const replies = new Map<string, string>();
       await mapPool(r.toJudge, settings.trace.judgeConcurrency, async (id) => {
@@ -157,7 +159,7 @@ export class ReTraceAudit implements AuditKindHandler {
           return;
         }
         bump('candidatesJudged');
-        const v = await judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text: doc.text, peers: peers.filter((p) => p !== doc.text), context: context.filter((p) => p !== doc.text) });
+        const v = await judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text: doc.text, peers: peers.filter((p) => p !== doc.text), context });
         labels[id] = v.label;
         replies.set(id, v.reply);
       });

@@ -120,12 +120,15 @@ export class RunTracebackUseCase {
       return ids.flatMap((id) => (docOf.has(id) ? [docOf.get(id)!] : []));
     };
     const textsOf = async (ids: readonly string[]): Promise<Map<string, string>> => new Map((await docsOf(ids)).map((d) => [d.id, d.text]));
+    let servedContext: string[] | undefined;
     const judgeBatch = async (ids: string[], round: number): Promise<Record<string, Label>> => {
       const docs = new Map((await documents.get(ids)).map((d) => [d.id, d]));
       for (const d of docs.values()) docOf.set(d.id, d);
       const peers = ids.map((id) => docs.get(id)?.text).filter((t): t is string => !!t);
-      // Every text this event has read so far (earlier rounds', this batch's): where a served answer was quoted from.
-      const context = [...docOf.values()].map((d) => d.text);
+      // The first batch judged is what the user was served (round 0, or the first top K): a served answer was quoted
+      // from it, and every later round reads the answer against it.
+      servedContext ??= peers;
+      const context = servedContext;
       const labels: Record<string, Label> = {};
       await mapPool(ids, settings.trace.judgeConcurrency, async (id) => {
         const doc = docs.get(id);
@@ -142,7 +145,7 @@ export class RunTracebackUseCase {
           return;
         }
         judgeCalls++;
-        const v = await judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text: doc.text, peers: peers.filter((p) => p !== doc.text), context: context.filter((p) => p !== doc.text) });
+        const v = await judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text: doc.text, peers: peers.filter((p) => p !== doc.text), context });
         labels[id] = v.label;
         await verdicts.save({
           feedbackId: ev.id, documentId: id, round, label: v.label, judgeKind: judge.kind, judgeModel: judge.model,

@@ -12,6 +12,7 @@ import type { VectorStore } from '../../../ports/vector-store.port';
 import type { CoreSettings } from '../../../settings';
 import type { InjectMap } from '../../../use-case';
 import { servingView } from '../../serving/serving-view/serving-view';
+import { servedContextOf } from '../served-context';
 
 export interface VerificationResult {
   verification: Verification;
@@ -84,12 +85,12 @@ export class VerifyTracebackUseCase {
         const undetermined: string[] = [];
         const served = view.contexts.filter((c) => !c.enhancement);
         const removedDocs = await this.deps.documents.get(removed.map((r) => r.documentId));
-        // A residual text reads a served answer as the traceback's rounds did: against the texts now served (its peers)
-        // and the ones removed (context), where a quoted answer sentence came from.
+        // A residual text reads a served answer as the traceback did: against what the user was served (the event's
+        // first round, where a quoted answer sentence came from), the texts now served beside it as its peers.
         const servedTexts = served.map((c) => c.text);
-        const removedTexts = removedDocs.map((d) => d.text);
+        const firstServed = await servedContextOf(this.deps, ev.id);
         for (const c of served) {
-          const label = prior.get(c.id) ?? (await this.judgeResidual(ev, c.id, c.text, servedTexts.filter((t) => t !== c.text), removedTexts));
+          const label = prior.get(c.id) ?? (await this.judgeResidual(ev, c.id, c.text, servedTexts.filter((t) => t !== c.text), firstServed.length ? firstServed : undefined));
           if (label === 'YES') supporting.push(c.id);
           else if (label === 'UNDETERMINED') undetermined.push(c.id);
         }
@@ -125,7 +126,7 @@ export class VerifyTracebackUseCase {
    * Judges a served text the traceback never judged (cache first). The verdict is stored with
    * round -1 (= residual-support check) so it is explained like any other and cached for later events.
    */
-  private async judgeResidual(ev: FeedbackRow, documentId: string, text: string, peers: readonly string[], context: readonly string[]): Promise<'YES' | 'NO' | 'UNDETERMINED'> {
+  private async judgeResidual(ev: FeedbackRow, documentId: string, text: string, peers: readonly string[], context: readonly string[] | undefined): Promise<'YES' | 'NO' | 'UNDETERMINED'> {
     const { documents, verdicts, judge } = this.deps;
     const request = { query: ev.query, wrongAnswer: ev.wrongAnswer, text, peers, context };
     const doc = (await documents.get([documentId]))[0];

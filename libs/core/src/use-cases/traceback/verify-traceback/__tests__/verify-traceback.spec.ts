@@ -54,15 +54,19 @@ describe('VerifyTracebackUseCase without an LLM (not circular)', () => {
     expect(r.details).toMatchObject({ removedStatingAnswer: 2, servedStatingAnswer: 0, removedShare: 1 });
   });
 
-  it('judges a residual served text with the other served texts as peers and the removed ones as context (a quoted answer\'s source)', async () => {
+  it('judges a residual served text with the other served texts as peers and the event\'s first round as context (a quoted answer\'s source)', async () => {
     const texts = [
       'Elsmere harbour town was founded by Captain Ralo Venn in 1602.',
       'Captain Ralo Venn founded the harbour town of Elsmere.',
       'The harbour town of Elsmere was founded by fishermen from the north coast.',
       'Elsmere has a lighthouse and a small harbour museum.',
     ];
-    const { uc, ids, judge } = await setup(texts);
+    const { uc, ids, judge, repos } = await setup(texts);
     const { event } = await uc.get(SubmitFeedbackUseCase).execute({ collection: 'c', query: QUERY, wrongAnswer: 'Elsmere harbour town was founded by Captain Ralo Venn in 1602.' });
+    // The traceback's first round judged the quoting text (and a later round another); one is removed.
+    const verdict = (documentId: string, round: number) => repos.verdicts.save({ feedbackId: event.id, documentId, round, label: 'YES', judgeKind: 'scripted', judgeModel: 'scripted', promptVersion: 'v', reply: '', attempts: 1, latencyMs: 0, cacheKey: `${documentId}`, cached: false, signals: null, spans: null, evidence: null, retrievalRank: null, retrievalScore: null });
+    await verdict(ids[0]!, 1);
+    await verdict(ids[1]!, 2);
     await remove(uc, event.id, ids[0]!);
     await uc.get(VerifyTracebackUseCase).execute({ feedbackId: event.id });
     expect(judge.requests.length).toBeGreaterThan(0);
@@ -71,6 +75,13 @@ describe('VerifyTracebackUseCase without an LLM (not circular)', () => {
       expect(r.peers).not.toContain(r.text);
       expect(r.peers).not.toContain(texts[0]);
     }
+    // An event with no verdict yet gives no context: the judge reads the answer against the text and its peers.
+    const other = await uc.get(SubmitFeedbackUseCase).execute({ collection: 'c', query: QUERY, wrongAnswer: 'Captain Ralo Venn founded the harbour town of Elsmere.' });
+    judge.requests.length = 0;
+    await remove(uc, other.event.id, ids[1]!);
+    await uc.get(VerifyTracebackUseCase).execute({ feedbackId: other.event.id });
+    expect(judge.requests.length).toBeGreaterThan(0);
+    expect(judge.requests.every((r) => r.context === undefined)).toBe(true);
   });
 
   it('NON_POISONED: nothing was removed (the old rule), and when independent texts still state the answer after removal', async () => {
