@@ -1,4 +1,4 @@
-import { longestContentRun, TOKEN_SALAD_MIN_RUN } from '@forensics/algorithms';
+import { containsAnswer, longestContentRun, TOKEN_SALAD_MIN_RUN } from '@forensics/algorithms';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -173,10 +173,10 @@ export function reportedAnswer(answer: string, form: AnswerForm, question: strin
   if (form === 'framed') return framed();
   // A generator serves prose: a sentence carrying token salad (an optimisation attack's prefix, a trigger's payload) or
   // longer than SERVED_SENTENCE_MAX_WORDS words is passed over.
-  const needle = bare.toLowerCase();
+  // Stated on word boundaries, normalised ("World War I" is not stated by "World War II", nor "24" by "240").
   for (const t of texts) {
     for (const s of t.split(/(?<=[.!?])\s+/)) {
-      if (s.split(/\s+/).length <= SERVED_SENTENCE_MAX_WORDS && longestContentRun(s) < TOKEN_SALAD_MIN_RUN && s.toLowerCase().includes(needle)) return s.trim();
+      if (s.split(/\s+/).length <= SERVED_SENTENCE_MAX_WORDS && longestContentRun(s) < TOKEN_SALAD_MIN_RUN && containsAnswer(s, bare)) return s.trim();
     }
   }
   return framed();

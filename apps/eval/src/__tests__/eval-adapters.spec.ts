@@ -100,6 +100,8 @@ describe('eval CLI arguments', () => {
     const salad = 'quartz lemur oboe vortex pagoda tundra ferret nimbus walrus cobalt zephyr marlin gecko sprocket quince ' +
       'falcon anvil velmora 24 towers stood. Velmora kept 24 towers in all.';
     expect(reportedAnswer('24', 'sentence', 'how many towers', [salad])).toBe('Velmora kept 24 towers in all.');
+    // On word boundaries: "World War I" is not stated by a sentence about World War II.
+    expect(reportedAnswer('World War I', 'sentence', 'which war', ['It ended with World War II. It began before World War I, they say.'])).toBe('It began before World War I, they say.');
     expect(reportedAnswer('31', 'sentence', 'how many towers', texts)).toBe(ANSWER_FRAMINGS.map((f) => f('31')).find((x) => x === reportedAnswer('31', 'framed', 'how many towers', [])));
   });
 
