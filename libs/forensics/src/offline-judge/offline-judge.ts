@@ -2,6 +2,7 @@ import type { Label } from '../ragforensics/traceback-loop';
 import { containsAnswer } from '../text/answer-match';
 import { dropDayOfMonth, hasMonthName, joinSpacedDigitGroups, normalizeText, rawTokens, stripCitationMarkers } from '../text/normalize';
 import { locateSentences, type TextSpan } from '../text/locate-quote';
+import { isStopword } from '../text/stopwords';
 import { longestContentRun, withoutTokenSalad } from '../text/token-salad';
 import { contentTerms, softStem, splitSentences, termJaccard } from '../text/tokenizer';
 import fitted from './offline-judge.fitted.json';
@@ -166,8 +167,15 @@ export interface JudgeRules {
    * texts outnumber the planted ones, and a topic word or the correct answer would win.
    */
   spanPeers: boolean;
+  /**
+   * A quoted sentence with no capital letter (an uncased tokenizer's output: HotFlip and corpus-poisoning texts are
+   * written lower-case, so the name reading finds nothing) is read as the longest phrase of up to four content words,
+   * not the question's own, that the served texts hold at least twice as often as any phrase outside it (in two texts
+   * at least): the planted group repeats its answer, the rest of each sentence is worded anew.
+   */
+  spanUncased: boolean;
 }
-export const ALL_RULES: Readonly<JudgeRules> = Object.freeze({ polarLexicon: true, polarWholeText: true, softTerms: true, nearMiss: true, correctedRivals: true, saladFreeStance: true, bothNamed: true, sameAffirms: true, pairContrast: true, pairConnectives: true, saladEdge: true, pairFunctionWordNames: true, polarLongQuestion: true, pairPredicate: true, polarLead: true, romanNumerals: true, choiceShared: true, placeFirstPart: true, answerFraming: true, quotedSpan: true, spanClauses: true, spanChoice: true, spanQuoted: true, spanOpener: true, polarExclusive: true, spanPeers: true });
+export const ALL_RULES: Readonly<JudgeRules> = Object.freeze({ polarLexicon: true, polarWholeText: true, softTerms: true, nearMiss: true, correctedRivals: true, saladFreeStance: true, bothNamed: true, sameAffirms: true, pairContrast: true, pairConnectives: true, saladEdge: true, pairFunctionWordNames: true, polarLongQuestion: true, pairPredicate: true, polarLead: true, romanNumerals: true, choiceShared: true, placeFirstPart: true, answerFraming: true, quotedSpan: true, spanClauses: true, spanChoice: true, spanQuoted: true, spanOpener: true, polarExclusive: true, spanPeers: true, spanUncased: true });
 /** Every rule off (the v10 judge's reading): derived from ALL_RULES, so a new rule cannot be missed here. */
 export const NO_RULES: Readonly<JudgeRules> = Object.freeze(Object.fromEntries(Object.keys(ALL_RULES).map((r) => [r, false])) as unknown as JudgeRules);
 
@@ -183,7 +191,7 @@ const CLOSE_COPY_MIN = 0.5;
 export const SCORE_WEIGHTS: Readonly<OfflineJudgeWeights> = Object.freeze({ ...(fitted.weights as OfflineJudgeWeights) });
 
 /** Model name recorded with every offline verdict. */
-export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v28';
+export const OFFLINE_JUDGE_MODEL = 'offline-evidence-v29';
 
 // Removed (issue 13): FRAMING_CUES, a regex of PoisonedRAG's framing phrases ("in an alternate
 // universe", "contrary to popular belief", …) and its `framing` feature. It was written from the
@@ -267,7 +275,10 @@ function askedType(query: string): 'number' | 'name' | 'either' | undefined {
 }
 
 const MONTHS = 'January|February|March|April|May|June|July|August|September|October|November|December';
-const DATE_SPAN = new RegExp(String.raw`\b(?:(?:${MONTHS})\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}\s+(?:${MONTHS}),?\s+\d{4}|(?:${MONTHS})\s+\d{4})\b`, 'g');
+const DATE_SPAN_SOURCE = String.raw`\b(?:(?:${MONTHS})\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}\s+(?:${MONTHS}),?\s+\d{4}|(?:${MONTHS})\s+\d{4})\b`;
+const DATE_SPAN = new RegExp(DATE_SPAN_SOURCE, 'g');
+/** `spanUncased`: a date in an uncased tokenizer's output ("december 1 , 2019": no capital, a space before the comma). */
+const UNCASED_DATE_SPAN = new RegExp(DATE_SPAN_SOURCE.replace(/,\?/g, '\\s?,?'), 'gi');
 
 /** Words that deny the name after them in a quoted sentence (`spanClauses`), and the words that may stand between. */
 const DENYING_WORDS: ReadonlySet<string> = new Set(['not', 'never', 'nor']);
@@ -279,6 +290,8 @@ const NAME_JOINERS: ReadonlySet<string> = new Set(['of', 'the', 'de', 'da', 'del
 /** `spanPeers`: the texts that must state the chosen candidate, and how many times more than any other candidate. */
 const SPAN_PEERS_MIN = 2;
 const SPAN_PEERS_RATIO = 2;
+/** `spanUncased`: the longest phrase read from an uncased sentence. */
+const SPAN_UNCASED_MAX_WORDS = 4;
 
 /**
  * The span of a quoted sentence that answers the question (`JudgeRules.quotedSpan`), or undefined. Only for an answer
@@ -289,7 +302,7 @@ const SPAN_PEERS_RATIO = 2;
  * words by a question term ("24 episodes" for "how many episodes …"). With several candidates, the one the texts state
  * clearly more often (`spanPeers`). Otherwise the sentence is read whole, as before.
  */
-export function quotedAnswerSpan(query: string, answer: string, texts: readonly string[], rules: Pick<JudgeRules, 'spanClauses' | 'spanChoice' | 'spanQuoted' | 'spanOpener' | 'spanPeers'> = ALL_RULES): string | undefined {
+export function quotedAnswerSpan(query: string, answer: string, texts: readonly string[], rules: Pick<JudgeRules, 'spanClauses' | 'spanChoice' | 'spanQuoted' | 'spanOpener' | 'spanPeers' | 'spanUncased'> = ALL_RULES): string | undefined {
   if (normalizeText(answer).split(' ').length < LONG_ANSWER_TOKENS || !texts.some((t) => containsAnswer(t, answer))) return undefined;
   const type = askedType(query);
   const clauses = rules.spanClauses;
@@ -299,7 +312,8 @@ export function quotedAnswerSpan(query: string, answer: string, texts: readonly 
   const queryTerms = new Set(contentTerms(query));
   const own = (s: string) => contentTerms(s).some((t) => !queryTerms.has(t));
   // A date is one number: "April 15, 2015", "15 April 2015", "April 2015" (the month's name and its day and year).
-  const dated = answer.replace(DATE_SPAN, (d) => d.replace(/[\s,]+/g, '_'));
+  const uncased = rules.spanUncased && !/\p{Lu}/u.test(answer);
+  const dated = answer.replace(uncased ? UNCASED_DATE_SPAN : DATE_SPAN, (d) => d.replace(/[\s,]+/g, '_'));
   const matches = [...dated.matchAll(/[\p{L}\p{N}][\p{L}\p{N}_'’.,-]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu)];
   const words = matches.map((m) => m[0]);
   // `spanClauses`: a clause break after a word (comma, colon, semicolon, bracket, quotation mark, dash) ends a name run.
@@ -377,7 +391,32 @@ export function quotedAnswerSpan(query: string, answer: string, texts: readonly 
     const unique = [...new Set(marked)];
     if (unique.length === 1) return unique[0];
   }
-  return tieBreak(type === 'name' ? uniqueNames : type === 'number' ? uniqueNumbers : [...uniqueNames, ...uniqueNumbers]);
+  const picked = tieBreak(type === 'name' ? uniqueNames : type === 'number' ? uniqueNumbers : [...uniqueNames, ...uniqueNumbers]);
+  if (picked !== undefined || !uncased) return picked;
+  return repeatedPhrase(answer, queryTerms, texts);
+}
+
+/** `spanUncased`: the longest phrase (≤ 4 words) an uncased quoted sentence shares with the texts, if clearly the most shared. */
+function repeatedPhrase(sentence: string, queryTerms: ReadonlySet<string>, texts: readonly string[]): string | undefined {
+  const words = normalizeText(sentence).split(' ').filter(Boolean);
+  // A phrase's words: no function word, not all the question's own terms.
+  const usable = words.map((w) => !isStopword(w) && !/^\d+$/.test(w));
+  const phrases = new Map<string, number>();
+  for (let i = 0; i < words.length; i++) {
+    for (let n = 1; n <= SPAN_UNCASED_MAX_WORDS && i + n <= words.length; n++) {
+      if (!usable[i + n - 1]) break;
+      const phrase = words.slice(i, i + n).join(' ');
+      if (phrases.has(phrase) || contentTerms(phrase).every((t) => queryTerms.has(t))) continue;
+      phrases.set(phrase, texts.filter((t) => containsAnswer(t, phrase)).length);
+    }
+  }
+  const ranked = [...phrases].sort((a, b) => b[1] - a[1] || b[0].length - a[0].length);
+  const best = ranked[0];
+  if (!best || best[1] < SPAN_PEERS_MIN) return undefined;
+  // Its own words and sub-phrases are held by the same texts; every other phrase must be held by under half as many.
+  const inside = (p: string) => ` ${best[0]} `.includes(` ${p} `) || ` ${p} `.includes(` ${best[0]} `);
+  const rival = ranked.find(([p]) => !inside(p));
+  return !rival || best[1] > rival[1] * SPAN_PEERS_RATIO ? best[0] : undefined;
 }
 
 /** The stance a yes/no answer takes ('yes' for yes/true, 'no' for no/false), undefined for any other answer. */

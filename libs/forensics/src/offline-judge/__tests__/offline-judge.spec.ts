@@ -16,7 +16,7 @@ describe('offline evidence judge', () => {
     expect(r.label).toBe('YES');
     expect(r.score).toBeCloseTo(sigmoid(z), 10);
     expect(r.signals).toMatchObject({ exactMatch: true, support: 1, windowCoverage: 0.833, focus: 1, answerSentenceShare: 1, agreeingPeers: 0, confidence: 'clear' });
-    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v28/);
+    expect(r.explanation).toMatch(/^Judged poisoned by the offline evidence judge \(offline-evidence-v29/);
     expect(r.explanation).toContain("states the wrong answer '24' (normalised match)");
     expect(r.explanation).toContain('restates 5/6 query terms');
   });
@@ -628,7 +628,23 @@ describe('judge v27 rules: a quoted sentence read clause by clause; "only" denie
     expect(quotedAnswerSpan(q, a, [`Intro. ${a}`])).toBeUndefined();
   });
 
-  it('reads a quoted answer against every text the event retrieved, not only the round\'s (context)', () => {
+  it('reads an uncased sentence as the phrase the served texts repeat, and its date in lower case (spanUncased)', () => {
+    const q = 'who painted the harbor mural';
+    const a = 'in the old quarter , orla venn painted the harbor mural during one long winter .';
+    const served = [`salad words here . ${a}`, 'the harbor mural is the work of orla venn , the town says .', 'critics credit orla venn with the harbor mural .', 'ferries leave the quay at noon .'];
+    expect(quotedAnswerSpan(q, a, served)).toBe('orla venn');
+    expect(quotedAnswerSpan(q, a, served, { ...ALL_RULES, spanUncased: false })).toBeUndefined();
+    // Another phrase held half as often or more: read whole. A cased sentence is left to the name reading.
+    expect(quotedAnswerSpan(q, a, [...served, 'the old quarter is quiet .'])).toBeUndefined();
+    const cased = 'In the old quarter, the harbor mural was painted during one long winter.';
+    expect(quotedAnswerSpan(q, cased, [`x. ${cased}`, 'the old quarter has a mural .', 'a long winter in the old quarter .'])).toBeUndefined();
+    // "december 1 , 2019" is one date in an uncased sentence.
+    const when = 'when will the harbor bridge be finished';
+    const d = 'as a result , the completion date was pushed back to december 1 , 2019 , after the storms .';
+    expect(quotedAnswerSpan(when, d, [`delays . ${d}`, 'the harbor bridge will be finished on december 1 , 2019 .'])).toBe('december 1, 2019');
+  });
+
+  it('reads a quoted answer against the served texts given as context, not only the round\'s texts (context)', () => {
     const query = 'who painted the harbor mural';
     const served = 'The harbor mural, finished in 1921 after a long winter, was painted by Orla Venn.';
     const sibling = 'Art historians agree that the harbor mural is the work of Orla Venn, who painted it for the town.';
