@@ -165,11 +165,13 @@ export function buildDevRows(dev: readonly { file: string; records: readonly Eva
         const poisonSet = new Set(set.texts);
         const texts = [...new Set([...r.clean_texts, ...set.texts])];
         const ranked = bm25TopK(buildBm25Index(texts.map(tok)), tok(r.question), o.pool).map((h) => h.index);
+        // The first round is what the user was served: every round reads a quoted answer against it (the traceback's `context`).
+        const served = ranked.slice(0, o.round).map((j) => texts[j]);
         for (let s = 0; s < ranked.length; s += o.round) {
           const batch = ranked.slice(s, s + o.round);
           for (const i of batch) {
             const ev = offlineJudgeFeatures(
-              { query: r.question, wrongAnswer: r.incorrect_answer, text: texts[i], peers: batch.filter((j) => j !== i).map((j) => texts[j]), context: ranked.slice(0, o.round).map((j) => texts[j]) },
+              { query: r.question, wrongAnswer: r.incorrect_answer, text: texts[i], peers: batch.filter((j) => j !== i).map((j) => texts[j]), context: served },
               { partialSupportMin: o.partialSupportMin },
               o.rules,
             );

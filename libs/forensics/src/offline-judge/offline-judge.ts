@@ -305,7 +305,15 @@ const SPAN_UNCASED_MAX_WORDS = 4;
  * Otherwise the sentence is read whole, as before.
  */
 export function quotedAnswerSpan(query: string, answer: string, texts: readonly string[], rules: Pick<JudgeRules, 'spanClauses' | 'spanChoice' | 'spanQuoted' | 'spanOpener' | 'spanPeers' | 'spanUncased'> = ALL_RULES): string | undefined {
-  if (normalizeText(answer).split(' ').length < LONG_ANSWER_TOKENS || !texts.some((t) => containsAnswer(t, answer))) return undefined;
+  if (normalizeText(answer).split(' ').length < LONG_ANSWER_TOKENS) return undefined;
+  // How many of the texts state a phrase on token boundaries (`containsAnswer`), each text normalised once: the
+  // candidates below are counted against every text.
+  const padded = texts.map((t) => ` ${normalizeText(t)} `);
+  const heldBy = (phrase: string) => {
+    const a = normalizeText(phrase);
+    return a === '' ? 0 : padded.filter((t) => t.includes(` ${a} `)).length;
+  };
+  if (heldBy(answer) === 0) return undefined;
   const type = askedType(query);
   const clauses = rules.spanClauses;
   // `spanChoice`: a choice question ("…, X or Y?") is answered by naming one of its options, whatever its wh-word.
@@ -367,7 +375,7 @@ export function quotedAnswerSpan(query: string, answer: string, texts: readonly 
   // (and in two texts at least).
   const tieBreak = (cands: readonly string[]): string | undefined => {
     if (!rules.spanPeers || cands.length < 2) return undefined;
-    const held = cands.map((c) => ({ c, n: texts.filter((t) => containsAnswer(t, c)).length })).sort((a, b) => b.n - a.n);
+    const held = cands.map((c) => ({ c, n: heldBy(c) })).sort((a, b) => b.n - a.n);
     return held[0].n >= SPAN_PEERS_MIN && held[0].n > held[1].n * SPAN_PEERS_RATIO ? held[0].c : undefined;
   };
   if (choice) {
@@ -395,11 +403,11 @@ export function quotedAnswerSpan(query: string, answer: string, texts: readonly 
   }
   const picked = tieBreak(type === 'name' ? uniqueNames : type === 'number' ? uniqueNumbers : [...uniqueNames, ...uniqueNumbers]);
   if (picked !== undefined || !uncased) return picked;
-  return repeatedPhrase(answer, queryTerms, texts);
+  return repeatedPhrase(answer, queryTerms, heldBy);
 }
 
 /** `spanUncased`: the longest phrase (≤ 4 words) an uncased quoted sentence shares with the texts, if clearly the most shared. */
-function repeatedPhrase(sentence: string, queryTerms: ReadonlySet<string>, texts: readonly string[]): string | undefined {
+function repeatedPhrase(sentence: string, queryTerms: ReadonlySet<string>, heldBy: (phrase: string) => number): string | undefined {
   const words = normalizeText(sentence).split(' ').filter(Boolean);
   // A phrase's words: no function word, not all the question's own terms.
   const usable = words.map((w) => !isStopword(w) && !/^\d+$/.test(w));
@@ -409,7 +417,7 @@ function repeatedPhrase(sentence: string, queryTerms: ReadonlySet<string>, texts
       if (!usable[i + n - 1]) break;
       const phrase = words.slice(i, i + n).join(' ');
       if (phrases.has(phrase) || contentTerms(phrase).every((t) => queryTerms.has(t))) continue;
-      phrases.set(phrase, texts.filter((t) => containsAnswer(t, phrase)).length);
+      phrases.set(phrase, heldBy(phrase));
     }
   }
   const ranked = [...phrases].sort((a, b) => b[1] - a[1] || b[0].length - a[0].length);

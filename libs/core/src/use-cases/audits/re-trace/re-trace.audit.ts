@@ -124,8 +124,7 @@ export class ReTraceAudit implements AuditKindHandler {
     const { documents, verdicts, store, embedder, judge, settings } = this.deps;
     const prior = new Map((await verdicts.list(ev.id)).map((v) => [v.documentId, v.label] as const));
     // The answer is read against what the event's user was served, as the traceback read it (not this replay's top K).
-    const served = await servedContextOf({ verdicts, documents }, ev.id);
-    const context = served.length ? served : undefined;
+    const context = await servedContextOf({ verdicts, documents }, ev.id);
     const [qvec] = await embedder.embed([ev.query]);
     let state: TraceState = initTrace({ k: Math.max(ev.k, depth), maxRounds: settings.trace.maxRounds, maxJudgeCalls: settings.trace.maxJudgeCalls });
     const hitInfo = new Map<string, { rank: number; score: number; round: number; text: string }>();

@@ -90,7 +90,7 @@ export class VerifyTracebackUseCase {
         const servedTexts = served.map((c) => c.text);
         const firstServed = await servedContextOf(this.deps, ev.id);
         for (const c of served) {
-          const label = prior.get(c.id) ?? (await this.judgeResidual(ev, c.id, c.text, servedTexts.filter((t) => t !== c.text), firstServed.length ? firstServed : undefined));
+          const label = prior.get(c.id) ?? (await this.judgeResidual(ev, c.id, c.text, servedTexts.filter((t) => t !== c.text), firstServed));
           if (label === 'YES') supporting.push(c.id);
           else if (label === 'UNDETERMINED') undetermined.push(c.id);
         }

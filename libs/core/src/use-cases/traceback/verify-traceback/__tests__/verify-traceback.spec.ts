@@ -23,14 +23,17 @@ const remove = async (uc: Awaited<ReturnType<typeof setup>>['uc'], feedbackId: s
     evidence: { policy: { name: 'judge-only', decision: state === 'QUARANTINED' ? 'QUARANTINE' : 'NEEDS_REVIEW', withhold: true, reason: 'test', inputs: {} } } as never,
   });
 
+/** Two texts stating the founder "Ralo Venn" (a planted pair), one stating another founder, one stating none. */
+const ELSMERE = [
+  'Elsmere harbour town was founded by Captain Ralo Venn in 1602.',
+  'Captain Ralo Venn founded the harbour town of Elsmere.',
+  'The harbour town of Elsmere was founded by fishermen from the north coast.',
+  'Elsmere has a lighthouse and a small harbour museum.',
+];
+
 describe('VerifyTracebackUseCase without an LLM (not circular)', () => {
   it('POISONED: the removed texts carried the wrong answer and nothing served states it any more', async () => {
-    const { uc, ids } = await setup([
-      'Elsmere harbour town was founded by Captain Ralo Venn in 1602.',
-      'Captain Ralo Venn founded the harbour town of Elsmere.',
-      'The harbour town of Elsmere was founded by fishermen from the north coast.',
-      'Elsmere has a lighthouse and a small harbour museum.',
-    ]);
+    const { uc, ids } = await setup(ELSMERE);
     const { event } = await uc.get(SubmitFeedbackUseCase).execute({ collection: 'c', query: QUERY, wrongAnswer: 'Ralo Venn' });
     await remove(uc, event.id, ids[0]!);
     await remove(uc, event.id, ids[1]!, 'NEEDS_REVIEW'); // withheld for review counts as removed
@@ -40,12 +43,7 @@ describe('VerifyTracebackUseCase without an LLM (not circular)', () => {
   });
 
   it('reads a served answer as the judge does: framed, the removed texts still carried it (not INCONCLUSIVE for want of a word-for-word match)', async () => {
-    const { uc, ids } = await setup([
-      'Elsmere harbour town was founded by Captain Ralo Venn in 1602.',
-      'Captain Ralo Venn founded the harbour town of Elsmere.',
-      'The harbour town of Elsmere was founded by fishermen from the north coast.',
-      'Elsmere has a lighthouse and a small harbour museum.',
-    ]);
+    const { uc, ids } = await setup(ELSMERE);
     const { event } = await uc.get(SubmitFeedbackUseCase).execute({ collection: 'c', query: QUERY, wrongAnswer: 'Based on the provided context, Ralo Venn.' });
     await remove(uc, event.id, ids[0]!);
     await remove(uc, event.id, ids[1]!);
@@ -55,12 +53,7 @@ describe('VerifyTracebackUseCase without an LLM (not circular)', () => {
   });
 
   it('judges a residual served text with the other served texts as peers and the event\'s first round as context (a quoted answer\'s source)', async () => {
-    const texts = [
-      'Elsmere harbour town was founded by Captain Ralo Venn in 1602.',
-      'Captain Ralo Venn founded the harbour town of Elsmere.',
-      'The harbour town of Elsmere was founded by fishermen from the north coast.',
-      'Elsmere has a lighthouse and a small harbour museum.',
-    ];
+    const texts = ELSMERE;
     const { uc, ids, judge, repos } = await setup(texts);
     const { event } = await uc.get(SubmitFeedbackUseCase).execute({ collection: 'c', query: QUERY, wrongAnswer: 'Elsmere harbour town was founded by Captain Ralo Venn in 1602.' });
     // The traceback's first round judged the quoting text (and a later round another); one is removed.
