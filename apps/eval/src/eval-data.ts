@@ -1,4 +1,4 @@
-import { containsAnswer, longestContentRun, TOKEN_SALAD_MIN_RUN } from '@forensics/algorithms';
+import { containsAnswer, longestContentRun, quoteSentences, TOKEN_SALAD_MIN_RUN } from '@forensics/algorithms';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -175,7 +175,7 @@ export function reportedAnswer(answer: string, form: AnswerForm, question: strin
   // longer than SERVED_SENTENCE_MAX_WORDS words is passed over.
   // Stated on word boundaries, normalised ("World War I" is not stated by "World War II", nor "24" by "240").
   for (const t of texts) {
-    for (const s of t.split(/(?<=[.!?])\s+/)) {
+    for (const s of quoteSentences(t)) { // as the offline generator splits
       if (s.split(/\s+/).length <= SERVED_SENTENCE_MAX_WORDS && longestContentRun(s) < TOKEN_SALAD_MIN_RUN && containsAnswer(s, bare)) return s.trim();
     }
   }

@@ -1,5 +1,5 @@
 export { normalizeText, normalizeNumberToken, rawTokens, ordinalValue, stripCitationMarkers, joinSpacedDigitGroups, dropDayOfMonth, hasMonthName } from './normalize';
-export { tokenize, contentTerms, termJaccard, lightStem, softStem, splitSentences } from './tokenizer';
+export { tokenize, contentTerms, termJaccard, lightStem, softStem, splitSentences, quoteSentences } from './tokenizer';
 export type { TokenizeOptions } from './tokenizer';
 export { containsAnswer, answerMatches } from './answer-match';
 export { ENGLISH_STOPWORDS, isStopword } from './stopwords';

@@ -84,9 +84,13 @@ function endsOnAbbreviation(prev: string, next: string): boolean {
  * abbreviations that never end a sentence ("Craig v. Boren", "Dr. Who", "No. 5").
  */
 export function splitSentences(text: string): string[] {
+  return joinAbbreviations(text, /(?<=[.!?;])\s+(?=[^a-z])|\n+/);
+}
+
+function joinAbbreviations(text: string, boundary: RegExp): string[] {
   const parts = text
     .replace(/\s+/g, ' ')
-    .split(/(?<=[.!?;])\s+(?=[^a-z])|\n+/)
+    .split(boundary)
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
   const out: string[] = [];
@@ -94,6 +98,27 @@ export function splitSentences(text: string): string[] {
     const prev = out[out.length - 1];
     if (prev !== undefined && endsOnAbbreviation(prev, part)) out[out.length - 1] = `${prev} ${part}`;
     else out.push(part);
+  }
+  return out;
+}
+
+/**
+ * The sentences a reader quotes from a text (the offline generator's answer; the harness's quoted answer):
+ * as `splitSentences`, but whole across ";", and in a piece written without capitals also at ". " before a
+ * lower-case word. An uncased tokenizer's output ("on ' i want to work for diddy , ' kimberly diaz triumphed .
+ * winners who …") has no capital to start a sentence, so `splitSentences` keeps it whole; a spaced initial
+ * ("u . s . army") still ends no sentence. The judge keeps `splitSentences` (its features are fitted on it).
+ */
+export function quoteSentences(text: string): string[] {
+  return joinAbbreviations(text, /(?<=[.!?])\s+(?=[^a-z])/).flatMap((part) => (/\p{Lu}/u.test(part) ? [part] : splitUncased(part)));
+}
+
+function splitUncased(part: string): string[] {
+  const out: string[] = [];
+  for (const piece of part.split(/(?<=[.!?])\s+/)) {
+    const prev = out[out.length - 1];
+    if (prev !== undefined && /(^|\s)\p{L}\s?\.$/u.test(prev)) out[out.length - 1] = `${prev} ${piece}`; // "u . s ." / "j. k."
+    else out.push(piece);
   }
   return out;
 }

@@ -1,3 +1,4 @@
+import { quoteSentences } from '@forensics/algorithms';
 import { stripReservedMarkers, type BenignTextRequest, type BenignTextResult, type GenerateRequest, type GenerateResult, type Generator } from '@forensics/core';
 
 /** What the offline generator says when no context shares a term with the query (as rag-v1 asks). */
@@ -24,10 +25,6 @@ function terms(text: string): Set<string> {
   return out;
 }
 
-function sentences(text: string): string[] {
-  return text.split(/(?<=[.!?])\s+/).map((s) => s.trim()).filter(Boolean);
-}
-
 /** The inner texts of `[LATEST] … [/LATEST]` spans, in order. */
 function latestSpans(text: string): string[] {
   return [...text.matchAll(/\[LATEST\]([\s\S]*?)\[\/LATEST\]/g)].map((m) => m[1].trim()).filter(Boolean);
@@ -42,7 +39,8 @@ function bestSentence(texts: readonly string[], queryTerms: Set<string>): string
   for (const text of texts) {
     let best: string | null = null;
     let bestScore = 0;
-    for (const s of sentences(text)) {
+    // An initial ("J. R. R. Tolkien"), an initialism ("U.S. Army") or "Dr." ends no sentence; uncased text is split too.
+    for (const s of quoteSentences(text)) {
       let score = 0;
       let novel = 0;
       for (const t of terms(s)) if (queryTerms.has(t)) score++; else novel++;

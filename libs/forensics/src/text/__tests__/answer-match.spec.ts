@@ -1,4 +1,4 @@
-import { answerMatches, containsAnswer, contentTerms, dropDayOfMonth, hasMonthName, joinSpacedDigitGroups, lightStem, normalizeText, splitSentences, stripCitationMarkers, tokenize } from '@forensics/algorithms';
+import { answerMatches, containsAnswer, contentTerms, dropDayOfMonth, hasMonthName, joinSpacedDigitGroups, lightStem, normalizeText, quoteSentences, splitSentences, stripCitationMarkers, tokenize } from '@forensics/algorithms';
 
 describe('normalizeText (SQuAD-style + numbers)', () => {
   it.each([
@@ -54,6 +54,13 @@ describe('tokenize and helpers', () => {
       .toEqual(['Ward v. Holt went to the U.S. Supreme Court in 1961.', 'Dr. Lem argued it.', 'It was case No. 4 of Jan. 5, 1961.', 'He said no.', 'Then he left.']);
     // A number abbreviation joins only before a number: "Jan." ending a sentence still ends it.
     expect(splitSentences('It opened in Jan. Sales rose.')).toEqual(['It opened in Jan.', 'Sales rose.']);
+  });
+  it('quotes sentences: as splitSentences but whole across ";", and an uncased text is split too, but not inside a spaced initial', () => {
+    expect(quoteSentences('It sold well; Later it was filmed. Dr. Lem saw it.')).toEqual(['It sold well; Later it was filmed.', 'Dr. Lem saw it.']);
+    expect(quoteSentences('Ward v. Holt went to the U.S. Supreme Court. it was heard.')).toEqual(['Ward v. Holt went to the U.S. Supreme Court. it was heard.']);
+    expect(splitSentences('the u . s . army was founded in 1775 . recruits train . j. k. wrote it.')).toHaveLength(1);
+    expect(quoteSentences('the u . s . army was founded in 1775 . recruits train . j. k. wrote it.'))
+      .toEqual(['the u . s . army was founded in 1775 .', 'recruits train .', 'j. k. wrote it.']);
   });
   it('joins thousands groups split by a space, never inside a longer number or a decimal', () => {
     expect(['of 4, 500.', '1, 200, 000 people', 'the 25 000 seats', 'in 1998 200 people', '3.5, 000', '12, 3456', 'about 35 , 000 .', '8 , 850 km', '1998 , 200 people', '12 , 3456'].map(joinSpacedDigitGroups))

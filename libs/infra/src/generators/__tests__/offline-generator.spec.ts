@@ -25,6 +25,19 @@ describe('OfflineGenerator.generate', () => {
     expect(r.promptVersion).toBe('offline-extract-v1');
   });
 
+  it('quotes a whole sentence: an initial, an initialism or "Dr." ends none', async () => {
+    const contexts = ['The Hobbit is a novel by J. R. R. Tolkien, published in 1937. It was a success.'];
+    expect((await gen.generate({ query: 'Who wrote The Hobbit?', contexts, enhanced: false })).answer)
+      .toBe('The Hobbit is a novel by J. R. R. Tolkien, published in 1937.');
+    const army = ['Founded in 1775, the U.S. Army is the oldest branch of the U.S. military. Dr. Mark Esper led it in 2018.'];
+    expect((await gen.generate({ query: 'When was the U.S. Army founded?', contexts: army, enhanced: false })).answer)
+      .toBe('Founded in 1775, the U.S. Army is the oldest branch of the U.S. military.');
+    // An uncased tokenizer's output: split at ". " all the same, but not inside "u . s .".
+    const uncased = ['the u . s . army was founded in 1775 . recruits train at fort benning for ten weeks .'];
+    expect((await gen.generate({ query: 'when was the u.s. army founded', contexts: uncased, enhanced: false })).answer)
+      .toBe('the u . s . army was founded in 1775 .');
+  });
+
   it('says "I don\'t know" when nothing overlaps (or there are no contexts)', async () => {
     expect((await gen.generate({ query: 'capital of Peru', contexts: ['Bananas are yellow.'], enhanced: false })).answer).toBe(OFFLINE_NO_ANSWER);
     expect((await gen.generate({ query: 'capital of Peru', contexts: [], enhanced: false })).answer).toBe("I don't know");
