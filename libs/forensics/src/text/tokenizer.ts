@@ -79,12 +79,13 @@ function endsOnAbbreviation(prev: string, next: string): boolean {
 }
 
 /**
- * Split text into sentences on ". ", "! ", "? ", ";" and line breaks, without splitting
+ * Split text into sentences on ". ", "! ", "? " and ";" before a word that is not lower-case, without splitting
  * decimals ("3.5"), initials ("J. R. R. Tolkien"), initialisms ("U.S. Army") or the usual
- * abbreviations that never end a sentence ("Craig v. Boren", "Dr. Who", "No. 5").
+ * abbreviations that never end a sentence ("Craig v. Boren", "Dr. Who", "No. 5"). A line break is a space
+ * (extracted Wikipedia formulas break lines mid-sentence: "(C\n6H\n10O\n5)").
  */
 export function splitSentences(text: string): string[] {
-  return joinAbbreviations(text, /(?<=[.!?;])\s+(?=[^a-z])|\n+/);
+  return joinAbbreviations(text, /(?<=[.!?;])\s+(?=[^a-z])/);
 }
 
 function joinAbbreviations(text: string, boundary: RegExp): string[] {
