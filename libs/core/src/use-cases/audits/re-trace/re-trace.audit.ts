@@ -122,9 +122,10 @@ export class ReTraceAudit implements AuditKindHandler {
     ctx: AuditContext, ev: FeedbackRow, depth: number, knownBenign: ReadonlySet<string>, inReview: Set<string>, proxyIds: readonly string[], bump: (key: string, n?: number) => void,
   ): Promise<string[]> {
     const { documents, verdicts, store, embedder, judge, settings } = this.deps;
-    const prior = new Map((await verdicts.list(ev.id)).map((v) => [v.documentId, v.label] as const));
+    const listed = await verdicts.list(ev.id);
+    const prior = new Map(listed.map((v) => [v.documentId, v.label] as const));
     // The answer is read against what the event's user was served, as the traceback read it (not this replay's top K).
-    const context = await servedContextOf({ verdicts, documents }, ev.id);
+    const context = await servedContextOf(documents, listed);
     const [qvec] = await embedder.embed([ev.query]);
     let state: TraceState = initTrace({ k: Math.max(ev.k, depth), maxRounds: settings.trace.maxRounds, maxJudgeCalls: settings.trace.maxJudgeCalls });
     const hitInfo = new Map<string, { rank: number; score: number; round: number; text: string }>();

@@ -80,7 +80,8 @@ export class VerifyTracebackUseCase {
           details: { method: 'rerun-rag', answerAfter: out.answer, matchesWrongAnswer: stillWrong, generator: `${generator.kind}:${generator.model}`, promptVersion: out.promptVersion, servedIds },
         };
       } else {
-        const prior = new Map((await verdicts.list(ev.id)).map((v) => [v.documentId, v.label]));
+        const listed = await verdicts.list(ev.id);
+        const prior = new Map(listed.map((v) => [v.documentId, v.label]));
         const supporting: string[] = [];
         const undetermined: string[] = [];
         const served = view.contexts.filter((c) => !c.enhancement);
@@ -88,7 +89,7 @@ export class VerifyTracebackUseCase {
         // A residual text reads a served answer as the traceback did: against what the user was served (the event's
         // first round, where a quoted answer sentence came from), the texts now served beside it as its peers.
         const servedTexts = served.map((c) => c.text);
-        const firstServed = await servedContextOf(this.deps, ev.id);
+        const firstServed = await servedContextOf(this.deps.documents, listed);
         for (const c of served) {
           const label = prior.get(c.id) ?? (await this.judgeResidual(ev, c.id, c.text, servedTexts.filter((t) => t !== c.text), firstServed));
           if (label === 'YES') supporting.push(c.id);
