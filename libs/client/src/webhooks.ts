@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Event types the service publishes (README "Webhooks"). */
-export type WebhookEventType = 'quarantine.created' | 'review.needed' | 'review.decided' | 'feedback.failed' | 'enhancement.created' | 'audit.finished' | 'ping';
+export type WebhookEventType = 'quarantine.created' | 'review.needed' | 'review.decided' | 'feedback.failed' | 'enhancement.created' | 'enhancement.proposed' | 'audit.finished' | 'ping';
 
 /** A delivery's JSON body: ids and short facts, never texts. */
 export interface WebhookEvent<D = Record<string, unknown>> {

@@ -29,6 +29,11 @@ export interface CoreSettings {
   audit?: Partial<AuditSettings>;
   /** Who the worker's automatic actions are recorded as in the audit log. */
   workerActor: string;
+  /**
+   * When an enhancement's benign text is served (issue 54): for its own question, or one at least this similar
+   * (cosine of the questions' embeddings). Unset = the value measured for the encoder (ENHANCEMENT_QUERY_SIMILARITY).
+   */
+  enhancementServing?: { minQuerySimilarity?: number };
 }
 
 /** Database audits (issue 12): whether findings may quarantine on their own, and the admission check at ingestion. */

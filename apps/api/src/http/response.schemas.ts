@@ -88,7 +88,11 @@ export const FeedbackView = z.object({
     id: z.string(), documentId: z.string(), externalId: z.string().nullable(), text: z.string().nullable(), state: quarantineState, reason: z.string(), policy: z.string(),
     evidence: z.unknown(), createdBy: z.string(), createdAt: timestamp, resolvedBy: z.string().nullable(), resolvedAt: timestamp.nullable(), servedDuringReview: z.boolean(),
   })),
-  enhancements: z.array(z.object({ id: z.string(), state: z.string(), correctAnswer: z.string(), benignText: z.string(), proxyId: z.string(), generator: judgeRef, createdAt: timestamp, deletedAt: timestamp.nullable() })),
+  enhancements: z.array(z.object({
+    id: z.string(), state: z.enum(['PROPOSED', 'ACTIVE', 'DELETED']).describe('PROPOSED: waits for a reviewer, not served; ACTIVE: served; DELETED: taken out or rejected'),
+    reason: z.string().nullable().describe('why it is served or only proposed'), correctAnswer: z.string(), benignText: z.string(), proxyId: z.string(), generator: judgeRef,
+    createdAt: timestamp, approvedAt: timestamp.nullable(), approvedBy: z.string().nullable(), deletedAt: timestamp.nullable(),
+  })),
 });
 
 export const QuarantineRecordView = z.object({

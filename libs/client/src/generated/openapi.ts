@@ -492,6 +492,9 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         enhancements: {
+                            /** Format: date-time */
+                            approvedAt: string | null;
+                            approvedBy: string | null;
                             benignText: string;
                             correctAnswer: string;
                             /** Format: date-time */
@@ -505,7 +508,13 @@ export interface operations {
                             };
                             id: string;
                             proxyId: string;
-                            state: string;
+                            /** @description why it is served or only proposed */
+                            reason: string | null;
+                            /**
+                             * @description PROPOSED: waits for a reviewer, not served; ACTIVE: served; DELETED: taken out or rejected
+                             * @enum {string}
+                             */
+                            state: "PROPOSED" | "ACTIVE" | "DELETED";
                         }[];
                         failureDetailsWithheld: boolean;
                         failureReason: string | null;

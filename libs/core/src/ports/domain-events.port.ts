@@ -9,10 +9,11 @@ export type DomainEventType =
   | 'review.decided'
   | 'feedback.failed'
   | 'audit.finished'
-  | 'enhancement.created';
+  | 'enhancement.created'
+  | 'enhancement.proposed';
 
 export const DOMAIN_EVENT_TYPES: readonly DomainEventType[] = [
-  'quarantine.created', 'review.needed', 'review.decided', 'feedback.failed', 'audit.finished', 'enhancement.created',
+  'quarantine.created', 'review.needed', 'review.decided', 'feedback.failed', 'audit.finished', 'enhancement.created', 'enhancement.proposed',
 ];
 
 export interface DomainEvent {

@@ -12,7 +12,7 @@ export class InMemoryReporterActivityRepository implements ReporterActivityRepos
       .filter((f) => f.collection === collection && f.reportKey === reportKey)
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, limit)
-      .map((f) => ({ eventId: f.id, source: f.reporterSource ?? null, trust: (f.trust ?? 'anonymous') as TrustLevel, createdAt: new Date(f.createdAt.getTime()) }));
+      .map((f) => ({ eventId: f.id, source: f.reporterSource ?? null, trust: (f.trust ?? 'anonymous') as TrustLevel, createdAt: new Date(f.createdAt.getTime()), correctAnswer: f.correctAnswer }));
   }
 
   async autoQuarantinesBySource(source: string, since: Date): Promise<number> {

@@ -16,6 +16,7 @@ import { AnswerQueryUseCase } from './serving/answer-query/answer-query.use-case
 import { CheckServingUseCase } from './serving/check-serving/check-serving.use-case';
 import { CheckHealthUseCase } from './health/check-health/check-health.use-case';
 import { DeleteEnhancementUseCase } from './serving/delete-enhancement/delete-enhancement.use-case';
+import { ApproveEnhancementUseCase } from './serving/approve-enhancement/approve-enhancement.use-case';
 import { DescribeCollectionUseCase } from './collections/describe-collection/describe-collection.use-case';
 import { VetCollectionUseCase } from './collections/vet-collection/vet-collection.use-case';
 import { ListCollectionsUseCase } from './collections/list-collections/list-collections.use-case';
@@ -67,6 +68,7 @@ export * from './serving/check-serving/check-serving.use-case';
 export * from './quarantine/approve-quarantine/approve-quarantine.use-case';
 export * from './health/check-health/check-health.use-case';
 export * from './serving/delete-enhancement/delete-enhancement.use-case';
+export * from './serving/approve-enhancement/approve-enhancement.use-case';
 export * from './collections/describe-collection/describe-collection.use-case';
 export * from './collections/vet-collection/vet-collection.use-case';
 export * from './collections/list-collections/list-collections.use-case';
@@ -99,7 +101,7 @@ export * from './webhooks';
 
 /** Every use case, for the composition root (each declares its dependencies in `static inject`). */
 export const USE_CASES = [
-  AnswerFeedbackUseCase, AnswerQueryUseCase, ApproveQuarantineUseCase, CheckHealthUseCase, CheckServingUseCase, DeleteEnhancementUseCase, DescribeCollectionUseCase,
+  AnswerFeedbackUseCase, AnswerQueryUseCase, ApproveQuarantineUseCase, CheckHealthUseCase, CheckServingUseCase, DeleteEnhancementUseCase, ApproveEnhancementUseCase, DescribeCollectionUseCase,
   DispatchTracebackUseCase, EnhanceAnswerUseCase, GetFeedbackUseCase, IngestCorpusUseCase, ListEnhancementsUseCase, ListQuarantinesUseCase,
   LogAnswerUseCase, MarkFeedbackFailedUseCase, ProcessFeedbackEventUseCase, QuarantineTextUseCase, ReconcilePendingFeedbackUseCase, RestoreQuarantineUseCase, RunTracebackUseCase,
   SubmitFeedbackUseCase, SyncQuarantinesUseCase, VerifyTracebackUseCase, VetCollectionUseCase, ListCollectionsUseCase,

@@ -4,3 +4,4 @@ export * from './remembered-decision';
 export * from './reporter-trust';
 export * from './consensus';
 export * from './planted-siblings';
+export * from './enhancement-trust';

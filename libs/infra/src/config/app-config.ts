@@ -261,6 +261,10 @@ export const ENV_SCHEMA = z.object({
   AUTO_QUARANTINE_MAX_PER_EVENT: intVar(0, 100_000, DEFAULT_TRUST_PARAMS.maxPerEvent, 'automatic quarantines per feedback event; further YES verdicts go to review; 0 = no cap (library default)'),
   AUTO_QUARANTINE_MAX_PER_REPORTER_DAY: intVar(0, 10_000_000, DEFAULT_TRUST_PARAMS.maxPerReporterDay, 'automatic quarantines per reporter (address or key) in 24 h; further YES verdicts go to review; 0 = no cap (library default)'),
   TRUST_HELD_SERVING: enumVar(['serve', 'withhold'], DEFAULT_TRUST_PARAMS.heldServing, 'whether texts held for review by trust, corroboration or a cap stay served (library default)'),
+  ENHANCEMENT_MIN_QUERY_SIMILARITY: variable(z.coerce.number().min(-1).max(1).optional(), {
+    expect: 'a number in [-1, 1]',
+    doc: 'an enhancement\'s benign text is served for its own question (compared folded) or one at least this similar (cosine of the questions\' embeddings); unset = the value measured for the encoder (use-lite 0.9, others 0.95); -1 = any question that retrieves it',
+  }),
   // Consensus check (issue 13, item 1): library defaults (DEFAULT_CONSENSUS_PARAMS).
   CONSENSUS_CHECK: enumVar(['on', 'off'], 'on', 'consensus check before decisions: when many independent texts (not near-duplicates) of the question\'s wider pool state the reported answer, the event is a suspected false flag and nothing is auto-quarantined'),
   CONSENSUS_POOL: intVar(5, 500, DEFAULT_CONSENSUS_PARAMS.pool, 'texts retrieved for the question by the consensus check (library default)'),
@@ -500,6 +504,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     reviewClaimTtlSec: e.REVIEW_CLAIM_TTL_SEC,
     reviewReasons: e.REVIEW_REASONS.trim() ? parseReasonLabels(e.REVIEW_REASONS) : DEFAULT_REASON_LABELS,
     trust: trustOf(e),
+    enhancementMinQuerySimilarity: e.ENHANCEMENT_MIN_QUERY_SIMILARITY,
     consensus: { ...DEFAULT_CONSENSUS_PARAMS, enabled: e.CONSENSUS_CHECK === 'on', pool: e.CONSENSUS_POOL, minClusters: e.CONSENSUS_MIN_CLUSTERS, restatedCoverage: e.CONSENSUS_RESTATED_COVERAGE, suspects: e.CONSENSUS_SUSPECTS, sourceKey: e.CONSENSUS_SOURCE_KEY.trim() === 'off' ? '' : e.CONSENSUS_SOURCE_KEY.trim() },
     audits: {
       schedules: e.AUDIT_SCHEDULE.trim() === 'none' ? [] : parseAuditSchedule(e.AUDIT_SCHEDULE),

@@ -104,6 +104,8 @@ export interface AppConfig {
    */
   /** Reporter trust, corroboration and caps on automatic quarantines (issue 13, item 1; library default DEFAULT_TRUST_PARAMS). */
   readonly trust: Readonly<TrustParams>;
+  /** ENHANCEMENT_MIN_QUERY_SIMILARITY: unset = the value measured for the encoder (issue 54). */
+  readonly enhancementMinQuerySimilarity?: number;
   /** Consensus check before decisions (issue 13, item 1; library default DEFAULT_CONSENSUS_PARAMS). */
   readonly consensus: Readonly<ConsensusParams>;
   readonly rateLimits: Readonly<{ feedbackPerToken: number; feedbackPerReporter: number; feedbackPerAddress: number; feedbackPerKey: number; answersPerKey: number }>;

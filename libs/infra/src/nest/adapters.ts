@@ -96,5 +96,6 @@ export function coreSettingsFor(config: AppConfig, tokenSecret: string): CoreSet
     audit: auditSettingsFor(config),
     feedbackTokens: { secret: tokenSecret, ttlSec: config.feedbackTokenTtlSec },
     workerActor: 'traceback-worker',
+    ...(config.enhancementMinQuerySimilarity !== undefined ? { enhancementServing: { minQuerySimilarity: config.enhancementMinQuerySimilarity } } : {}),
   };
 }

@@ -269,7 +269,7 @@ describe('list queries (GET /v1/quarantine, GET /v1/enhancements)', () => {
 
   it('lists every problem', () => {
     expect(problemsOf(ListQuarantinesQuery, { state: 'OPEN', collection: ['a', 'b'] })).toEqual(['state must be one of QUARANTINED, NEEDS_REVIEW, RESTORED, PURGED', 'collection must be a string']);
-    expect(problemsOf(ListEnhancementsQuery, { state: 'GONE', feedbackId: ['a', 'b'] })).toEqual(['feedbackId must be a string', 'state must be ACTIVE or DELETED']);
+    expect(problemsOf(ListEnhancementsQuery, { state: 'GONE', feedbackId: ['a', 'b'] })).toEqual(['feedbackId must be a string', 'state must be PROPOSED or ACTIVE or DELETED']);
   });
 
   it('OpenAPI: optional parameters, states as enums', () => {
@@ -278,7 +278,7 @@ describe('list queries (GET /v1/quarantine, GET /v1/enhancements)', () => {
     expect(q.properties.state).toMatchObject({ type: 'string', enum: [...QUARANTINE_STATES] });
     const e = openApi(ListEnhancementsQuery);
     expect(e.required ?? []).toEqual([]);
-    expect(e.properties.state).toMatchObject({ enum: ['ACTIVE', 'DELETED'] });
+    expect(e.properties.state).toMatchObject({ enum: ['PROPOSED', 'ACTIVE', 'DELETED'] });
     expect(Object.keys(e.properties)).toEqual(['collection', 'feedbackId', 'state']);
   });
 });

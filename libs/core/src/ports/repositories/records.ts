@@ -248,7 +248,8 @@ export interface AnswerRow {
 }
 export type NewAnswer = Omit<AnswerRow, 'id' | 'createdAt'>;
 
-export type EnhancementState = 'ACTIVE' | 'DELETED';
+/** PROPOSED: waits for a reviewer, not served (issues 54, 56); ACTIVE: served; DELETED: taken out (or a proposal rejected). */
+export type EnhancementState = 'PROPOSED' | 'ACTIVE' | 'DELETED';
 export interface EnhancementRow {
   id: string;
   collection: string;
@@ -261,12 +262,18 @@ export interface EnhancementRow {
   generatorModel: string;
   promptVersion: string;
   state: EnhancementState;
+  /** Why it is live or only proposed (the enhancement policy's reason). */
+  reason: string | null;
   createdBy: string;
   createdAt: Date;
+  /** A reviewer approved a proposal (PROPOSED → ACTIVE). */
+  approvedAt: Date | null;
+  approvedBy: string | null;
   deletedAt: Date | null;
   deletedBy: string | null;
 }
-export type NewEnhancement = Omit<EnhancementRow, 'id' | 'createdAt' | 'state' | 'deletedAt' | 'deletedBy'>;
+/** A new enhancement: live (ACTIVE, the default) or proposed for a reviewer. */
+export type NewEnhancement = Omit<EnhancementRow, 'id' | 'createdAt' | 'state' | 'reason' | 'approvedAt' | 'approvedBy' | 'deletedAt' | 'deletedBy'> & { state?: 'PROPOSED' | 'ACTIVE'; reason?: string | null };
 export interface EnhancementFilter { collection?: string; feedbackId?: string; state?: EnhancementState }
 
 export interface AuditEntry { actor: string; action: string; entityType: string; entityId: string; details?: JsonObject }

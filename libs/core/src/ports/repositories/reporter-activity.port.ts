@@ -2,7 +2,7 @@ import type { TrustLevel } from '@forensics/algorithms';
 import type { Token } from '../token';
 
 /** One report of the same folded (query, wrong answer) in a collection. */
-export interface SameReportRow { eventId: string; source: string | null; trust: TrustLevel; createdAt: Date }
+export interface SameReportRow { eventId: string; source: string | null; trust: TrustLevel; createdAt: Date; correctAnswer: string | null }
 
 /**
  * What the decision policy needs to weigh a report (issue 13, item 1): other reports of the same

@@ -103,8 +103,13 @@ export interface EnhancementRepository {
   list(filter: EnhancementFilter): Promise<EnhancementRow[]>;
   /** Active enhancements by proxy id. */
   findActiveByProxyIds(proxyIds: readonly string[]): Promise<EnhancementRow[]>;
-  /** ACTIVE → DELETED with actor and time, audited, in one transaction. */
+  /** ACTIVE or PROPOSED → DELETED with actor and time, audited, in one transaction. */
   markDeleted(id: string, actor: string): Promise<EnhancementRow>;
+  /**
+   * PROPOSED → ACTIVE with actor and time, audited, in one transaction (conditional: a concurrent
+   * approval audits once); a row already ACTIVE is returned unchanged; a DELETED one is a ConflictError.
+   */
+  approve(id: string, actor: string): Promise<EnhancementRow>;
 }
 
 /** The append-only audit log. */

@@ -11,9 +11,9 @@ export class PrismaReporterActivityRepository implements ReporterActivityReposit
     // Index FeedbackEvent(collection, reportKey).
     const rows = await this.db.feedbackEvent.findMany({
       where: { collection, reportKey }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: limit,
-      select: { id: true, reporterSource: true, trust: true, createdAt: true },
+      select: { id: true, reporterSource: true, trust: true, createdAt: true, correctAnswer: true },
     });
-    return rows.map((r) => ({ eventId: r.id, source: r.reporterSource, trust: r.trust as TrustLevel, createdAt: r.createdAt }));
+    return rows.map((r) => ({ eventId: r.id, source: r.reporterSource, trust: r.trust as TrustLevel, createdAt: r.createdAt, correctAnswer: r.correctAnswer }));
   }
 
   async autoQuarantinesBySource(source: string, since: Date): Promise<number> {

@@ -75,8 +75,9 @@ export class GetFeedbackUseCase {
         servedDuringReview: q.servedDuringReview,
       })),
       enhancements: (await this.deps.enhancements.list({ feedbackId: id })).map((e) => ({
-        id: e.id, state: e.state, correctAnswer: e.correctAnswer, benignText: e.benignText, proxyId: e.proxyId,
-        generator: { kind: e.generatorKind, model: e.generatorModel, promptVersion: e.promptVersion }, createdAt: e.createdAt, deletedAt: e.deletedAt,
+        id: e.id, state: e.state, reason: e.reason, correctAnswer: e.correctAnswer, benignText: e.benignText, proxyId: e.proxyId,
+        generator: { kind: e.generatorKind, model: e.generatorModel, promptVersion: e.promptVersion }, createdAt: e.createdAt,
+        approvedAt: e.approvedAt, approvedBy: e.approvedBy, deletedAt: e.deletedAt,
       })),
     };
   }

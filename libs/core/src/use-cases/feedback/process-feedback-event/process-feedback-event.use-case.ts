@@ -87,7 +87,7 @@ export class ProcessFeedbackEventUseCase {
     let enhanced = false;
     if (step === 'verified') {
       const current = (await feedback.get(id))!;
-      if (current.correctAnswer) enhanced = (await this.deps.enhance.execute({ feedbackId: id, actor: this.deps.settings.workerActor })).created;
+      if (current.correctAnswer) enhanced = (await this.deps.enhance.execute({ feedbackId: id, actor: this.deps.settings.workerActor, authority: 'report' })).enhancement.state === 'ACTIVE';
       step = await this.complete(id, 'enhanced', cmd);
     }
     failpoints.hit('pipeline.before-finish');

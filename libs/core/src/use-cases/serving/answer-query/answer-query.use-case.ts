@@ -1,4 +1,4 @@
-import { substituteProxies, type ServedContext } from '../serving-view/serving-view';
+import { defaultQuerySimilarity, servedTopK, type ServedContext } from '../serving-view/serving-view';
 export { BTE_PROXY_KIND, isRetrievalProxy, type ServedContext } from '../serving-view/serving-view';
 import { echoInput, NotFoundError, PermanentError, ValidationError } from '../../../domain/errors';
 import { signFeedbackToken } from '../../../domain/feedback-token';
@@ -70,8 +70,8 @@ export class AnswerQueryUseCase {
       throw new PermanentError(`collection '${cmd.collection}' was embedded with '${coll.embedder}' but this service embeds with '${embedder.id}'`);
     }
     const [qvec] = await embedder.embed([query]);
-    const hits = await store.search(cmd.collection, { vector: qvec, k: cmd.k });
-    const contexts = await substituteProxies(enhancements, cmd.collection, hits);
+    const minSimilarity = this.deps.settings.enhancementServing?.minQuerySimilarity ?? defaultQuerySimilarity(embedder.id);
+    const contexts = await servedTopK({ enhancements, store }, cmd.collection, query, qvec, cmd.k, minSimilarity);
     const enhanced = contexts.some((c) => c.enhancement);
     const gen = await generator.generate({ query, contexts: contexts.map((c) => c.text), enhanced });
     const row = await answers.create({

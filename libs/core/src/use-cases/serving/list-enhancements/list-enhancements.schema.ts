@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { EnhancementState } from '../../../ports/repositories';
 
 /** Every enhancement state, for the `state` filter (the type check below keeps it complete). */
-export const ENHANCEMENT_STATES = ['ACTIVE', 'DELETED'] as const satisfies readonly EnhancementState[];
+export const ENHANCEMENT_STATES = ['PROPOSED', 'ACTIVE', 'DELETED'] as const satisfies readonly EnhancementState[];
 const complete: Exclude<EnhancementState, (typeof ENHANCEMENT_STATES)[number]> extends never ? true : never = true;
 void complete;
 

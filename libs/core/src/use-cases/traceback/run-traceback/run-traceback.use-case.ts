@@ -24,6 +24,7 @@ import { QuarantineTextUseCase } from '../../quarantine/quarantine-text/quaranti
 import { SyncQuarantinesUseCase } from '../../quarantine/sync-quarantines/sync-quarantines.use-case';
 import { collectEvidence, DEFAULT_EVIDENCE_SETTINGS, type EvidenceSettings } from './collect-evidence';
 import { cachedVerdict } from './verdict-cache';
+import { isRetrievalProxy } from '../../serving/serving-view/serving-view';
 
 export interface RunTracebackCommand {
   feedbackId: string;
@@ -105,8 +106,10 @@ export class RunTracebackUseCase {
     await cmd.onProgress?.('tracing', { attempt: ev.attempts });
 
     const [qvec] = await embedder.embed([ev.query]);
-    // Retrieval proxies of benign-text enhancements are ours, not knowledge-base texts: never judged.
-    const proxyIds = (await enhancements.list({ collection: ev.collection, state: 'ACTIVE' })).map((e) => e.proxyId);
+    // Retrieval proxies of benign-text enhancements are ours, not knowledge-base texts: never judged, never registered.
+    // Every enhancement's proxy is excluded (a deleted one's may linger in the store), and a hit whose payload marks it
+    // a proxy is dropped too (one created after this list was read).
+    const proxyIds = (await enhancements.list({ collection: ev.collection })).map((e) => e.proxyId);
     const prior = new Map<string, VerdictRow>((await verdicts.list(ev.id)).map((v) => [v.documentId, v]));
     let cachedVerdicts = 0;
     let judgeCalls = 0;
@@ -168,7 +171,7 @@ export class RunTracebackUseCase {
     for (;;) {
       const req = nextRetrieval(state);
       if (!req) break;
-      const search = () => store.search(ev.collection, { vector: qvec, k: req.k, excludeIds: [...req.excludeIds, ...proxyIds] });
+      const search = async () => (await store.search(ev.collection, { vector: qvec, k: req.k, excludeIds: [...req.excludeIds, ...proxyIds] })).filter((h) => !isRetrievalProxy(h));
       let hits = await search();
       // A duplicate vector folded into its registered text changes the ranking: search again (bounded).
       for (let again = 0; again < 3 && (await this.registerUnknown(ev, hits)); again++) hits = await search();
@@ -313,7 +316,7 @@ export class RunTracebackUseCase {
     const extra = { poisoned: [] as string[], benign: [] as string[], undetermined: [] as string[] };
     const seen = new Set([...judgedIds, ...proxyIds]);
     while (benignWithheld && topUp.rounds < state.params.maxRounds) {
-      const hits = await store.search(ev.collection, { vector: qvec!, k: ev.k, excludeIds: proxyIds });
+      const hits = (await store.search(ev.collection, { vector: qvec!, k: ev.k, excludeIds: proxyIds })).filter((h) => !isRetrievalProxy(h));
       const fresh = hits.map((h) => h.id).filter((id) => !seen.has(id));
       if (!fresh.length || judgeCalls + fresh.length > state.params.maxJudgeCalls) break;
       topUp.rounds += 1;

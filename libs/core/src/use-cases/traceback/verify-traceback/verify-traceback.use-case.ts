@@ -70,7 +70,7 @@ export class VerifyTracebackUseCase {
     const quarantinedCount = removed.length;
     let result: VerificationResult;
     try {
-      const view = await servingView(this.deps, ev.collection, ev.query, ev.k);
+      const view = await servingView(this.deps, ev.collection, ev.query, ev.k, this.deps.settings.enhancementServing?.minQuerySimilarity);
       const servedIds = view.contexts.map((c) => c.id);
       if (generator.kind !== 'offline') {
         const out = await generator.generate({ query: ev.query, contexts: view.contexts.map((c) => c.text), enhanced: view.enhanced });

@@ -85,11 +85,11 @@ describe('EnhanceAnswerUseCase write order', () => {
     await useCases.get(IngestCorpusUseCase).execute({ collection: C, records: TEXTS.map((text) => ({ text })) });
     const { event } = await repos.feedback.create({ collection: C, query: 'who wrote moby-dick', wrongAnswer: 'Charles Dickens', correctAnswer: 'Herman Melville', k: 3 });
     const create = jest.spyOn(repos.enhancements, 'create').mockRejectedValueOnce(new Error('connection refused'));
-    await expect(useCases.get(EnhanceAnswerUseCase).execute({ feedbackId: event.id, actor: 'test' })).rejects.toThrow('connection refused');
+    await expect(useCases.get(EnhanceAnswerUseCase).execute({ feedbackId: event.id, actor: 'test', authority: 'reviewer' })).rejects.toThrow('connection refused');
     expect(await store.count(C)).toBe(TEXTS.length);
     create.mockRestore();
 
-    const { enhancement, created } = await useCases.get(EnhanceAnswerUseCase).execute({ feedbackId: event.id, actor: 'test' });
+    const { enhancement, created } = await useCases.get(EnhanceAnswerUseCase).execute({ feedbackId: event.id, actor: 'test', authority: 'reviewer' });
     expect(created).toBe(true);
     expect(await store.count(C)).toBe(TEXTS.length + 1);
     expect((await store.fetch(C, [enhancement.proxyId]))).toHaveLength(1);

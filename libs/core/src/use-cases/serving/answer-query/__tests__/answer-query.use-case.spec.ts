@@ -92,12 +92,12 @@ describe('AnswerQueryUseCase', () => {
     expect((await repos.answers.get(r.answerId))!.servedIds[0]).toBe(proxyId);
   });
 
-  it('drops a proxy without an active enhancement (none, or deleted)', async () => {
-    const { repos, addProxy, answerQuery, generator } = await setup();
+  it('drops a proxy without an active enhancement (none, or deleted); the next text takes its place', async () => {
+    const { repos, ids, addProxy, answerQuery, generator } = await setup();
     const orphan = await addProxy('who wrote moby-dick', null);
     const r1 = await answerQuery.execute({ collection: C, query: 'who wrote moby-dick', k: 3 });
     expect(r1.contexts.map((c) => c.id)).not.toContain(orphan);
-    expect(r1.contexts).toHaveLength(2);
+    expect(r1.contexts.map((c) => c.id).sort()).toEqual([ids.melville, ids.dickens, ids.whale].sort());
     expect(r1.enhanced).toBe(false);
 
     const deleted = await addProxy('who wrote moby-dick', '[LATEST] x [/LATEST]');
@@ -107,6 +107,23 @@ describe('AnswerQueryUseCase', () => {
     expect(r2.contexts.map((c) => c.id)).not.toContain(deleted);
     expect(r2.enhanced).toBe(false);
     expect(generator.requests.every((q) => !q.enhanced)).toBe(true);
+  });
+
+  it("serves an enhancement for its own question (folded alike, or as close as the threshold), not for another question's", async () => {
+    const { ids, addProxy, useCases, repos, store, embedder } = await setup();
+    const benign = '[LATEST] Herman Melville wrote Moby-Dick. [/LATEST]';
+    const proxyId = await addProxy('who wrote moby-dick', benign);
+    const own = await useCases.get(AnswerQueryUseCase).execute({ collection: C, query: 'Who wrote Moby-Dick?', k: 2 });
+    expect(own.contexts[0]).toMatchObject({ id: proxyId, text: benign, enhancement: true });
+    // Another question whose nearest text is the proxy: the proxy is dropped and the next text served.
+    const other = await useCases.get(AnswerQueryUseCase).execute({ collection: C, query: 'who wrote moby-dick in the sperm whale age', k: 2 });
+    expect(other.enhanced).toBe(false);
+    expect(other.contexts).toHaveLength(2);
+    expect(other.contexts.map((c) => c.id)).not.toContain(proxyId);
+    // With a threshold below their similarity (a setting), it is served there too.
+    const loose = composeUseCases({ repos, store, embedder, judge: new ScriptedJudge(() => 'NO'), generator: new RecordingGenerator(), settings: { feedbackTokens: TOKENS, enhancementServing: { minQuerySimilarity: -1 } } });
+    expect((await loose.get(AnswerQueryUseCase).execute({ collection: C, query: 'who wrote moby-dick in the sperm whale age', k: 2 })).enhanced).toBe(true);
+    void ids;
   });
 
   it('excludes quarantined texts and strips [LATEST] from the query and from ordinary texts', async () => {
