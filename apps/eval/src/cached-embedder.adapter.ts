@@ -43,7 +43,9 @@ export class CachedEmbedder implements Embedder {
 
   async init(): Promise<void> {
     if (this.loaded) return;
-    if (!(this.inner.dimension > 0)) await this.inner.init();
+    // An embedder that reads its dimension from the model (ONNX) throws before init; USE-lite knows it up front.
+    const known = (() => { try { return this.inner.dimension; } catch { return 0; } })();
+    if (!(known > 0)) await this.inner.init();
     const dim = this.inner.dimension;
     const size = 32 + 4 * dim;
     if (existsSync(this.file)) {

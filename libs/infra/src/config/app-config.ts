@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ANN_INDEX_KINDS, DEFAULT_ANN_INDEX, type AnnIndexKind } from '../vector-store/vector-store.common';
 import { AUDIT_KINDS, DEFAULT_AUDIT_SETTINGS, DEFAULT_REASON_LABELS, parseReasonLabels, UNBUILT_AUDIT_KINDS, type AuditKind, type AuditSettings, type ReasonLabel } from '@forensics/core';
@@ -105,6 +106,13 @@ const text = (doc: string, secret = false) => variable(z.string().optional(), { 
 const textWithDefault = (dflt: string, doc: string) => variable(z.string().default(dflt), { expect: 'a string', doc });
 
 const DEFAULT_LLM_MODEL = 'gpt-4o-mini';
+/** The project folder (this file is libs/infra/src/config/): `npm run models` puts the models in its `.models`. */
+const PROJECT_ROOT = resolve(__dirname, '..', '..', '..', '..');
+/** The sub-folder of MODELS_DIR holding all-MiniLM-L6-v2 (scripts/models.manifest.json). */
+export const MINILM_DIR = 'all-MiniLM-L6-v2';
+export function modelsDirOf(setting: string | undefined): string {
+  return setting ? resolve(setting) : join(PROJECT_ROOT, '.models');
+}
 const DAY_SEC = 24 * 3600;
 
 /** Decision-policy names, checked against the library's `PolicyName` (both directions) at compile time. */
@@ -167,7 +175,8 @@ export const ENV_SCHEMA = z.object({
   }),
   JSON_MAX_DEPTH: intVar(2, 1000, 32, 'deepest nesting of arrays / objects in a JSON request body; deeper bodies are refused with a 400 before parsing (docs/security.md)'),
   INTAKE_FAST_PATH: enumVar(['true', 'false'], 'true', 'true = POST /v1/feedback is answered by a lean handler on the HTTP server (same authentication, permission, rate limits, validation, use case, headers, metrics and logs as the Nest route, ~0.3 ms less CPU per request); false = by the Nest route'),
-  EMBEDDER: derivedEnumVar(['use-lite', 'onnx', 'openai'], "text embedder; unset = 'onnx' when ONNX_MODEL_DIR is set, else 'use-lite'"),
+  EMBEDDER: derivedEnumVar(['use-lite', 'minilm', 'onnx', 'openai'], "text embedder; unset = 'onnx' when ONNX_MODEL_DIR is set, else 'use-lite'; 'minilm' = all-MiniLM-L6-v2 from MODELS_DIR (`npm run models`)"),
+  MODELS_DIR: text('folder of the model files (`npm run models` lays them there; or your own copy in the Hugging Face layout, one sub-folder per model, e.g. all-MiniLM-L6-v2/model.onnx + tokenizer.json); unset = .models in the project folder'),
   ONNX_MODEL_DIR: text('sentence-transformers ONNX export (model.onnx + tokenizer.json)'),
   EMBEDDING_MODEL: text('embedding model name for EMBEDDER=openai (adapter default text-embedding-3-small)'),
   EMBEDDING_DIMENSION: variable(integer(1, 65536).schema.optional(), { expect: integer(1, 65536).expect, doc: 'embedding dimension for EMBEDDER=openai' }),
@@ -396,6 +405,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
   const embedderKind = v.EMBEDDER ?? (v.ONNX_MODEL_DIR ? 'onnx' : 'use-lite');
   const judgeKind = v.JUDGE ?? (openaiEndpoint ? 'openai' : 'offline');
   const generatorKind = v.GENERATOR ?? (openaiEndpoint ? 'openai' : 'offline');
+  if (ok('EMBEDDER') && embedderKind === 'minilm' && !existsSync(join(modelsDirOf(v.MODELS_DIR), MINILM_DIR, 'model.onnx'))) {
+    problems.push(`EMBEDDER='minilm' needs ${join(modelsDirOf(v.MODELS_DIR), MINILM_DIR)}/model.onnx: run \`npm run models\` (or point MODELS_DIR at your own copy)`);
+  }
   if (ok('EMBEDDER') && embedderKind === 'onnx' && !v.ONNX_MODEL_DIR) {
     problems.push("EMBEDDER='onnx' needs ONNX_MODEL_DIR (a folder with model.onnx and tokenizer.json)");
   }
@@ -479,7 +491,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     bodyLimit: e.BODY_LIMIT,
     jsonMaxDepth: e.JSON_MAX_DEPTH,
     intakeFastPath: e.INTAKE_FAST_PATH === 'true',
-    embedder: { kind: embedderKind, onnxModelDir: e.ONNX_MODEL_DIR, model: e.EMBEDDING_MODEL, dimension: e.EMBEDDING_DIMENSION },
+    embedder: { kind: embedderKind, onnxModelDir: embedderKind === 'minilm' ? join(modelsDirOf(e.MODELS_DIR), MINILM_DIR) : e.ONNX_MODEL_DIR, model: e.EMBEDDING_MODEL, dimension: e.EMBEDDING_DIMENSION },
+    modelsDir: modelsDirOf(e.MODELS_DIR),
     judge: { kind: judgeKind, model: e.JUDGE_MODEL, timeoutMs: e.JUDGE_TIMEOUT_MS, maxReasks: e.JUDGE_MAX_REASKS, prompt: e.JUDGE_PROMPT },
     openai: { baseURL: openaiBase, apiKey: e.OPENAI_API_KEY ?? (openaiBase ? 'not-needed' : undefined) },
     trace: { k: e.TRACE_K, maxRounds: e.TRACE_MAX_ROUNDS, maxJudgeCalls: e.TRACE_MAX_JUDGE_CALLS, judgeConcurrency: e.JUDGE_CONCURRENCY },

@@ -61,7 +61,9 @@ export interface AppConfig {
   readonly jsonMaxDepth: number;
   /** POST /v1/feedback served by the intake's fast path (apps/api/src/http/fast-intake.ts) instead of the express + Nest chain. */
   readonly intakeFastPath: boolean;
-  readonly embedder: Readonly<{ kind: 'use-lite' | 'onnx' | 'openai'; onnxModelDir?: string; model?: string; dimension?: number }>;
+  readonly embedder: Readonly<{ kind: 'use-lite' | 'minilm' | 'onnx' | 'openai'; onnxModelDir?: string; model?: string; dimension?: number }>;
+  /** MODELS_DIR resolved: where `npm run models` lays the model files. */
+  readonly modelsDir: string;
   readonly judge: Readonly<{ kind: 'offline' | 'openai'; model: string; timeoutMs: number; maxReasks: number; prompt: 'rf-v1' | 'rf-v1-quote' }>;
   readonly openai: Readonly<{ baseURL?: string; apiKey?: string }>;
   readonly trace: Readonly<{ k: number; maxRounds: number; maxJudgeCalls: number; judgeConcurrency: number }>;

@@ -3,7 +3,10 @@ import { OpenAiEmbedder, type OpenAiEmbedderConfig } from '../openai/openai-embe
 import { OnnxEmbedder } from './onnx-embedder.adapter';
 import { UseLiteEmbedder } from './use-lite-embedder.adapter';
 
-export type EmbedderKind = 'use-lite' | 'onnx' | 'openai';
+export type EmbedderKind = 'use-lite' | 'minilm' | 'onnx' | 'openai';
+
+/** The id collections record for all-MiniLM-L6-v2 (int8 ONNX from `npm run models`), whatever folder it is read from. */
+export const MINILM_ID = 'all-MiniLM-L6-v2';
 
 export interface EmbedderFactoryConfig {
   kind: EmbedderKind;
@@ -24,6 +27,9 @@ export function createEmbedder(config: EmbedderFactoryConfig): Embedder {
   switch (config.kind) {
     case 'use-lite':
       return new UseLiteEmbedder({ batchSize: config.batchSize });
+    case 'minilm':
+      if (!config.onnxModelDir) throw new Error("createEmbedder: kind 'minilm' needs onnxModelDir (MODELS_DIR/all-MiniLM-L6-v2)");
+      return new OnnxEmbedder({ modelDir: config.onnxModelDir, id: MINILM_ID, intraOpThreads: config.onnxThreads, batchSize: config.batchSize, maxLength: config.maxLength ?? 256 });
     case 'onnx':
       if (!config.onnxModelDir) throw new Error("createEmbedder: kind 'onnx' needs onnxModelDir (a folder with model.onnx and tokenizer.json)");
       return new OnnxEmbedder({ modelDir: config.onnxModelDir, intraOpThreads: config.onnxThreads, batchSize: config.batchSize, maxLength: config.maxLength });

@@ -1,5 +1,5 @@
 export * from './use-lite-embedder.adapter';
 export * from './onnx-embedder.adapter';
-export * from './wordpiece-tokenizer';
+export * from './hf-tokenizer';
 export * from './pooling';
 export * from './embedder.factory';

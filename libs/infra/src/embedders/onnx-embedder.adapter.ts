@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { Embedder } from '@forensics/core';
 import { l2Normalize, meanPool } from './pooling';
-import { WordPieceTokenizer, type EncodedBatch } from './wordpiece-tokenizer';
+import { HfTokenizer, type EncodedBatch } from './hf-tokenizer';
 
 export interface OnnxEmbedderOptions {
   /** Directory of a HuggingFace sentence-transformers ONNX export: model.onnx + tokenizer.json (+ config.json). */
@@ -16,6 +16,8 @@ export interface OnnxEmbedderOptions {
   maxLength?: number;
   /** Output to pool; default `last_hidden_state`, else the graph's first output. */
   outputName?: string;
+  /** The id collections record (default `onnx:<modelDir>`); a known model gets a stable name so a moved folder still matches. */
+  id?: string;
 }
 
 export interface OnnxTensorOutput {
@@ -42,7 +44,8 @@ const KNOWN_INPUTS = new Set(['input_ids', 'attention_mask', 'token_type_ids']);
 
 /**
  * Sentence embeddings from a BERT-family ONNX export (all-MiniLM-L6-v2, contriever, …) on
- * onnxruntime-node CPU: WordPiece → encoder → attention-masked mean pooling → L2 normalisation.
+ * onnxruntime-node CPU: the model's tokenizer (`@huggingface/tokenizers`) → encoder → attention-masked mean pooling →
+ * L2 normalisation.
  * The only file that imports onnxruntime-node. Runs are serialised (one session, fixed thread pool).
  */
 export class OnnxEmbedder implements Embedder {
@@ -53,7 +56,7 @@ export class OnnxEmbedder implements Embedder {
   private readonly maxLength: number;
   private readonly requestedOutput: string | undefined;
   private session: ort.InferenceSession | null = null;
-  private tokenizer: WordPieceTokenizer | null = null;
+  private tokenizer: HfTokenizer | null = null;
   private outputName = '';
   private dim = 0;
   private initPromise: Promise<void> | null = null;
@@ -62,7 +65,7 @@ export class OnnxEmbedder implements Embedder {
   constructor(options: OnnxEmbedderOptions) {
     if (!options.modelDir) throw new Error('OnnxEmbedder: modelDir is required');
     this.modelDir = resolve(options.modelDir);
-    this.id = `onnx:${this.modelDir}`;
+    this.id = options.id ?? `onnx:${this.modelDir}`;
     this.intraOpThreads = positiveInt(options.intraOpThreads ?? 2, 'intraOpThreads');
     this.batchSize = positiveInt(options.batchSize ?? 32, 'batchSize');
     this.maxLength = positiveInt(options.maxLength ?? 256, 'maxLength');
@@ -88,12 +91,19 @@ export class OnnxEmbedder implements Embedder {
     return this.initPromise;
   }
 
+  /**
+   * Embeddings in the order of `texts`. Batches are formed from texts of similar length (sorted by character count,
+   * as sentence-transformers does), so a batch is padded to about its own length instead of its longest stranger's:
+   * attention costs grow with the padded length, and RAG passages vary from a dozen tokens to the 256 cap.
+   */
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     await this.init();
-    const out: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i += this.batchSize) {
-      const r = await this.forward(texts.slice(i, i + this.batchSize));
-      out.push(...r.embeddings);
+    const order = texts.map((t, i) => ({ i, n: t.length })).sort((a, b) => a.n - b.n || a.i - b.i).map((x) => x.i);
+    const out: Float32Array[] = new Array(texts.length);
+    for (let s = 0; s < order.length; s += this.batchSize) {
+      const idx = order.slice(s, s + this.batchSize);
+      const r = await this.forward(idx.map((i) => texts[i]));
+      idx.forEach((i, j) => { out[i] = r.embeddings[j]; });
     }
     return out;
   }
@@ -183,7 +193,7 @@ export class OnnxEmbedder implements Embedder {
 
     // config.json is optional; when present it caps the sequence length at the position table size.
     const maxPositions = await readMaxPositions(join(this.modelDir, 'config.json'));
-    const tokenizer = await WordPieceTokenizer.fromFile(tokenizerPath, { maxLength: Math.min(this.maxLength, maxPositions ?? Infinity) });
+    const tokenizer = await HfTokenizer.fromDir(this.modelDir, { maxLength: Math.min(this.maxLength, maxPositions ?? Infinity) });
     const session = await ort.InferenceSession.create(modelPath, {
       executionProviders: ['cpu'],
       intraOpNumThreads: this.intraOpThreads,

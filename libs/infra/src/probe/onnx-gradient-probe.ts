@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { affineEmbedding, cosine, mulberry32, pooledNormalizedInput, similarityGradient, tokenDropoutMask, type AffineEmbedding } from '@forensics/algorithms';
 import type { GradientProbe, GradientProbeOptions, GradientProbeResult } from '@forensics/core';
 import { OnnxEmbedder } from '../embedders/onnx-embedder.adapter';
-import type { EncodedBatch } from '../embedders/wordpiece-tokenizer';
+import type { EncodedBatch } from '../embedders/hf-tokenizer';
 import { findLayerNormByInput, readOnnxGraph } from './onnx-graph-reader';
 
 /** The extra graph output carrying the last LayerNorm's input (see writeRandomBertOnnx in test/support/random-bert-onnx.ts). */
