@@ -10,6 +10,8 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { get } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createTestApp, type TestApp } from './support/test-app';
 import { eventually, TEST_API_KEY, uniqueName } from './support/test-runtime';
@@ -318,6 +320,46 @@ const WRONG = 'Charles Dickens';
     expect(await viewer.page.locator('#collections button').count()).toBe(0);
     expect((await api('PUT', `/v1/collections/${collection}/vetted-before`, {}, keys.viewer.key)).status).toBe(403);
     expect(viewer.errors).toEqual([]);
+  });
+
+  it('enhancements page: a feedback token\'s correct answer waits there as text; a reviewer approves it and it is served; a viewer sees no buttons', async () => {
+    const hostile = 'Herman Melville <img src=x onerror=alert(1)> \u202eevil';
+    const asked = await api('POST', '/v1/rag/answer', { collection, query: QUERY, k: 4 });
+    const fb = await fetch(`${base}/v1/feedback`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `FeedbackToken ${asked.body.feedbackToken}` }, body: JSON.stringify({ correctAnswer: hostile }) });
+    expect(fb.status).toBe(202);
+    const id = ((await fb.json()) as { id: string }).id;
+    const ev = await eventually(async () => {
+      const r = await api('GET', `/v1/feedback/${id}`);
+      return ['TRACED', 'BOUNDED', 'FAILED'].includes(r.body.status) ? r.body : null;
+    }, 90_000, 250);
+    const [enh] = ev.enhancements;
+    expect(enh.state).toBe('PROPOSED');
+
+    const viewer = await loginAs(keys.viewer.key);
+    await viewer.page.goto(`${base}/console#/enhancements`);
+    await viewer.page.locator(`#enhancements tr[data-id="${enh.id}"]`).waitFor();
+    expect(await viewer.page.locator('#enhancements button').count()).toBe(0);
+
+    const rev = await loginAs(keys.reviewerA.key);
+    await rev.page.goto(`${base}/console#/enhancements`);
+    const row = rev.page.locator(`#enhancements tr[data-id="${enh.id}"]`);
+    await row.waitFor();
+    // Shown as text (no <img> element), direction isolated in <bdi>, with the reason it waits.
+    expect(await row.locator('img').count()).toBe(0);
+    expect(await row.locator('bdi.answer').textContent()).toBe(enh.correctAnswer.replace('\u202e', '⟦U+202E⟧'));
+    expect(enh.benignText).not.toContain('\u202e'); // what is served carries no direction override
+    expect(await row.locator('.reason').textContent()).toMatch(/link, an e-mail address or markup|anonymous report/);
+    // SCREENSHOT_DIR=docs/img keeps the picture the docs show (docs/review-console.md); else it goes to the temp folder.
+    await rev.page.screenshot({ path: join(process.env.SCREENSHOT_DIR ?? tmpdir(), 'console-enhancements.png'), fullPage: true });
+    await row.getByRole('button', { name: 'Approve: serve it' }).click();
+    await rev.page.waitForFunction((eid) => !document.querySelector(`#enhancements tr[data-id="${eid}"]`), enh.id);
+    expect((await t.prisma.enhancement.findUnique({ where: { id: enh.id } }))!.state).toBe('ACTIVE');
+    const served = await api('POST', '/v1/rag/answer', { collection, query: QUERY, k: 4 });
+    expect(served.body.contexts.some((c: { enhancementId?: string }) => c.enhancementId === enh.id)).toBe(true);
+    expect(rev.errors).toEqual([]);
+    expect(rev.dialogs).toEqual([]);
+    // Back out, so the other cases see the collection as before.
+    expect((await api('DELETE', `/v1/enhancements/${enh.id}`)).status).toBe(200);
   });
 
   it('a viewer sees no decision buttons and gets 403 from the API; a reviewer gets 403 on purge; the export link works with the session; log out', async () => {

@@ -10,6 +10,7 @@ import { renderAudit } from './audit.js';
 import { renderDeadLetters } from './dead-letters.js';
 import { renderAudits } from './audits.js';
 import { renderCollections } from './collections.js';
+import { renderEnhancements } from './enhancements.js';
 import { leavePage, pageKeys, session } from './shell.js';
 
 // session, can and page live in shell.js (the pages import them from there); re-exported for callers of app.js.
@@ -122,6 +123,7 @@ export async function route() {
     else if (name === 'dead-letters') await renderDeadLetters(view, params, () => seq === routeSeq);
     else if (name === 'audits') await renderAudits(view, params, () => seq === routeSeq);
     else if (name === 'collections') await renderCollections(view, params, () => seq === routeSeq);
+    else if (name === 'enhancements') await renderEnhancements(view, params, () => seq === routeSeq);
     else if (name === 'login') { location.hash = '#/queue'; return; }
     else await renderQueue(view, params, () => seq === routeSeq);
   } catch (e) {

@@ -158,3 +158,11 @@ export function short(s, n = 80) {
   const t = String(s ?? '');
   return t.length > n ? `${t.slice(0, n - 1)}…` : t;
 }
+
+// Direction controls (embeddings, overrides, isolates, marks) and invisible characters (zero-width, BOM, word joiner):
+// in untrusted text they make a reviewer read something else than what is stored ("work.\u202eevil" displays as
+// "work.live"). `visible` shows each as a mark naming its code point, so what is read is what is there.
+const HIDDEN = /[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/gu;
+export function visible(text) {
+  return String(text ?? '').replace(HIDDEN, (c) => `⟦U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟧`);
+}

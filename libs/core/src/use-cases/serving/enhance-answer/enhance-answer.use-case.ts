@@ -85,7 +85,9 @@ export class EnhanceAnswerUseCase {
       return { enhancement: await publishApproved(this.deps, proposed, cmd.actor), created: false, decision };
     }
 
-    const benign = await generator.benignText({ query: ev.query, correctAnswer: correct });
+    // What is served never carries direction controls: an override in a reporter's answer would reverse the text
+    // every later asker reads ("Berlin \u202elive" shown as "Berlin evil").
+    const benign = await generator.benignText({ query: ev.query, correctAnswer: withoutDirectionControls(correct) });
     const wrapped = wrapLatest(benign.text);
     const proxyId = documentIdFor(ev.collection, textHash(`bte-proxy\u0000${ev.id}\u0000${correct}`));
     const row = {
@@ -132,6 +134,11 @@ export class EnhanceAnswerUseCase {
       sameReports: same.filter((r) => r.eventId !== ev.id), suspectedFalseFlag: ev.trace?.suspectedFalseFlag === true,
     }, this.deps.settings.trust);
   }
+}
+
+/** The text without Unicode direction embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069). */
+export function withoutDirectionControls(text: string): string {
+  return text.replace(/[\u202a-\u202e\u2066-\u2069]/gu, '');
 }
 
 /** The event was reported with the key `source` names (`key:<id>`, optionally `/<reporter>` after it). */
