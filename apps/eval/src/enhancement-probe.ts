@@ -1,6 +1,6 @@
 /**
  * Who may write what is served, measured (issues 54 and 56):
- * `npx tsx apps/eval/src/enhancement-probe.ts [--limit N] [--ask-limit M] [--cache DIR] [--legacy]`.
+ * `[EMBEDDER=minilm] npx tsx apps/eval/src/enhancement-probe.ts [--limit N] [--ask-limit M] [--cache DIR] [--legacy] [--similarity-only]`.
  *
  * 1. **Query similarity** (the serving threshold): over the first N questions of every development file, the
  *    embedder's cosine between a question and its near-duplicates (case, a question mark, spacing, a trailing
@@ -32,6 +32,8 @@ const LIMIT = Number(opt('--limit') ?? 100);
 const ASK_LIMIT = Number(opt('--ask-limit') ?? 12);
 const CACHE = opt('--cache') ?? '.eval/embed-cache';
 const LEGACY = args.includes('--legacy');
+/** Part 1 only (the query similarity of the configured EMBEDDER), e.g. to measure the threshold of another encoder. */
+const SIMILARITY_ONLY = args.includes('--similarity-only');
 const DATA = join(__dirname, '..', '..', '..', '..', 'shared', 'data');
 
 /** Surface variants a user types for the same question. */
@@ -145,6 +147,7 @@ async function main() {
   for (const { file } of SUITE_FILES) files[file] = loadEvalRecords(join(DATA, `${file}.jsonl`), LIMIT).filter((r) => r.incorrect_answer);
   const sim = await similarity(embedder, files);
   console.log(JSON.stringify({ part: 'query-similarity', embedder: embedder.id, limit: LIMIT, ...sim }));
+  if (SIMILARITY_ONLY) return;
   const totals = { planted: 0, plantedServed: 0, corroboratedServed: 0, otherAsked: 0, otherServedEnhancement: 0, ownAsked: 0, ownServed: 0, dupAsked: 0, dupServed: 0 };
   for (const [f, records] of Object.entries(files)) {
     if (!records.length) continue;

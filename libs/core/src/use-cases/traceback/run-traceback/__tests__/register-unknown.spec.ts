@@ -72,4 +72,25 @@ describe('RunTracebackUseCase.registerUnknown', () => {
     expect(out.poisoned).toContain(foreign);
     expect((await repos.documents.get([foreign]))[0]).toMatchObject({ id: foreign, textHash: textHash(text), collection: 'kb' });
   });
+
+  it("never registers or judges an enhancement's proxy: another event's, a deleted one's, or one with no row (issue 57)", async () => {
+    const { repos, store, useCases } = await setup();
+    const q = 'What is the capital of Australia?';
+    const [qv] = await new HashingEmbedder(128).embed([q]);
+    // Another event's enhancement, live, deleted and orphaned: their proxies sit on the question's own vector (rank 1).
+    const { event: other } = await repos.feedback.create({ collection: 'kb', query: q, wrongAnswer: 'Melbourne', correctAnswer: 'Canberra', k: 3 });
+    const proxies = [randomUUID(), randomUUID(), randomUUID()];
+    await store.upsert('kb', proxies.map((id) => ({ id, vector: qv, text: '[LATEST] Canberra is the capital. [/LATEST]', payload: { kind: 'bte-proxy', feedbackId: other.id, query: q } })));
+    const live = await repos.enhancements.create({ collection: 'kb', feedbackId: other.id, query: q, correctAnswer: 'Canberra', benignText: '[LATEST] Canberra is the capital. [/LATEST]', proxyId: proxies[0], generatorKind: 'offline', generatorModel: 'm', promptVersion: 'v', createdBy: 'test' });
+    const gone = await repos.enhancements.create({ collection: 'kb', feedbackId: other.id, query: q, correctAnswer: 'Canberra.', benignText: '[LATEST] x [/LATEST]', proxyId: proxies[1], generatorKind: 'offline', generatorModel: 'm', promptVersion: 'v', createdBy: 'test' });
+    await repos.enhancements.markDeleted(gone.id, 'test');
+    void live;
+    const { event } = await repos.feedback.create({ collection: 'kb', query: q, wrongAnswer: 'Sydney', k: 3 });
+    const out = await useCases.get(RunTracebackUseCase).execute({ feedbackId: event.id });
+    expect(out.status).toBe('TRACED');
+    const judged = (await repos.verdicts.list(event.id)).map((v) => v.documentId);
+    for (const p of proxies) expect(judged).not.toContain(p);
+    expect(await repos.documents.get(proxies)).toEqual([]);
+    expect(out.poisoned).toEqual([documentIdFor('kb', textHash(POISON))]);
+  });
 });
