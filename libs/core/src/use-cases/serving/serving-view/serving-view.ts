@@ -29,7 +29,7 @@ export interface ServedContext {
  * every development file: near-duplicates (case, a question mark, spacing, a trailing period) against
  * every other question of the same file (docs/results.md). An encoder not listed gets the strictest.
  */
-export const ENHANCEMENT_QUERY_SIMILARITY: Readonly<Record<string, number>> = Object.freeze({ 'use-lite': 0.9 });
+export const ENHANCEMENT_QUERY_SIMILARITY: Readonly<Record<string, number>> = Object.freeze({ 'use-lite': 0.9, 'all-MiniLM-L6-v2': 0.8 });
 export const STRICTEST_QUERY_SIMILARITY = 0.95;
 
 export function defaultQuerySimilarity(embedderId: string): number {
