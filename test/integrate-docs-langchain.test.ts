@@ -25,11 +25,11 @@ describe('docs/integrate.md runs as printed', () => {
   const page = new Map([...namedBlocks(markdown)].map(([name, b]) => [name, b.body]));
 
   /** Runs one block as a program (async: this process serves the API it calls) and parses its last stdout line. */
-  const runBlock = async (name: string, collection: string) => {
+  const runBlock = async (name: string, collection: string, url = t.url, key = TEST_API_KEY) => {
     const file = join(dir, `${name}.ts`);
     writeFileSync(file, page.get(name)!);
     const { stdout } = await run(process.execPath, ['--import', 'tsx', file], {
-      cwd: ROOT, timeout: 240_000, env: { ...process.env, FORENSICS_URL: t.url, FORENSICS_API_KEY: TEST_API_KEY, COLLECTION: collection },
+      cwd: ROOT, timeout: 240_000, env: { ...process.env, FORENSICS_URL: url, FORENSICS_API_KEY: key, COLLECTION: collection },
     });
     return JSON.parse(stdout.trim().split('\n').pop()!);
   };
@@ -79,9 +79,28 @@ describe('docs/integrate.md runs as printed', () => {
     expect(out.trace.status).toBe('TRACED');
     expect(out.trace.quarantined.filter(planted).length).toBe(2);
     // The signed webhook reached the app's receiver (and cleared the filter's cache: its TTL is 60 s).
-    expect(out.webhooks).toContain('quarantine.created');
+    expect(out.webhooks).toEqual({ subscription: 'subscribed', received: expect.arrayContaining(['quarantine.created']) });
     // Second ask: the filter dropped them; the store still holds them.
     expect(out.second.served.length).toBeGreaterThan(0);
     expect(out.second.served.filter(planted)).toEqual([]);
+  });
+
+  it('LangChain example against a service started as getting-started says: webhooks refused, said, and the texts still gone', async () => {
+    // No WEBHOOK_ALLOW_PRIVATE: the loopback receiver is refused, as it is for `npm start` on defaults.
+    const plain = await createTestApp({ api: true, worker: true });
+    try {
+      const out = await runBlock('langchain', uniqueName('docs_lc_plain'), plain.url);
+      expect(out.webhooks.subscription).toMatch(/^refused \(400: url must use https/);
+      expect(out.trace.status).toBe('TRACED');
+      expect(out.second.served.filter((s: string) => s.includes('Charles Dickens'))).toEqual([]);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('the example fails loudly: a refused call ends it non-zero with the service\'s message', async () => {
+    const err = await runBlock('langchain', uniqueName('docs_lc_bad'), t.url, 'not-a-key').then(() => null, (e: { code?: number; stderr?: string }) => e);
+    expect(err?.code).toBe(1);
+    expect(err?.stderr).toMatch(/401|API key/i);
   });
 });

@@ -61,7 +61,7 @@ describe('docs/integrate.md LlamaIndex.TS example runs as printed', () => {
     expect(out.trace.status).toBe('TRACED');
     expect(out.trace.quarantined.filter(planted).length).toBe(2);
     // The signed webhook reached the app's receiver (and cleared the filter's cache: its TTL is 60 s).
-    expect(out.webhooks).toContain('quarantine.created');
+    expect(out.webhooks).toEqual({ subscription: 'subscribed', received: expect.arrayContaining(['quarantine.created']) });
     // Second ask: the postprocessor dropped them before the synthesizer; the app's index still holds them.
     expect(out.second.served.length).toBeGreaterThan(0);
     expect(out.second.served.filter(planted)).toEqual([]);
