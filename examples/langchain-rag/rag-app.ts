@@ -105,7 +105,7 @@ async function main() {
   }));
   receiver.close();
   // Fail loudly: the run is a success only if the trace ended, took texts out, and none of them is served any more.
-  const stillServed = quarantined.filter((t) => (second.logged?.servedTexts ?? []).includes(t));
+  const stillServed = quarantined.filter((t) => t !== null && (second.logged?.servedTexts ?? []).includes(t));
   if (traced.status !== 'TRACED' || !quarantined.length || stillServed.length) {
     console.error(`FAILED: trace ${traced.status}, ${quarantined.length} texts quarantined, ${stillServed.length} of them still served`);
     process.exit(1);

@@ -110,6 +110,12 @@ const DEFAULT_LLM_MODEL = 'gpt-4o-mini';
 const PROJECT_ROOT = resolve(__dirname, '..', '..', '..', '..');
 /** The sub-folder of MODELS_DIR holding all-MiniLM-L6-v2 (scripts/models.manifest.json). */
 export const MINILM_DIR = 'all-MiniLM-L6-v2';
+/** A listen address that only this machine reaches: localhost, 127.0.0.0/8, ::1 (and its IPv4-mapped form). */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127(?:\.\d{1,3}){3}$/.test(h) || /^::ffff:127(?:\.\d{1,3}){3}$/.test(h);
+}
+
 export function modelsDirOf(setting: string | undefined): string {
   return setting ? resolve(setting) : join(PROJECT_ROOT, '.models');
 }
@@ -163,7 +169,8 @@ export const ENV_SCHEMA = z.object({
   PGVECTOR_ATTACH_ID_TYPE: enumVar(['uuid', 'integer'], 'uuid', "pgvector attach mode: type of the app's ids (integers map to deterministic UUIDs)"),
   PGVECTOR_ATTACH_AS: text("pgvector attach mode: the service's name for the attached table (feedback's `collection`); default the LangChain collection or the table name"),
   QDRANT_ATTACH_QUARANTINE_KEY: textWithDefault('rf_quarantined', 'attach mode: payload flag set on quarantined points; the app excludes it with a must_not filter'),
-  HOST: textWithDefault('127.0.0.1', 'API listen address'),
+  HOST: textWithDefault('127.0.0.1', 'API listen address; an address beyond this machine needs NODE_ENV=production (or EXPOSE_DEVELOPMENT=true)'),
+  EXPOSE_DEVELOPMENT: enumVar(['false', 'true'], 'false', 'true = let a development-mode service (NODE_ENV not production: the development key, /metrics without a token, weak secrets) listen on a non-loopback HOST; for a trusted lab network only'),
   PORT: intVar(0, 65535, 3000, 'API listen port'),
   API_KEYS: variable(
     z.string().transform((s) => s.split(',').map((k) => k.trim()).filter(Boolean)).pipe(z.array(z.string()).min(1)).optional(),
@@ -441,6 +448,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
 
   const production = v.NODE_ENV === 'production';
   if (production) productionProblems(problems, v);
+  // Development mode is for this machine (issue 56 item 6): listening beyond it without production settings is refused.
+  if (!production && ok('HOST') && v.HOST !== undefined && !isLoopbackHost(v.HOST) && v.EXPOSE_DEVELOPMENT !== 'true') {
+    problems.push(
+      `HOST=${v.HOST} listens beyond this machine, but the service is in development mode (NODE_ENV is not 'production': the development key, /metrics without a token and weak secrets are accepted). ` +
+      `Set NODE_ENV=production with API_KEYS (at least ${MIN_PRODUCTION_API_KEY_LENGTH} characters each) and FEEDBACK_TOKEN_SECRET (docs/operations.md, "Deploying"), or HOST=127.0.0.1; EXPOSE_DEVELOPMENT=true accepts the risk on a trusted network`,
+    );
+  }
 
   if (problems.length) throw new ConfigError(problems);
   const e = v as ConfigEnv;

@@ -75,3 +75,20 @@ describe('production mode (NODE_ENV=production) refuses weak deployment secrets'
     expect(problemsOf({ NODE_ENV: 'test' })).toEqual([]);
   });
 });
+
+describe('development mode stays on this machine (issue 56 item 6)', () => {
+  it('refuses a non-loopback HOST outside production, and says what to set', () => {
+    for (const HOST of ['0.0.0.0', '192.168.1.20', '::', 'example.org']) {
+      const problems = problemsOf({ HOST });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(new RegExp(`HOST=${HOST.replace(/\./g, '\\.')} listens beyond this machine.*NODE_ENV=production with API_KEYS.*FEEDBACK_TOKEN_SECRET`));
+    }
+  });
+
+  it('accepts loopback addresses, production mode, and EXPOSE_DEVELOPMENT=true', () => {
+    for (const HOST of ['127.0.0.1', '127.0.0.2', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1']) expect(problemsOf({ HOST })).toEqual([]);
+    expect(problemsOf({ ...PROD, HOST: '0.0.0.0' })).toEqual([]);
+    expect(problemsOf({ HOST: '0.0.0.0', EXPOSE_DEVELOPMENT: 'true' })).toEqual([]);
+  });
+});
+
