@@ -1,0 +1,90 @@
+/**
+ * How the rate limits are keyed (issue 56, item 2), on real parts: the HTTP server, Redis,
+ * Postgres. Requests leave from real loopback addresses (127.0.0.x, `localAddress`).
+ *
+ * - the reporter budget is per caller (key id, or a token's client address) and per folded name.
+ */
+import { request } from 'node:http';
+import { createTestApp, type TestApp } from './support/test-app';
+import { TEST_API_KEY, uniqueName } from './support/test-runtime';
+
+type Json = Record<string, any>;
+type Reply = { status: number; retryAfter?: string; setCookie?: string[]; body: Json };
+const SECOND_KEY = 'second-test-key-0123456789';
+const THIRD_KEY = 'third-test-key-0123456789';
+
+/** One HTTP request to `t` from a given local (loopback) address, with the headers given (Host included). */
+function call(t: TestApp, from: string, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(t.url + path);
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method, localAddress: from, agent: false, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => { text += c; });
+      res.on('end', () => {
+        let parsed: Json = {};
+        try { parsed = JSON.parse(text) as Json; } catch { /* not JSON */ }
+        resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, setCookie: res.headers['set-cookie'], body: parsed });
+      });
+    });
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+/** A collection with two texts; returns their ids (what answers are logged with). */
+async function seed(t: TestApp, collection: string): Promise<string[]> {
+  const r = await call(t, '127.0.0.1', 'POST', `/v1/collections/${collection}/documents`, { documents: [
+    { id: 'melville', text: 'Moby-Dick is an 1851 novel by the American writer Herman Melville.' },
+    { id: 'dickens', text: 'The novel Moby-Dick was written by Charles Dickens in 1851.' },
+  ] }, { 'x-api-key': TEST_API_KEY });
+  expect(r.status).toBe(200);
+  return (await t.prisma.document.findMany({ where: { collection } })).map((d) => d.id);
+}
+
+describe('the reporter budget is per caller and per folded name (issue 56, item 2)', () => {
+  let t: TestApp;
+  const collection = uniqueName('rl-reporter');
+  let servedIds: string[] = [];
+  const token = async () => {
+    const r = await call(t, '127.0.0.1', 'POST', '/v1/answers', { collection, query: 'who wrote moby dick', answer: 'Charles Dickens', servedIds }, { 'x-api-key': TEST_API_KEY });
+    expect(r.status).toBe(201);
+    return r.body.feedbackToken as string;
+  };
+  const tokenReport = async (from: string, reporter: string) => call(t, from, 'POST', '/v1/feedback', { reporter }, { authorization: `FeedbackToken ${await token()}` });
+  let n = 0;
+  const keyReport = (key: string, reporter: string) =>
+    call(t, '127.0.0.1', 'POST', '/v1/feedback', { collection, query: `report ${n++} who wrote moby dick`, wrongAnswer: 'Charles Dickens', reporter }, { 'x-api-key': key });
+  const statuses = async (sends: (() => Promise<Reply>)[]) => {
+    const out: number[] = [];
+    for (const send of sends) out.push((await send()).status); // one after another: the order is the budget's
+    return out;
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp({ api: true, env: { API_KEYS: `${TEST_API_KEY},${SECOND_KEY},${THIRD_KEY}`, RATE_LIMIT_REPORTER_PER_MIN: '3' } });
+    servedIds = await seed(t, collection);
+  }, 120_000);
+  afterAll(async () => { await t?.close(); });
+
+  it("a feedback token's self-declared name spends its own budget only, never a key's that names the same person", async () => {
+    // Before issue 56: the budget was the typed name's, across every caller — four anonymous reports
+    // naming `victim` made every later report naming `victim` answer 429, from any key.
+    expect(await statuses([1, 2, 3, 4].map(() => () => tokenReport('127.0.0.5', 'victim')))).toEqual([202, 202, 202, 429]);
+    expect((await keyReport(SECOND_KEY, 'victim')).status).toBe(202);
+    expect((await tokenReport('127.0.0.6', 'victim')).status).toBe(202); // another client: its own budget
+    const audit = await t.prisma.auditLog.findFirstOrThrow({ where: { action: 'ratelimit.exceeded', details: { path: ['scope'], equals: 'reporter' } } });
+    expect(audit.entityId).toMatch(/^feedback:reporter:addr:[0-9a-f]{16}\/victim$/); // the client's address hashed, as everywhere
+  });
+
+  it("a key's budget for a name is its own, and the name is compared folded (case, width, spaces)", async () => {
+    // SECOND_KEY named `victim` once above; the variants are the same name: 3 in all, then 429.
+    expect(await statuses([
+      () => keyReport(SECOND_KEY, 'Victim'), () => keyReport(SECOND_KEY, '  VICTIM '), () => keyReport(SECOND_KEY, 'ｖｉｃｔｉｍ'),
+    ])).toEqual([202, 202, 429]);
+    expect(await statuses([1, 2, 3, 4].map(() => () => keyReport(TEST_API_KEY, 'alice')))).toEqual([202, 202, 202, 429]);
+    // Another key naming the same people is not slowed.
+    expect(await statuses([() => keyReport(THIRD_KEY, 'alice'), () => keyReport(THIRD_KEY, 'VICTIM')])).toEqual([202, 202]);
+  });
+});
