@@ -1,8 +1,11 @@
 /**
- * How the rate limits are keyed (issue 56, item 2), on real parts: the HTTP server, Redis,
- * Postgres. Requests leave from real loopback addresses (127.0.0.x, `localAddress`).
+ * How the rate limits are keyed (issue 56, items 2 and 3), on real parts: the HTTP server, Redis,
+ * Postgres. Requests leave from real loopback addresses (127.0.0.x, `localAddress`); behind the
+ * "proxy" (TRUST_PROXY=1) this test is the proxy: every request comes from 127.0.0.1 and names its
+ * client in X-Forwarded-For.
  *
- * - the reporter budget is per caller (key id, or a token's client address) and per folded name.
+ * - the reporter budget is per caller (key id, or a token's client address) and per folded name;
+ * - TRUST_PROXY=<hops>: the client address is the one the proxy appended to X-Forwarded-For.
  */
 import { request } from 'node:http';
 import { createTestApp, type TestApp } from './support/test-app';
@@ -86,5 +89,40 @@ describe('the reporter budget is per caller and per folded name (issue 56, item 
     expect(await statuses([1, 2, 3, 4].map(() => () => keyReport(TEST_API_KEY, 'alice')))).toEqual([202, 202, 202, 429]);
     // Another key naming the same people is not slowed.
     expect(await statuses([() => keyReport(THIRD_KEY, 'alice'), () => keyReport(THIRD_KEY, 'VICTIM')])).toEqual([202, 202]);
+  });
+});
+
+describe('behind a reverse proxy: TRUST_PROXY=1 (issue 56, item 3)', () => {
+  let t: TestApp;
+  const collection = uniqueName('rl-proxy');
+  let servedIds: string[] = [];
+  const PROXY = '127.0.0.1';
+  const token = async () => {
+    const r = await call(t, PROXY, 'POST', '/v1/answers', { collection, query: 'who wrote moby dick', answer: 'Charles Dickens', servedIds }, { 'x-api-key': TEST_API_KEY });
+    expect(r.status).toBe(201);
+    return r.body.feedbackToken as string;
+  };
+  /** A report relayed by the proxy, which appended the client's address to X-Forwarded-For. */
+  const relayed = (forwardedFor: string, tok: string) => call(t, PROXY, 'POST', '/v1/feedback', {}, { authorization: `FeedbackToken ${tok}`, 'x-forwarded-for': forwardedFor });
+
+  beforeAll(async () => {
+    t = await createTestApp({ api: true, env: { TRUST_PROXY: '1', RATE_LIMIT_FEEDBACK_PER_MIN: '3', RATE_LIMIT_ADDRESS_PER_MIN: '5' } });
+    servedIds = await seed(t, collection);
+  }, 120_000);
+  afterAll(async () => { await t?.close(); });
+
+  it('each client behind the proxy has its own address budget; the address is the hop the proxy appended, not what the client wrote', async () => {
+    const tokens: string[] = [];
+    for (let i = 0; i < 8; i++) tokens.push(await token());
+    const rs = await Promise.all(tokens.map((tok) => relayed('203.0.113.10', tok)));
+    expect(rs.filter((r) => r.status === 202)).toHaveLength(5);
+    expect(rs.filter((r) => r.status === 429)).toHaveLength(3);
+    expect(rs.find((r) => r.status === 429)!.body.message).toMatch(/address \(5\/min\)/);
+    const refused = tokens.filter((_, i) => rs[i].status === 429);
+    // The client forging an X-Forwarded-For entry of its own: the proxy appends the real one, which is what counts.
+    expect((await relayed('198.51.100.7, 203.0.113.10', refused[0])).status).toBe(429);
+    // Another client behind the same proxy is not slowed (before issue 56 every client was the proxy's one address: 429).
+    const other = await Promise.all(refused.map((tok) => relayed('203.0.113.11', tok)));
+    expect(other.map((r) => r.status)).toEqual(refused.map(() => 202));
   });
 });

@@ -20,9 +20,10 @@ import { callerSource } from './reporter-trust';
  *
  * Scopes (each limit in requests per minute, 0 = off; config `rateLimits`, README "Trust and rate limits"):
  * - `token`: POST /v1/feedback by feedback token, per answer id;
- * - `address`: POST /v1/feedback by feedback token, per client address (`req.ip`, which follows
- *   Express's `trust proxy` setting when the deployment sets one). Key-authenticated callers are
- *   back ends whose address is shared by all their users: they are limited per key instead;
+ * - `address`: POST /v1/feedback by feedback token, per client address (`req.ip`: behind reverse
+ *   proxies the address they forwarded when TRUST_PROXY counts them, else the connection's).
+ *   Key-authenticated callers are back ends whose address is shared by all their users: they are
+ *   limited per key instead;
  * - `key`: POST /v1/feedback by API key or console session, per key id;
  * - `reporter`: POST /v1/feedback that names a `reporter` in its body, per (caller, folded name):
  *   the caller is the key id, or for a feedback token its client address (hashed, as `addressSource`),
