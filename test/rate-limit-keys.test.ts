@@ -5,7 +5,8 @@
  * client in X-Forwarded-For.
  *
  * - the reporter budget is per caller (key id, or a token's client address) and per folded name;
- * - TRUST_PROXY=<hops>: the client address is the one the proxy appended to X-Forwarded-For.
+ * - TRUST_PROXY=<hops>: the client address is the one the proxy appended to X-Forwarded-For, and
+ *   the scheme the one it sent in X-Forwarded-Proto; unset, both headers are ignored.
  */
 import { request } from 'node:http';
 import { createTestApp, type TestApp } from './support/test-app';
@@ -90,6 +91,12 @@ describe('the reporter budget is per caller and per folded name (issue 56, item 
     // Another key naming the same people is not slowed.
     expect(await statuses([() => keyReport(THIRD_KEY, 'alice'), () => keyReport(THIRD_KEY, 'VICTIM')])).toEqual([202, 202]);
   });
+
+  it('without TRUST_PROXY, forwarded headers are not believed (the scheme is the connection\'s)', async () => {
+    const host = new URL(t.url).host;
+    const r = await call(t, '127.0.0.1', 'POST', '/v1/session', { key: TEST_API_KEY }, { host, origin: `https://${host}`, 'x-forwarded-proto': 'https' });
+    expect([r.status, r.body.message]).toEqual([403, expect.stringContaining('foreign origin')]);
+  });
 });
 
 describe('behind a reverse proxy: TRUST_PROXY=1 (issue 56, item 3)', () => {
@@ -124,5 +131,18 @@ describe('behind a reverse proxy: TRUST_PROXY=1 (issue 56, item 3)', () => {
     // Another client behind the same proxy is not slowed (before issue 56 every client was the proxy's one address: 429).
     const other = await Promise.all(refused.map((tok) => relayed('203.0.113.11', tok)));
     expect(other.map((r) => r.status)).toEqual(refused.map(() => 202));
+  });
+
+  it('the scheme is the one the proxy forwarded: a console behind a TLS proxy logs in from its https origin, with a Secure cookie', async () => {
+    const host = 'forensics.example';
+    const viaTls = await call(t, PROXY, 'POST', '/v1/session', { key: TEST_API_KEY }, { host, origin: `https://${host}`, 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.12' });
+    expect(viaTls.status).toBe(200);
+    expect(viaTls.setCookie?.[0]).toContain('Secure');
+    // A proxy that rewrites Host to its upstream names the public host in X-Forwarded-Host.
+    const rewritten = await call(t, PROXY, 'POST', '/v1/session', { key: TEST_API_KEY }, { host: 'api:3000', origin: `https://${host}`, 'x-forwarded-proto': 'https', 'x-forwarded-host': host });
+    expect(rewritten.status).toBe(200);
+    // Plain http from the proxy (no X-Forwarded-Proto) is another origin than https.
+    const plain = await call(t, PROXY, 'POST', '/v1/session', { key: TEST_API_KEY }, { host, origin: `https://${host}`, 'x-forwarded-for': '203.0.113.12' });
+    expect([plain.status, plain.body.message]).toEqual([403, expect.stringContaining('foreign origin')]);
   });
 });
