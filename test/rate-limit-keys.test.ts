@@ -66,9 +66,13 @@ describe('the reporter budget is per caller and per folded name (issue 56, item 
     return out;
   };
 
+  /** The audit log's last id when this app started: the test database is shared by every file of a run. */
+  let auditsBefore = 0n;
+
   beforeAll(async () => {
     t = await createTestApp({ api: true, env: { API_KEYS: `${TEST_API_KEY},${SECOND_KEY},${THIRD_KEY}`, RATE_LIMIT_REPORTER_PER_MIN: '3' } });
     servedIds = await seed(t, collection);
+    auditsBefore = (await t.prisma.auditLog.findFirst({ orderBy: { id: 'desc' }, select: { id: true } }))?.id ?? 0n;
   }, 120_000);
   afterAll(async () => { await t?.close(); });
 
@@ -78,7 +82,7 @@ describe('the reporter budget is per caller and per folded name (issue 56, item 
     expect(await statuses([1, 2, 3, 4].map(() => () => tokenReport('127.0.0.5', 'victim')))).toEqual([202, 202, 202, 429]);
     expect((await keyReport(SECOND_KEY, 'victim')).status).toBe(202);
     expect((await tokenReport('127.0.0.6', 'victim')).status).toBe(202); // another client: its own budget
-    const audit = await t.prisma.auditLog.findFirstOrThrow({ where: { action: 'ratelimit.exceeded', details: { path: ['scope'], equals: 'reporter' } } });
+    const audit = await t.prisma.auditLog.findFirstOrThrow({ where: { id: { gt: auditsBefore }, action: 'ratelimit.exceeded', details: { path: ['scope'], equals: 'reporter' } } });
     expect(audit.entityId).toMatch(/^feedback:reporter:addr:[0-9a-f]{16}\/victim$/); // the client's address hashed, as everywhere
   });
 
