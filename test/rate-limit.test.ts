@@ -46,7 +46,9 @@ describe('rate limits on feedback and answers', () => {
     return r.body.feedbackToken as string;
   };
   const report = (from: string, tok: string) => call(from, 'POST', '/v1/feedback', {}, { authorization: `FeedbackToken ${tok}` });
-  const audits = (scope: string) => t.prisma.auditLog.findMany({ where: { action: 'ratelimit.exceeded', details: { path: ['scope'], equals: scope } } });
+  /** The audit log's last id when this file's app started: the test database is shared by every file of a run. */
+  let auditsBefore = 0n;
+  const audits = (scope: string) => t.prisma.auditLog.findMany({ where: { id: { gt: auditsBefore }, action: 'ratelimit.exceeded', details: { path: ['scope'], equals: scope } } });
   const count = (rs: { status: number }[], status: number) => rs.filter((r) => r.status === status).length;
 
   beforeAll(async () => {
@@ -60,6 +62,7 @@ describe('rate limits on feedback and answers', () => {
     ] });
     expect(r.status).toBe(200);
     servedIds = (await t.prisma.document.findMany({ where: { collection } })).map((d) => d.id);
+    auditsBefore = (await t.prisma.auditLog.findFirst({ orderBy: { id: 'desc' }, select: { id: true } }))?.id ?? 0n;
   }, 120_000);
 
   afterAll(async () => {

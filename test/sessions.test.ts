@@ -137,6 +137,24 @@ describe('console sessions, CSRF and security headers', () => {
     expect((await request('POST', `/v1/quarantine/${item2.id}/approve`, { key: k.key, body: {} })).status).toBe(200);
   });
 
+  it('the origin check compares scheme and port, not just the host (issue 56, item 7): https or another port on this http service is foreign', async () => {
+    const k = await newKey('reviewer');
+    const { cookie, csrf } = await login(k.key);
+    const item = await reviewItem(3);
+    const port = Number(new URL(base).port);
+    for (const origin of [`https://${host}`, `http://127.0.0.1:${port + 1}`]) {
+      const state = await request('POST', `/v1/quarantine/${item.id}/approve`, { cookie, csrf, origin, body: {} });
+      expect([origin, state.status, state.body.message]).toEqual([origin, 403, expect.stringContaining('foreign origin')]);
+      const signIn = await request('POST', '/v1/session', { body: { key: k.key }, origin });
+      expect([origin, signIn.status, signIn.headers.get('set-cookie')]).toEqual([origin, 403, null]);
+    }
+    expect((await repos.quarantines.get(item.id))!.state).toBe('NEEDS_REVIEW');
+    // The service's own origin (scheme, host and port) is accepted.
+    expect((await request('POST', '/v1/session', { body: { key: k.key }, origin: `http://${host}` })).status).toBe(200);
+    const ok = await request('POST', `/v1/quarantine/${item.id}/approve`, { cookie, csrf, origin: `http://${host}`, body: {} });
+    expect(ok.status).toBe(200);
+  });
+
   it('roles hold through sessions: a viewer session cannot decide, a reviewer session cannot manage', async () => {
     const viewer = await login((await newKey('viewer')).key);
     const item = await reviewItem(2);

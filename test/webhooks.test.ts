@@ -320,6 +320,11 @@ describe('webhook URL rules without WEBHOOK_ALLOW_PRIVATE', () => {
     ['https://[::1]/hook', /url resolves to a loopback, private/],
     ['https://[fd00::1]/hook', /url resolves to a loopback, private/],
     ['https://[::ffff:127.0.0.1]/hook', /url resolves to a loopback, private/],
+    // IPv6 forms that carry an IPv4 address (issue 56, item 4): IPv4-compatible, 6to4, NAT64 local-use.
+    ['https://[::127.0.0.1]/hook', /url resolves to a loopback, private/],
+    ['https://[::7f00:1]/hook', /url resolves to a loopback, private/],
+    ['https://[2002:7f00:1::1]/hook', /url resolves to a loopback, private/],
+    ['https://[64:ff9b:1::7f00:1]/hook', /url resolves to a loopback, private/],
     ['https://user:pw@93.184.215.14/hook', /url must not contain credentials/],
   ])('refuses %s with a 400 naming url', async (url, message) => {
     const res = await fetch(`${t.url}/v1/webhooks`, { method: 'POST', headers: { 'x-api-key': TEST_API_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ url, events: ['quarantine.created'] }) });

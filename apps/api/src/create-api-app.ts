@@ -54,6 +54,10 @@ export async function createApiApp(config: AppConfig, opts: ApiAppOptions = {}):
     abortOnError: false,
   });
   if (json) app.useLogger(app.get(PinoNestLogger));
+  // TRUST_PROXY: behind N reverse proxies `req.ip` is the client the outermost one saw (it appended it to
+  // X-Forwarded-For), `req.protocol` / `req.host` what they forwarded: the rate limits, the login throttle
+  // and the same-origin check read these. Off, the headers are ignored (a client could write them).
+  if (config.trustProxyHops > 0) app.set('trust proxy', config.trustProxyHops);
   app.use(httpMetricsMiddleware(app.get<ForensicsMetrics>(METRICS)));
   // Security headers (helmet): a strict CSP for the console and the API, explicit exceptions in security-headers.ts.
   const headers = securityHeaders();

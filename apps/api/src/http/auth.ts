@@ -62,7 +62,7 @@ export interface Caller {
   principal?: Principal;
   /** Set when a feedback token authenticated the request. */
   feedbackToken?: { answerId: string };
-  /** The client address (express: `req.ip`, which follows `trust proxy`); else the socket's. */
+  /** The client address (express: `req.ip`, which follows `trust proxy`, set by TRUST_PROXY); else the socket's. */
   ip?: string;
   socket: { remoteAddress?: string };
 }

@@ -20,10 +20,21 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * What the Authenticator reads of a request: its method, headers and (on token routes) parsed body.
  * An express Request is one; so is the intake's fast path's bare node request (fast-intake.ts).
  */
-export interface CredentialRequest {
+export interface CredentialRequest extends OriginRequest {
   method?: string;
-  headers: IncomingHttpHeaders;
   body?: unknown;
+}
+
+/**
+ * What the same-origin check reads of a request: its headers and, on an express request, the
+ * scheme and host express reports (`req.protocol`, `req.host`: X-Forwarded-Proto / -Host only from
+ * a proxy TRUST_PROXY trusts); a bare node request (the intake's fast path) has its socket instead.
+ */
+export interface OriginRequest {
+  headers: IncomingHttpHeaders;
+  protocol?: string;
+  host?: string;
+  socket?: object;
 }
 
 /** A request header by its lower-case name (a repeated header: node has joined it, as express's req.header does). */
@@ -62,17 +73,38 @@ export function cookieOf(req: { headers: IncomingHttpHeaders }, name: string): s
   return typeof value === 'string' ? value : undefined;
 }
 
+/** A Host header's shape: a name or IPv4 address, or a bracketed IPv6 address, and an optional port. */
+const HOST_HEADER = /^(?:[a-z0-9_.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
 /**
- * Refuses a cross-site browser request: an `Origin` whose host is not this request's `Host`, or
- * `Sec-Fetch-Site: cross-site`. Requests without these headers (curl, old browsers on same-origin
- * GETs) pass; SameSite=Strict already keeps the cookie off cross-site requests in current browsers.
+ * This request's own origin (scheme, host, port; the scheme's default port left out, as browsers
+ * write `Origin`), or null when it has no usable Host.
  */
-export function assertSameOrigin(req: { headers: IncomingHttpHeaders }, what: string): void {
+export function ownOriginOf(req: OriginRequest): string | null {
+  const scheme = typeof req.protocol === 'string' ? req.protocol : (req.socket as { encrypted?: unknown } | undefined)?.encrypted === true ? 'https' : 'http';
+  const host = typeof req.host === 'string' ? req.host : headerOf(req, 'host');
+  if (!host || !HOST_HEADER.test(host) || (scheme !== 'http' && scheme !== 'https')) return null;
+  try {
+    return new URL(`${scheme}://${host}`).origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Refuses a cross-site browser request: an `Origin` that is not this request's own origin — scheme,
+ * host and port, so `https://host:PORT` is foreign to the http service on `host:PORT` (issue 56,
+ * item 7; the host alone was compared before) — or `Sec-Fetch-Site: cross-site`. Requests without
+ * these headers (curl, old browsers on same-origin GETs) pass; SameSite=Strict already keeps the
+ * cookie off cross-site requests in current browsers.
+ */
+export function assertSameOrigin(req: OriginRequest, what: string): void {
   const origin = headerOf(req, 'origin');
   if (origin !== undefined) {
-    let host: string | null = null;
-    try { host = origin === 'null' ? null : new URL(origin).host; } catch { host = null; }
-    if (!host || host !== headerOf(req, 'host')) throw new ForbiddenException(`${what} from a foreign origin is refused`);
+    let theirs: string | null = null;
+    try { theirs = origin === 'null' ? null : new URL(origin).origin; } catch { theirs = null; }
+    const own = ownOriginOf(req);
+    if (!theirs || theirs === 'null' || theirs !== own) throw new ForbiddenException(`${what} from a foreign origin is refused`);
   }
   if (headerOf(req, 'sec-fetch-site') === 'cross-site') throw new ForbiddenException(`${what} from a cross-site page is refused`);
 }

@@ -9,6 +9,7 @@ import { AUDIT_LOG, type AuditLogRepository } from '@forensics/core';
 import { APP_CONFIG, METRICS, REDIS_CONNECTION, type AppConfig, type ForensicsMetrics } from '@forensics/infra';
 import { actorOf, type Caller } from './auth';
 import { TooManyRequestsException } from './login-throttle';
+import { callerSource } from './reporter-trust';
 
 /**
  * Rate limits (issue 13, item 2) on the routes that anyone holding a token or a service key can
@@ -19,12 +20,19 @@ import { TooManyRequestsException } from './login-throttle';
  *
  * Scopes (each limit in requests per minute, 0 = off; config `rateLimits`, README "Trust and rate limits"):
  * - `token`: POST /v1/feedback by feedback token, per answer id;
- * - `address`: POST /v1/feedback by feedback token, per client address (`req.ip`, which follows
- *   Express's `trust proxy` setting when the deployment sets one). Key-authenticated callers are
- *   back ends whose address is shared by all their users: they are limited per key instead;
+ * - `address`: POST /v1/feedback by feedback token, per client address (`req.ip`: behind reverse
+ *   proxies the address they forwarded when TRUST_PROXY counts them, else the connection's).
+ *   Key-authenticated callers are back ends whose address is shared by all their users: they are
+ *   limited per key instead;
  * - `key`: POST /v1/feedback by API key or console session, per key id;
- * - `reporter`: POST /v1/feedback that names a `reporter` in its body, per reporter name;
- * - `answers-key`: POST /v1/answers and /v1/rag/answer, per key id.
+ * - `reporter`: POST /v1/feedback that names a `reporter` in its body, per (caller, folded name):
+ *   the caller is the key id, or for a feedback token its client address (hashed, as `addressSource`),
+ *   so a name one caller types never spends another caller's budget (issue 56, item 2: 60 anonymous
+ *   reports naming `victim` silenced every key's reports naming `victim`); names are folded
+ *   (`foldReporterName`) so `Victim` is `victim`;
+ * - `answers-key`: POST /v1/answers and /v1/rag/answer, per key id (a console session counts as the
+ *   key it was opened with): the feedback tokens one caller can mint a minute, so minting more
+ *   tokens cannot multiply the per-token budget past it.
  * A request is refused when any of its scopes is over its limit: 429, `Retry-After` (seconds),
  * a JSON error naming the limit. The first refusal of a (scope key, window) — exactly one, since
  * Redis counts atomically — writes one `ratelimit.exceeded` audit entry; every refusal counts in
@@ -49,6 +57,14 @@ export const RateLimit = (route: RateLimitedRoute) => applyDecorators(SetMetadat
 export interface RateLimitSubject extends Caller {
   body?: unknown;
   path: string;
+}
+
+/**
+ * A reporter name as the reporter budgets compare it: NFKC (full-width and compatibility forms are
+ * their plain letters), invisible format characters dropped, lower case, white space collapsed.
+ */
+export function foldReporterName(name: string): string {
+  return name.normalize('NFKC').replace(/\p{Default_Ignorable_Code_Point}/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
 }
 
 /** A scope key shown in audit records: addresses are hashed (a client's IP is personal data); ids and names are not secrets. */
@@ -95,10 +111,11 @@ export class RateLimits {
       if (req.feedbackToken) {
         out.push(['token', req.feedbackToken.answerId], ['address', req.ip ?? req.socket.remoteAddress ?? 'unknown']);
       } else out.push(['key', keyId]);
-      // Only a reporter the body names (a key's caller without one is already limited per key).
+      // Only a reporter the body names (a key's caller without one is already limited per key), and
+      // only within its caller's budgets: the name is whatever the caller typed.
       const body = req.body as { reporter?: unknown } | undefined;
-      const reporter = body && typeof body.reporter === 'string' && body.reporter.trim() ? body.reporter.trim().slice(0, 200) : null;
-      if (reporter) out.push(['reporter', reporter]);
+      const reporter = body && typeof body.reporter === 'string' ? foldReporterName(body.reporter).slice(0, 200) : '';
+      if (reporter) out.push(['reporter', `${callerSource(req)}/${reporter}`]);
     }
     return out.filter(([s]) => this.limiters.has(s));
   }

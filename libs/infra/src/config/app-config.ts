@@ -181,6 +181,11 @@ export const ENV_SCHEMA = z.object({
     doc: 'request body limit (413 above)',
   }),
   JSON_MAX_DEPTH: intVar(2, 1000, 32, 'deepest nesting of arrays / objects in a JSON request body; deeper bodies are refused with a 400 before parsing (docs/security.md)'),
+  // Behind a reverse proxy (issue 56, item 3): without it every client is the proxy's one address to the rate limits.
+  TRUST_PROXY: variable(z.union([z.literal('off').transform(() => 0), integer(0, 10).schema]).default(0), {
+    expect: 'off or a number of proxy hops in [0, 10]',
+    doc: "reverse proxies in front of the API that each append the client's address to X-Forwarded-For: the client address (rate limits, login throttle) is the one the outermost of them appended, the scheme and host those it sent in X-Forwarded-Proto / X-Forwarded-Host (Express's `trust proxy` = hops); off (= 0) = the connection's own address and scheme, forwarded headers ignored. More hops than proxies lets a client choose its address",
+  }),
   INTAKE_FAST_PATH: enumVar(['true', 'false'], 'true', 'true = POST /v1/feedback is answered by a lean handler on the HTTP server (same authentication, permission, rate limits, validation, use case, headers, metrics and logs as the Nest route, ~0.3 ms less CPU per request); false = by the Nest route'),
   EMBEDDER: derivedEnumVar(['use-lite', 'minilm', 'onnx', 'openai'], "text embedder; unset = 'onnx' when ONNX_MODEL_DIR is set, else 'use-lite'; 'minilm' = all-MiniLM-L6-v2 from MODELS_DIR (`npm run models`)"),
   MODELS_DIR: text('folder of the model files (`npm run models` lays them there; or your own copy in the Hugging Face layout, one sub-folder per model, e.g. all-MiniLM-L6-v2/model.onnx + tokenizer.json); unset = .models in the project folder'),
@@ -505,6 +510,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     bodyLimit: e.BODY_LIMIT,
     jsonMaxDepth: e.JSON_MAX_DEPTH,
     intakeFastPath: e.INTAKE_FAST_PATH === 'true',
+    trustProxyHops: e.TRUST_PROXY,
     embedder: { kind: embedderKind, onnxModelDir: embedderKind === 'minilm' ? join(modelsDirOf(e.MODELS_DIR), MINILM_DIR) : e.ONNX_MODEL_DIR, model: e.EMBEDDING_MODEL, dimension: e.EMBEDDING_DIMENSION },
     modelsDir: modelsDirOf(e.MODELS_DIR),
     judge: { kind: judgeKind, model: e.JUDGE_MODEL, timeoutMs: e.JUDGE_TIMEOUT_MS, maxReasks: e.JUDGE_MAX_REASKS, prompt: e.JUDGE_PROMPT },

@@ -59,6 +59,11 @@ export interface AppConfig {
   readonly bodyLimit: string;
   /** JSON bodies nested deeper (arrays / objects) are refused with a 400 before they are parsed (apps/api/src/http/json-depth.ts). */
   readonly jsonMaxDepth: number;
+  /**
+   * TRUST_PROXY: reverse proxies in front of the API (Express's `trust proxy` hop count); 0 = none,
+   * forwarded headers ignored. Sets what `req.ip`, `req.protocol` and `req.host` report.
+   */
+  readonly trustProxyHops: number;
   /** POST /v1/feedback served by the intake's fast path (apps/api/src/http/fast-intake.ts) instead of the express + Nest chain. */
   readonly intakeFastPath: boolean;
   readonly embedder: Readonly<{ kind: 'use-lite' | 'minilm' | 'onnx' | 'openai'; onnxModelDir?: string; model?: string; dimension?: number }>;

@@ -122,6 +122,15 @@ describe('loadConfig overrides', () => {
     expect(problemsOf({ WORKER_PROCESSES: '0' })).toEqual(["WORKER_PROCESSES must be an integer in [1, 16], got '0'"]);
   });
 
+  it('TRUST_PROXY: off by default (forwarded headers ignored), else a number of proxy hops', () => {
+    expect(loadConfig({}, ROOT).trustProxyHops).toBe(0);
+    expect(loadConfig({ TRUST_PROXY: 'off' }, ROOT).trustProxyHops).toBe(0);
+    expect(loadConfig({ TRUST_PROXY: '0' }, ROOT).trustProxyHops).toBe(0);
+    expect(loadConfig({ TRUST_PROXY: '2' }, ROOT).trustProxyHops).toBe(2);
+    // Not Express's `true` (every hop trusted: the client would choose its own address), nor a list of addresses.
+    for (const bad of ['true', '11', '1.5', '10.0.0.0/8']) expect(problemsOf({ TRUST_PROXY: bad })).toEqual([`TRUST_PROXY must be off or a number of proxy hops in [0, 10], got '${bad}'`]);
+  });
+
   it('picks the OpenAI judge and generator when an endpoint is configured', () => {
     const c = loadConfig({ OPENAI_BASE_URL: 'http://localhost:8000/v1' }, ROOT);
     expect(c.judge.kind).toBe('openai');
