@@ -69,8 +69,9 @@ export async function startEmbeddedPostgres(dataDir: string, log: (m: string) =>
   // A stale postmaster.pid from a killed owner blocks start when its pid was reused; postgres handles
   // the ordinary case itself.
   await pg.start();
-  // A fast shutdown (what pg.stop() sends), then an immediate one: the postmaster's first line of postmaster.pid.
-  const guard = guardService(Number(readFileSync(join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]), [['SIGINT', 10], ['SIGQUIT', 5], ['SIGKILL', 1]]);
+  // A fast shutdown (what pg.stop() sends), then an immediate one (crash recovery at the next start,
+  // nothing lost). The postmaster's pid is the first line of postmaster.pid.
+  const guard = guardService(Number(readFileSync(join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]), [['SIGINT', 5], ['SIGQUIT', 5], ['SIGKILL', 1]]);
   try { await pg.createDatabase(PG_DB); } catch { /* exists */ }
   writeFileSync(runFile, JSON.stringify({ ownerPid: process.pid, port } satisfies RunRecord));
   log(`embedded PostgreSQL on 127.0.0.1:${port}`);
