@@ -12,7 +12,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@forensics/infra';
-import { processesOf } from './support/service-processes';
+import { processesOf, running } from './support/service-processes';
 import { eventually, ROOT } from './support/test-runtime';
 
 const STOP_WITHIN_MS = 10_000;
@@ -21,8 +21,13 @@ const ORPHANS_GONE_WITHIN_MS = 15_000;
 
 interface Started { shell: ChildProcess; servicePid: number; base: string; log: () => string }
 
-function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+/** What a process of the service is, in a word. */
+function role(cmd: string): string {
+  if (cmd.includes('apps/worker/')) return 'worker';
+  if (cmd.includes('apps/cli/')) return 'serve';
+  if (cmd.includes('service-guard')) return 'service guard';
+  const name = cmd.split(' ')[0].replace(/^.*\//, '');
+  return name.startsWith('postgres') ? 'postgres' : name;
 }
 
 async function healthAnswers(base: string): Promise<boolean> {
@@ -63,7 +68,9 @@ describe('npm start stops when told', () => {
     });
     const base = `http://127.0.0.1:${port}`;
     const log = () => { try { return readFileSync(join(dataDir, 'service.log'), 'utf8').slice(-3000); } catch { return '-'; } };
-    await eventually(() => healthAnswers(base), 300_000, 500).catch((e: Error) => { throw new Error(`${e.message}\nservice log:\n${log()}`); });
+    // /health answers before the worker has started (a child process of the API); stopped here, it has a queue to close.
+    await eventually(async () => (await healthAnswers(base)) && /processing the traceback queue/.test(log()), 300_000, 500)
+      .catch((e: Error) => { throw new Error(`${e.message}\nservice log:\n${log()}`); });
     return { shell, servicePid, base, log };
   }
 
@@ -74,15 +81,20 @@ describe('npm start stops when told', () => {
     let npmGoneMs = -1;
     let allGoneMs = -1;
     let left = processesOf(dataDir, [s.shell.pid!]);
+    // The last process to go, for the timings line.
+    let last = '';
     while (Date.now() - t0 < withinMs + 5_000) {
       if (healthGoneMs < 0 && !(await healthAnswers(s.base))) healthGoneMs = Date.now() - t0;
-      if (npmGoneMs < 0 && !alive(s.servicePid)) npmGoneMs = Date.now() - t0;
-      left = processesOf(dataDir, [s.shell.pid!]);
-      if (healthGoneMs >= 0 && left.length === 0) { allGoneMs = Date.now() - t0; break; }
+      if (npmGoneMs < 0 && !running(s.servicePid)) npmGoneMs = Date.now() - t0;
+      const now = processesOf(dataDir, [s.shell.pid!]);
+      if (now.length === 0 && left.length) last = [...new Set(left.map((p) => role(p.cmd)))].join(', ');
+      left = now;
+      if (allGoneMs < 0 && healthGoneMs >= 0 && left.length === 0) allGoneMs = Date.now() - t0;
+      if (allGoneMs >= 0 && npmGoneMs >= 0) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     const sec = (ms: number) => (ms < 0 ? `not within ${(withinMs + 5_000) / 1000} s` : `${(ms / 1000).toFixed(1)} s`);
-    timings.push(`${label}: /health gone ${sec(healthGoneMs)}, npm gone ${sec(npmGoneMs)}, nothing left ${sec(allGoneMs)}`);
+    timings.push(`${label}: /health gone ${sec(healthGoneMs)}, npm gone ${sec(npmGoneMs)}, nothing left ${sec(allGoneMs)}${last ? ` (last: ${last})` : ''}`);
     if (left.length) {
       const list = left.map((p) => `  ${p.pid} ${p.cmd.slice(0, 160)}`).join('\n');
       // Stop them here so the next case starts on a free data dir.
@@ -104,9 +116,20 @@ describe('npm start stops when told', () => {
       expect(t.allGoneMs).toBeLessThanOrEqual(STOP_WITHIN_MS);
       // npm exits only once the service has stopped (so `wait $SERVICE_PID` means stopped).
       expect(t.npmGoneMs).toBeGreaterThanOrEqual(0);
-      expect(s.log()).toMatch(/worker.*finishing active jobs/);
+      // In order: the worker closed its queue, then the API and the servers were stopped.
+      expect(s.log()).toMatch(new RegExp(`${signal}: stopping the worker[^]*SIGTERM: finishing active jobs[^]*stopped in`));
     }, 420_000);
   }
+
+  it('SIGTERM to the whole process group (`kill -- -PGID`): stopped in order, no worker left waiting for Redis', async () => {
+    const s = await start();
+    // The group reaches the worker and PostgreSQL (smart shutdown: it waits for their sessions) directly;
+    // Redis, in a group of its own, is stopped by the serve process once the worker has closed its queue.
+    process.kill(-s.shell.pid!, 'SIGTERM');
+    const t = await watchStop(s, 'SIGTERM to the group', STOP_WITHIN_MS);
+    expect(t.allGoneMs).toBeLessThanOrEqual(STOP_WITHIN_MS);
+    expect(s.log()).toMatch(/SIGTERM: stopping the worker[^]*stopped in/);
+  }, 420_000);
 
   it('SIGKILL to the serve process (the owner of everything): the worker, PostgreSQL and Redis notice and exit', async () => {
     const s = await start();
@@ -115,6 +138,7 @@ describe('npm start stops when told', () => {
     process.kill(owner, 'SIGKILL');
     const t = await watchStop(s, 'SIGKILL to serve', ORPHANS_GONE_WITHIN_MS);
     expect(t.allGoneMs).toBeLessThanOrEqual(ORPHANS_GONE_WITHIN_MS);
+    expect(s.log()).toMatch(/supervisor gone: finishing active jobs/);
   }, 420_000);
 
   it('SIGKILL to npm: the serve process notices its parent is gone and stops everything', async () => {
@@ -122,5 +146,6 @@ describe('npm start stops when told', () => {
     process.kill(s.servicePid, 'SIGKILL');
     const t = await watchStop(s, 'SIGKILL to npm', ORPHANS_GONE_WITHIN_MS);
     expect(t.allGoneMs).toBeLessThanOrEqual(ORPHANS_GONE_WITHIN_MS);
+    expect(s.log()).toMatch(/npm is gone: stopping the worker[^]*SIGTERM: finishing active jobs[^]*stopped in/);
   }, 420_000);
 });
