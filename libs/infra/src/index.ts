@@ -8,6 +8,7 @@ export * from './config/app-config';
 export * from './config/judge-label';
 export * from './runtime/embedded-services';
 export * from './runtime/free-port';
+export * from './runtime/parent-watch';
 export * from './runtime/prerequisites';
 export * from './nest';
 export * from './generators';

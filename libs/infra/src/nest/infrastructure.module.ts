@@ -1,4 +1,4 @@
-import { Global, Inject, Injectable, Logger, Module, Optional, type DynamicModule, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { Global, Inject, Injectable, Logger, Module, Optional, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { join } from 'node:path';
 import {
   ANSWERS, AUDIT_LOG, CLOCK, CORE_SETTINGS, DATABASE_HEALTH, DOCUMENTS, EMBEDDER, ENHANCEMENTS, FAILPOINTS, FEEDBACK_EVENTS, GENERATOR, GRADIENT_PROBE,
@@ -21,7 +21,7 @@ import { startEmbeddedPostgres, startEmbeddedRedis, type EmbeddedService } from 
 import { createVectorStore, PgVectorStore } from '../vector-store';
 import { coreSettingsFor, embedderFor, feedbackTokenSecret, identitySettingsFor, judgeFor, probeFor } from './adapters';
 import { QueueModule } from './queue.module';
-import { createRedisConnection } from '../queue/bullmq-traceback-queue';
+import { createRedisConnection, stopReconnecting } from '../queue/redis-connection';
 import { APP_CONFIG, ENDPOINTS, METRICS, PRISMA, REDIS_CONNECTION, REPOSITORIES, type Endpoints } from './infra.tokens';
 import { ForensicsMetrics, MeteredJudge, registerDatabaseCollectors, registerQueueCollectors } from '../metrics';
 import { QueueRegistry } from '../queue/queue-registry';
@@ -80,7 +80,7 @@ async function resolveEndpoints(config: AppConfig, withQueue: boolean, log: (m: 
 
 /** Closes adapters, then the embedded services this process started, in that order, once. */
 @Injectable()
-class InfrastructureShutdown implements OnApplicationShutdown {
+class InfrastructureShutdown implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
     @Inject(ENDPOINTS) private readonly endpoints: Endpoints,
     @Inject(PRISMA) private readonly prisma: PrismaClient,
@@ -89,6 +89,12 @@ class InfrastructureShutdown implements OnApplicationShutdown {
     @Inject(GRADIENT_PROBE) private readonly probe: GradientProbeProvision,
     @Optional() @Inject(REDIS_CONNECTION) private readonly redis?: IORedis,
   ) {}
+
+  // Before the queue workers close (their hooks run in onApplicationShutdown): from here on a Redis that
+  // goes away is not waited for, and no connection is left between two attempts (see stopReconnecting).
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.redis) await stopReconnecting(this.redis);
+  }
 
   async onApplicationShutdown(): Promise<void> {
     await this.probe.probe?.close().catch(() => {});

@@ -1,14 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { Queue } from 'bullmq';
-import IORedis from 'ioredis';
+import type IORedis from 'ioredis';
 import type { RedriveOutcome, TracebackQueue } from '@forensics/core';
 import { TRACEBACK_JOB, tracebackJobId, tracebackJobOptions, type TracebackJobData } from './queue.constants';
 import { rateLimitedErrorLog } from './transient-failure';
-
-export function createRedisConnection(url: string): IORedis {
-  // BullMQ workers need maxRetriesPerRequest: null (blocking commands).
-  return new IORedis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
-}
 
 /**
  * The producer's own connection (see BullMqTracebackQueue): commands fail at once while Redis is

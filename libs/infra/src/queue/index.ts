@@ -1,5 +1,6 @@
 export * from './queue.constants';
 export * from './bullmq-traceback-queue';
+export * from './redis-connection';
 export * from './batching-traceback-queue';
 export * from './transient-failure';
 export * from './queue-registry';

