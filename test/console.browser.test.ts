@@ -324,7 +324,10 @@ const WRONG = 'Charles Dickens';
 
   it('enhancements page: a feedback token\'s correct answer waits there as text; a reviewer approves it and it is served; a viewer sees no buttons', async () => {
     const hostile = 'Herman Melville <img src=x onerror=alert(1)> \u202eevil';
-    const asked = await api('POST', '/v1/rag/answer', { collection, query: QUERY, k: 4 });
+    // A collection of its own: this report's review items must not stand in the way of the other cases' (a text has one open record).
+    const enhColl = uniqueName('console_enh');
+    expect((await api('POST', `/v1/collections/${enhColl}/documents`, { documents: [...POISONED, ...CLEAN].map((text) => ({ text })) })).status).toBe(200);
+    const asked = await api('POST', '/v1/rag/answer', { collection: enhColl, query: QUERY, k: 4 });
     const fb = await fetch(`${base}/v1/feedback`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `FeedbackToken ${asked.body.feedbackToken}` }, body: JSON.stringify({ correctAnswer: hostile }) });
     expect(fb.status).toBe(202);
     const id = ((await fb.json()) as { id: string }).id;
@@ -354,11 +357,10 @@ const WRONG = 'Charles Dickens';
     await row.getByRole('button', { name: 'Approve: serve it' }).click();
     await rev.page.waitForFunction((eid) => !document.querySelector(`#enhancements tr[data-id="${eid}"]`), enh.id);
     expect((await t.prisma.enhancement.findUnique({ where: { id: enh.id } }))!.state).toBe('ACTIVE');
-    const served = await api('POST', '/v1/rag/answer', { collection, query: QUERY, k: 4 });
+    const served = await api('POST', '/v1/rag/answer', { collection: enhColl, query: QUERY, k: 4 });
     expect(served.body.contexts.some((c: { enhancementId?: string }) => c.enhancementId === enh.id)).toBe(true);
     expect(rev.errors).toEqual([]);
     expect(rev.dialogs).toEqual([]);
-    // Back out, so the other cases see the collection as before.
     expect((await api('DELETE', `/v1/enhancements/${enh.id}`)).status).toBe(200);
   });
 
