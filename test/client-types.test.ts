@@ -1,6 +1,7 @@
 /**
- * The client SDK's types cannot drift from the service: regenerates them from the running app's
- * OpenAPI document and compares with the checked-in file (UPDATE_CLIENT_TYPES=1 rewrites it).
+ * The client SDKs' types cannot drift from the service: regenerates them from the running app's
+ * OpenAPI document and compares with the checked-in files (UPDATE_CLIENT_TYPES=1 rewrites them):
+ * the TypeScript client's (openapi-typescript) and the Python client's (its own generator).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,9 @@ import { dirname, join } from 'node:path';
 import { CLIENT_TYPES_FILE, SDK_PATHS } from '../scripts/client-types.paths';
 import { createTestApp, type TestApp } from './support/test-app';
 import { ROOT } from './support/test-runtime';
+
+const PYTHON_GENERATOR = 'libs/python-client/scripts/generate_models.py';
+const PYTHON_MODELS_FILE = 'libs/python-client/src/rag_forensics/_models.py';
 
 describe('client SDK types (libs/client/src/generated)', () => {
   let t: TestApp;
@@ -41,6 +45,15 @@ describe('client SDK types (libs/client/src/generated)', () => {
       writeFileSync(file, generated);
     }
     // A difference means an API change the SDK's types do not reflect: rerun with UPDATE_CLIENT_TYPES=1 and commit.
+    expect(readFileSync(file, 'utf8')).toBe(generated);
+  });
+
+  it('and the Python client\'s models are generated from the same document', () => {
+    // libs/python-client/scripts/generate_models.py: standard library only, any python3 (PYTHON to choose; scripts/models.mjs needs one too).
+    const generated = execFileSync(process.env.PYTHON || 'python3', [join(ROOT, PYTHON_GENERATOR), '-'], { cwd: ROOT, input: JSON.stringify(doc), encoding: 'utf8' });
+    const file = join(ROOT, PYTHON_MODELS_FILE);
+    if (process.env.UPDATE_CLIENT_TYPES === '1') writeFileSync(file, generated);
+    // A difference: rerun with UPDATE_CLIENT_TYPES=1 (or the generator's --write) and commit.
     expect(readFileSync(file, 'utf8')).toBe(generated);
   });
 });

@@ -4,7 +4,8 @@ import type { Request } from 'express';
 import { ApproveEnhancementUseCase, assertStorable, CorrectAnswerRequest, DeleteEnhancementUseCase, EnhanceAnswerUseCase, ListEnhancementsQuery, ListEnhancementsUseCase, parseRequest } from '@forensics/core';
 import { actorOf } from '../http/api-key.guard';
 import { principalOf } from '../http/auth';
-import { ZodBody, ZodQuery } from '../http/zod-request';
+import { ZodBody, ZodQuery, ZodResponse } from '../http/zod-request';
+import { CorrectAnswerResult, type Out } from '../http/response.schemas';
 import { Allow } from '../http/auth';
 
 /**
@@ -33,7 +34,8 @@ export class EnhancementsController {
       'suggest a correct answer for an event it reported (403 otherwise): the enhancement is PROPOSED, not served, until a reviewer approves it.',
   })
   @ZodBody(CorrectAnswerRequest)
-  async setCorrectAnswer(@Param('id') id: string, @Body() body: unknown, @Req() req: Request) {
+  @ZodResponse(200, CorrectAnswerResult)
+  async setCorrectAnswer(@Param('id') id: string, @Body() body: unknown, @Req() req: Request): Promise<Out<typeof CorrectAnswerResult>> {
     assertStorable('id', id);
     const { correctAnswer: c } = parseRequest(CorrectAnswerRequest, body ?? {});
     const actor = actorOf(req);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { QUARANTINE_STATES, ServingStatusResponse } from '@forensics/core';
 
 /**
- * The response bodies of the routes the client SDK (libs/client) calls, as zod schemas: the
+ * The response bodies of the routes the client SDKs (libs/client, libs/python-client) call, as zod schemas: the
  * OpenAPI document carries them (`@ZodResponse`), and each handler declares `z.output<…>` of its
  * schema as its return type, so the compiler refuses a handler whose result no longer fits what
  * the document (and the SDK's generated types) promise. Objects may grow:
@@ -103,6 +103,19 @@ export const QuarantineRecordView = z.object({
 export const QuarantineList = z.object({ items: z.array(QuarantineRecordView) });
 
 export const QuarantineDecision = z.object({ id: z.string(), state: quarantineState, documentId: z.string(), resolvedBy: z.string().nullable(), resolvedAt: timestamp.nullable() });
+
+/** POST /v1/feedback/:id/correct-answer: the enhancement created (or found) for the event, and whether it is served now. */
+export const CorrectAnswerResult = z.object({
+  created: z.boolean().meta({ description: 'false: the event already had this enhancement (returned as it is, or approved now by a reviewer)' }),
+  served: z.boolean().meta({ description: 'true: the enhancement is ACTIVE (served); false: PROPOSED, waiting for a reviewer' }),
+  reason: z.string().meta({ description: 'why it is served or only proposed (the enhancement policy)' }),
+  enhancement: z.object({
+    id: z.string(), collection: z.string(), feedbackId: z.string(), query: z.string(), correctAnswer: z.string(), benignText: z.string(), proxyId: z.string(),
+    generatorKind: z.string(), generatorModel: z.string(), promptVersion: z.string(),
+    state: z.enum(['PROPOSED', 'ACTIVE', 'DELETED']), reason: z.string().nullable(), createdBy: z.string(), createdAt: timestamp,
+    approvedAt: timestamp.nullable(), approvedBy: z.string().nullable(), deletedAt: timestamp.nullable(), deletedBy: z.string().nullable(),
+  }),
+});
 
 export { ServingStatusResponse };
 
