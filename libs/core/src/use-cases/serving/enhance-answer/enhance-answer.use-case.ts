@@ -74,8 +74,8 @@ export class EnhanceAnswerUseCase {
     if (cmd.authority === 'suggestion' && !reportedBy(ev, cmd.suggestedBy)) {
       throw new AccessDeniedError(`feedback event ${ev.id} was not reported with this key: a service key may suggest a correct answer only for the events it reported`);
     }
-    const correct = await this.correctAnswerOf(ev, cmd.correctAnswer);
     const open = (await enhancements.list({ feedbackId: ev.id })).filter((e) => e.state !== 'DELETED');
+    const correct = await this.correctAnswerOf(ev, cmd.correctAnswer, open);
     const decision = await this.decide(ev, correct, cmd.authority);
     const active = open.find((e) => e.state === 'ACTIVE');
     if (active) return { enhancement: active, created: false, decision };
@@ -110,8 +110,8 @@ export class EnhanceAnswerUseCase {
     return { enhancement, created: true, decision };
   }
 
-  /** The event's correct answer, after setting `given` on it (validated; another answer with an open enhancement is a conflict). */
-  private async correctAnswerOf(ev: FeedbackRow, given: string | undefined): Promise<string> {
+  /** The event's correct answer, after setting `given` on it (validated; another answer while `open` holds an enhancement is a conflict). */
+  private async correctAnswerOf(ev: FeedbackRow, given: string | undefined, open: readonly EnhancementRow[]): Promise<string> {
     if (given === undefined) {
       if (!ev.correctAnswer) throw new ValidationError('no correct answer is known for this feedback: set one first');
       return ev.correctAnswer;
@@ -120,7 +120,6 @@ export class EnhanceAnswerUseCase {
     if (!c) throw new ValidationError('correctAnswer must not be empty');
     if (c.length > CORRECT_ANSWER_LIMIT) throw new ValidationError(`correctAnswer is longer than ${CORRECT_ANSWER_LIMIT} characters`);
     if (ev.correctAnswer && ev.correctAnswer !== c) {
-      const open = (await this.deps.enhancements.list({ feedbackId: ev.id })).filter((e) => e.state !== 'DELETED');
       if (open.length) throw new ConflictError(`this feedback already has an ${open[0].state === 'ACTIVE' ? 'active' : 'proposed'} enhancement for another correct answer; delete it first`);
     }
     if (ev.correctAnswer !== c) await this.deps.feedback.update(ev.id, { correctAnswer: c });

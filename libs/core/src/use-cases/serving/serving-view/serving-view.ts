@@ -1,3 +1,4 @@
+import { reportKey } from '@forensics/algorithms';
 import { stripReservedMarkers } from '../../../domain/text-identity';
 import type { Embedder } from '../../../ports/embedder.port';
 import type { EnhancementRepository } from '../../../ports/repositories';
@@ -36,9 +37,9 @@ export function defaultQuerySimilarity(embedderId: string): number {
   return ENHANCEMENT_QUERY_SIMILARITY[embedderId] ?? STRICTEST_QUERY_SIMILARITY;
 }
 
-/** The question as compared for an exact match: NFKC, lower case, punctuation and whitespace runs folded. */
+/** The question as compared for an exact match: a report's folding (`reportKey`: NFKC, lower case, whitespace runs), punctuation and symbols as spaces. */
 export function foldQuestion(q: string): string {
-  return q.normalize('NFKC').toLowerCase().replace(/[\p{P}\p{S}]+/gu, ' ').replace(/\s+/gu, ' ').trim();
+  return reportKey(q.normalize('NFKC').replace(/[\p{P}\p{S}]+/gu, ' '));
 }
 
 /** Which enhancements may be served for `query`: its own question (folded equal), or one at least `minSimilarity` close. */
