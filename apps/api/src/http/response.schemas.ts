@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { QUARANTINE_STATES, ServingStatusResponse } from '@forensics/core';
+import { QUARANTINE_STATES, REPORTER_KINDS, ServingStatusResponse } from '@forensics/core';
 
 /**
  * The response bodies of the routes the client SDKs (libs/client, libs/python-client) call, as zod schemas: the
@@ -70,6 +70,9 @@ export const FeedbackView = z.object({
   correctAnswer: z.string().nullable(),
   servedIds: z.array(z.string()),
   reporter: z.string().nullable(),
+  reporterKind: z.enum(REPORTER_KINDS).nullable().meta({
+    description: 'where `reporter` comes from: self-declared (a feedback token: the end user typed it, nobody vouches for it), named-by-key (an API key sent it in the body), key (the key or session itself), system (an in-process caller); null without a reporter',
+  }),
   k: z.number().int(),
   attempts: z.number().int(),
   failureReason: z.string().nullable(),

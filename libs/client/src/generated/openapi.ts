@@ -540,6 +540,11 @@ export interface operations {
                         }[];
                         query: string;
                         reporter: string | null;
+                        /**
+                         * @description where `reporter` comes from: self-declared (a feedback token: the end user typed it, nobody vouches for it), named-by-key (an API key sent it in the body), key (the key or session itself), system (an in-process caller); null without a reporter
+                         * @enum {string|null}
+                         */
+                        reporterKind: "self-declared" | "named-by-key" | "key" | "system" | null;
                         servedIds: string[];
                         /** @enum {string} */
                         status: "RECEIVED" | "QUEUED" | "TRACING" | "TRACED" | "BOUNDED" | "FAILED";

@@ -6,3 +6,4 @@ export * from './evidence-record';
 export * from './scan-graph';
 export * from './redaction';
 export * from './store-point';
+export * from './reporter-kind';

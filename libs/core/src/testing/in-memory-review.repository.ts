@@ -7,6 +7,7 @@ import {
   type QuarantineState, type RememberedDecision, type ReviewCounts, type ReviewCursor, type ReviewEventFilter, type ReviewEventRow, type ReviewFilter,
   type ReviewItemRow, type ReviewPage, type ReviewRepository, type ReviewSort,
 } from '../ports/repositories';
+import { reporterKindOf } from '../domain/reporter-kind';
 import { copy, InMemoryRepository, type InMemoryState } from './in-memory-state';
 
 /** Review columns of a quarantine record the shared state does not hold (Postgres: columns of QuarantineRecord). */
@@ -306,7 +307,7 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
     for (const q of this.s.quarantines.values()) if (q.feedbackId === id) items[q.state]++;
     const enhancements = [...this.s.enhancements.values()].filter((e) => e.feedbackId === id).length;
     return {
-      id, collection: f.collection, query: f.query, wrongAnswer: f.wrongAnswer, correctAnswer: f.correctAnswer, reporter: f.reporter, status: f.status, step: f.step,
+      id, collection: f.collection, query: f.query, wrongAnswer: f.wrongAnswer, correctAnswer: f.correctAnswer, reporter: f.reporter, reporterKind: reporterKindOf(f), status: f.status, step: f.step,
       verification: f.verification, createdAt: new Date(f.createdAt), verdicts, items, enhancements,
     };
   }

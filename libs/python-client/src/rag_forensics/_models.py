@@ -297,6 +297,8 @@ class FeedbackEvent(TypedDict):
     quarantined: list[QuarantinedText]
     query: str
     reporter: str | None
+    #: where `reporter` comes from: self-declared (a feedback token: the end user typed it, nobody vouches for it), named-by-key (an API key sent it in the body), key (the key or session itself), system (an in-process caller); null without a reporter
+    reporterKind: Literal["self-declared", "named-by-key", "key", "system"] | None
     servedIds: list[str]
     status: FeedbackStatus
     step: str | None

@@ -1,5 +1,6 @@
 import type { Token } from '../token';
 import type { FeedbackStatus, JsonObject, Label, QuarantineState, RedactionState, Verification } from './records';
+import type { ReporterKind } from '../../domain/reporter-kind';
 
 /**
  * The review console's side of the quarantine aggregate (issue 11): queue queries with keyset
@@ -157,6 +158,8 @@ export interface ReviewEventRow {
   wrongAnswer: string;
   correctAnswer: string | null;
   reporter: string | null;
+  /** Where `reporter` comes from (reporterKindOf): a feedback token's name is self-declared. */
+  reporterKind: ReporterKind | null;
   status: FeedbackStatus;
   step: string | null;
   verification: Verification | null;

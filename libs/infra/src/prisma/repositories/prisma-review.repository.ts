@@ -1,5 +1,5 @@
 import {
-  planDecision, PURGED_CACHE_KEY, PURGED_TEXT_MARKER,
+  planDecision, reporterKindOf, PURGED_CACHE_KEY, PURGED_TEXT_MARKER,
   type AuditQuery, type AuditRow, type BatchDecided, type BulkRequestRow, type NewRememberedDecision, type ClaimResult, type DecideOptions, type DecideResult, type DecisionAction, type JsonObject,
   DECISION_AUDIT_ACTIONS, REDACT_AUDIT_ACTION, UNDO_AUDIT_ACTION, type RedactionState, type RedactOptions, type RedactResult,
   type DecisionPrev, type Label, type QuarantineState, type ReviewProgressCounts, type UndoResult, type RememberedDecision, type ReviewCounts, type ReviewCursor, type ReviewEventFilter, type ReviewEventRow,
@@ -435,10 +435,10 @@ export class PrismaReviewRepository implements ReviewRepository {
 
   private async events(cond: Prisma.Sql, limit: number): Promise<ReviewEventRow[]> {
     const rows = await this.db.$queryRaw<Array<{
-      id: string; collection: string; query: string; wrongAnswer: string; correctAnswer: string | null; reporter: string | null; status: string; step: string | null;
+      id: string; collection: string; query: string; wrongAnswer: string; correctAnswer: string | null; reporter: string | null; trust: string; reporterSource: string | null; status: string; step: string | null;
       verification: string | null; createdAt: Date; yes: bigint; no: bigint; und: bigint; nr: bigint; qu: bigint; re: bigint; pu: bigint; enh: bigint;
     }>>(Prisma.sql`
-      SELECT f."id", f."collection", f."query", f."wrongAnswer", f."correctAnswer", f."reporter", f."status"::text AS "status", f."step"::text AS "step",
+      SELECT f."id", f."collection", f."query", f."wrongAnswer", f."correctAnswer", f."reporter", f."trust", f."reporterSource", f."status"::text AS "status", f."step"::text AS "step",
              f."verification"::text AS "verification", f."createdAt", v."yes", v."no", v."und", q."nr", q."qu", q."re", q."pu", e."enh"
       FROM "FeedbackEvent" f
       CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE "label" = 'YES') AS "yes", count(*) FILTER (WHERE "label" = 'NO') AS "no",
@@ -450,7 +450,7 @@ export class PrismaReviewRepository implements ReviewRepository {
       WHERE ${cond}
       ORDER BY f."createdAt" DESC, f."id" DESC LIMIT ${limit}`);
     return rows.map((r) => ({
-      id: r.id, collection: r.collection, query: r.query, wrongAnswer: r.wrongAnswer, correctAnswer: r.correctAnswer, reporter: r.reporter,
+      id: r.id, collection: r.collection, query: r.query, wrongAnswer: r.wrongAnswer, correctAnswer: r.correctAnswer, reporter: r.reporter, reporterKind: reporterKindOf(r),
       status: r.status as ReviewEventRow['status'], step: r.step, verification: r.verification as ReviewEventRow['verification'], createdAt: r.createdAt,
       verdicts: { YES: Number(r.yes), NO: Number(r.no), UNDETERMINED: Number(r.und) },
       items: { NEEDS_REVIEW: Number(r.nr), QUARANTINED: Number(r.qu), RESTORED: Number(r.re), PURGED: Number(r.pu) },

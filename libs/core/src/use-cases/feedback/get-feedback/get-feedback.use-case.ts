@@ -1,4 +1,5 @@
 import { echoInput, NotFoundError } from '../../../domain/errors';
+import { reporterKindOf } from '../../../domain/reporter-kind';
 import type { DocumentRepository, EnhancementRepository, FeedbackEventRepository, QuarantineRepository, VerdictRepository } from '../../../ports/repositories';
 import { DOCUMENTS, ENHANCEMENTS, FEEDBACK_EVENTS, QUARANTINES, VERDICTS } from '../../../ports/tokens';
 import type { InjectMap } from '../../../use-case';
@@ -33,6 +34,8 @@ export class GetFeedbackUseCase {
       correctAnswer: ev.correctAnswer,
       servedIds: ev.servedIds,
       reporter: ev.reporter,
+      /** Where the name comes from: `self-declared` (a feedback token: nobody vouches for it), `named-by-key`, `key`, `system`; null without one. */
+      reporterKind: reporterKindOf(ev),
       k: ev.k,
       attempts: ev.attempts,
       failureReason: failure.reason,

@@ -1,5 +1,6 @@
 import { echoInput, NotFoundError } from '../../../../domain/errors';
 import type { CandidateEvidence } from '../../../../domain/evidence-record';
+import { reporterKindOf } from '../../../../domain/reporter-kind';
 import {
   REVIEW, type AnswerRepository, type DocumentRepository, type FeedbackEventRepository, type QuarantineRepository, type ReviewRepository,
   type VerdictEvidence, type VerdictRepository,
@@ -71,7 +72,7 @@ export class GetReviewItemUseCase {
       redaction: rec.redaction ? { ...rec.redaction, text: version?.text ?? null, served: rec.redaction.active && rec.state === 'QUARANTINED' } : null,
       feedback: ev ? {
         id: ev.id, query: ev.query, wrongAnswer: ev.wrongAnswer, correctAnswer: ev.correctAnswer, servedAnswer: answer?.answer ?? null,
-        answerId: ev.answerId, reporter: ev.reporter, createdAt: ev.createdAt.toISOString(), status: ev.status, verification: ev.verification,
+        answerId: ev.answerId, reporter: ev.reporter, reporterKind: reporterKindOf(ev), createdAt: ev.createdAt.toISOString(), status: ev.status, verification: ev.verification,
       } : null,
       verdict: v ? {
         label: v.label, judgeKind: v.judgeKind, judgeModel: v.judgeModel, promptVersion: v.promptVersion, reply: v.reply, round: v.round,
