@@ -1,7 +1,7 @@
 // The review console: a hash router over plain DOM modules (no build step). Pages: login, queue,
 // item, events, audit log. Keyboard-first: every page registers its shortcuts, `?` lists them.
 import { api, ApiError, onUnauthorized, setCsrf } from './api.js';
-import { clear, h, toast } from './dom.js';
+import { clear, h, toast, untrusted } from './dom.js';
 import { renderLogin } from './login.js';
 import { renderQueue } from './queue.js';
 import { renderItem } from './item.js';
@@ -61,7 +61,7 @@ function renderWho() {
   if (!session.me) { nav.hidden = true; return; }
   nav.hidden = false;
   who.append(
-    h('span', { class: 'whoami', text: session.me.name }), ' ',
+    untrusted(session.me.name, { class: 'whoami' }), ' ',
     h('span', { class: `role role-${session.me.role ?? 'service'}`, 'data-role': session.me.role ?? '', text: session.me.role ?? 'service' }), ' ',
     h('button', { type: 'button', class: 'link', id: 'logout', text: 'Log out', on: { click: logout } }));
 }

@@ -1,7 +1,7 @@
 // The audit log, newest first, filterable by actor, action, entity id, text and date.
 import { api, qs } from './api.js';
 import { page } from './shell.js';
-import { clear, field, fmtDate, h, jsonPre, short } from './dom.js';
+import { clear, field, fmtDate, h, jsonPre, short, untrusted } from './dom.js';
 
 const KEYS = ['actor', 'action', 'entityId', 'q', 'reason', 'from', 'to'];
 
@@ -20,9 +20,9 @@ export async function renderAudit(view, params, current) {
     h('thead', {}, h('tr', {}, ['When', 'Actor', 'Action', 'Entity', 'Details'].map((t) => h('th', { scope: 'col', text: t })))),
     h('tbody', {}, entries.map((a) => h('tr', { dataset: { id: a.id } },
       h('td', { class: 'small', text: fmtDate(a.at) }),
-      h('td', {}, h('a', { href: `#/audit${qs({ actor: a.actor })}`, text: short(a.actor, 50) })),
-      h('td', {}, h('a', { href: `#/audit${qs({ action: a.action })}`, text: a.action })),
-      h('td', {}, h('div', { class: 'muted small', text: a.entityType ?? '' }), h('a', { href: `#/audit${qs({ entityId: a.entityId })}`, text: short(a.entityId, 40) })),
+      h('td', {}, h('a', { href: `#/audit${qs({ actor: a.actor })}` }, untrusted(short(a.actor, 50)))),
+      h('td', {}, h('a', { href: `#/audit${qs({ action: a.action })}` }, untrusted(a.action))),
+      h('td', {}, h('div', { class: 'muted small' }, untrusted(a.entityType ?? '')), h('a', { href: `#/audit${qs({ entityId: a.entityId })}` }, untrusted(short(a.entityId, 40)))),
       h('td', {}, a.details ? jsonPre(a.details) : '')))));
   const next = data.nextCursor ? h('a', { class: 'button', href: `#/audit${qs({ ...f, cursor: data.nextCursor })}`, text: 'Older →' }) : null;
   clear(view).append(h('h1', { text: 'Audit log' }), form, entries.length ? table : h('p', { class: 'muted', text: 'No entries.' }),

@@ -2,7 +2,7 @@
 // one run's counts and findings with links to the review items they created; admins can start a run.
 import { api, ApiError, qs } from './api.js';
 import { can, page } from './shell.js';
-import { badge, clear, fmtDate, field, h, jsonPre, short, toast } from './dom.js';
+import { badge, clear, fmtDate, field, h, jsonPre, short, toast, untrusted } from './dom.js';
 
 const KINDS = ['reconcile', 'cluster-scan', 'sibling-sweep', 're-trace'];
 const ACTIVE = new Set(['QUEUED', 'RUNNING']);
@@ -35,8 +35,8 @@ export async function renderAudits(view, params, current) {
       h('thead', {}, h('tr', {}, ['Started', 'Kind', 'Collection', 'Status', 'Progress', 'Findings', 'Counts', 'By'].map((t) => h('th', { scope: 'col', text: t })))),
       h('tbody', {}, items.map((r) => h('tr', { dataset: { id: r.id } },
         h('td', { class: 'small' }, h('a', { href: `#/audits${qs({ id: r.id })}`, text: fmtDate(r.createdAt) })),
-        h('td', { text: r.kind }), h('td', { text: r.collection }), h('td', {}, badge(r.status)), h('td', {}, progressOf(r)),
-        h('td', { text: String(r.findingsCount ?? 0) }), h('td', { class: 'small', text: short(countsText(r.counts), 120) }), h('td', { class: 'small', text: short(r.startedBy, 40) }))))) : h('p', { class: 'muted', text: 'No audit runs yet.' }),
+        h('td', { text: r.kind }), h('td', {}, untrusted(r.collection)), h('td', {}, badge(r.status)), h('td', {}, progressOf(r)),
+        h('td', { text: String(r.findingsCount ?? 0) }), h('td', { class: 'small', text: short(countsText(r.counts), 120) }), h('td', { class: 'small' }, untrusted(short(r.startedBy, 40))))))) : h('p', { class: 'muted', text: 'No audit runs yet.' }),
     data.next ? h('a', { class: 'button', href: `#/audits${qs({ before: data.next })}`, text: 'Older →' }) : null);
   view.setAttribute('data-page', 'audits');
   const timer = items.some((r) => ACTIVE.has(r.status)) ? setTimeout(() => { if (current()) void renderAudits(view, params, current); }, 2000) : null;
@@ -55,7 +55,7 @@ function startForm() {
         submit.disabled = true;
         try {
           const run = await api('POST', '/v1/audits', { kind: kind.value, ...(collection.value.trim() ? { collection: collection.value.trim() } : {}) });
-          toast(`Started ${run.kind} on ${run.collection}`);
+          toast(`Started ${run.kind} on ${run.collection}`); // toast: text, its invisible characters as marks
           location.hash = `#/audits${qs({ id: run.id })}`;
         } catch (err) {
           toast(err instanceof ApiError ? err.message : String(err), 'error');
@@ -74,10 +74,10 @@ async function renderRun(view, id, current) {
     : null;
   clear(view).append(
     h('p', {}, h('a', { href: '#/audits', text: '← all audits' })),
-    h('h1', { text: `${run.kind} · ${run.collection}` }),
+    h('h1', {}, `${run.kind} · `, untrusted(run.collection)),
     h('dl', { class: 'facts' },
       h('dt', { text: 'Status' }), h('dd', {}, badge(run.status), ' ', progressOf(run)),
-      h('dt', { text: 'Started by' }), h('dd', { text: `${run.startedBy} (${run.trigger})` }),
+      h('dt', { text: 'Started by' }), h('dd', {}, untrusted(run.startedBy), ` (${run.trigger})`),
       h('dt', { text: 'Created / finished' }), h('dd', { text: `${fmtDate(run.createdAt)} / ${run.finishedAt ? fmtDate(run.finishedAt) : '—'}` }),
       run.error ? [h('dt', { text: 'Error' }), h('dd', {}, h('pre', { text: run.error }))] : null,
       h('dt', { text: 'Counts' }), h('dd', {}, jsonPre(run.counts)),
@@ -87,7 +87,7 @@ async function renderRun(view, id, current) {
     (findings.items ?? []).length ? h('table', { class: 'compact', id: 'audit-findings' },
       h('thead', {}, h('tr', {}, ['Type', 'Action', 'Texts', 'Score', 'Review items', 'Detail'].map((t) => h('th', { scope: 'col', text: t })))),
       h('tbody', {}, findings.items.map((f) => h('tr', {},
-        h('td', { text: f.type }), h('td', {}, badge(f.action)), h('td', { class: 'small', text: (f.documentIds ?? []).map((d) => short(d, 8)).join(' ') || '—' }),
+        h('td', {}, untrusted(f.type)), h('td', {}, badge(f.action)), h('td', { class: 'small' }, untrusted((f.documentIds ?? []).map((d) => short(d, 8)).join(' ') || '—')),
         h('td', { text: f.score === null || f.score === undefined ? '—' : Number(f.score).toFixed(3) }),
         h('td', {}, (f.quarantineIds ?? []).map((q) => h('a', { href: `#/item/${encodeURIComponent(q)}`, class: 'small', text: `${short(q, 8)} ` }))),
         h('td', {}, h('details', {}, h('summary', { text: 'evidence' }), jsonPre(f.detail))))))) : h('p', { class: 'muted', text: 'No findings.' }));

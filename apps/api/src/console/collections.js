@@ -3,7 +3,7 @@
 // or clear the baseline. A vouched-for text never leaves serving on a report alone (docs/trust.md, "Vetted baseline").
 import { api, ApiError } from './api.js';
 import { can, page } from './shell.js';
-import { clear, fmtDate, h, toast } from './dom.js';
+import { clear, fmtDate, h, toast, untrusted } from './dom.js';
 
 export async function renderCollections(view, params, current) {
   const data = await api('GET', '/v1/collections');
@@ -25,7 +25,7 @@ export async function renderCollections(view, params, current) {
     if (!admin) return null;
     const vouch = h('button', { type: 'button', class: 'vouch', text: 'Vouch for all texts now…' });
     const confirmBox = h('span', { class: 'confirm', hidden: true },
-      h('span', { class: 'small', text: `Every text of ${c.name} registered so far will never be taken out of serving by a report alone. ` }),
+      h('span', { class: 'small' }, 'Every text of ', untrusted(c.name), ' registered so far will never be taken out of serving by a report alone. '),
       h('button', { type: 'button', class: 'confirm-vouch', text: `Confirm: vouch for ${c.documents} texts`, on: { click: (e) => { e.currentTarget.disabled = true; void put(c.name, {}, () => { e.currentTarget.disabled = false; }); } } }),
       h('button', { type: 'button', class: 'cancel', text: 'Cancel', on: { click: () => { confirmBox.hidden = true; vouch.hidden = false; } } }));
     vouch.addEventListener('click', () => { vouch.hidden = true; confirmBox.hidden = false; });
@@ -38,8 +38,8 @@ export async function renderCollections(view, params, current) {
     items.length ? h('table', { class: 'compact', id: 'collections' },
       h('thead', {}, h('tr', {}, ['Name', 'Embedder', 'Texts', 'Vetted baseline', ...(admin ? [''] : [])].map((t) => h('th', { scope: 'col', text: t })))),
       h('tbody', {}, items.map((c) => h('tr', { dataset: { name: c.name } },
-        h('td', {}, h('a', { href: `#/queue?collection=${encodeURIComponent(c.name)}`, text: c.name })),
-        h('td', { class: 'small', text: `${c.embedder} (${c.dimension})` }),
+        h('td', {}, h('a', { href: `#/queue?collection=${encodeURIComponent(c.name)}` }, untrusted(c.name))),
+        h('td', { class: 'small' }, untrusted(c.embedder), ` (${c.dimension})`),
         h('td', { text: String(c.documents) }),
         h('td', { class: 'vetted', text: c.vettedBefore ? `texts registered before ${fmtDate(c.vettedBefore)}` : 'none' }),
         actions(c))))) : h('p', { class: 'muted', text: 'No collections yet: ingest texts first.' }));

@@ -1,6 +1,8 @@
 // DOM helpers for the console. Every piece of text from the API (corpus texts, feedback, judge
 // replies, audit details) goes through text nodes / textContent — never innerHTML — so markup in
-// the data is shown, never parsed.
+// the data is shown, never parsed. And every text these helpers write goes through `visible` (issue 56,
+// item 5): direction controls and invisible characters are shown as marks, whichever page writes it;
+// untrusted values are put in <bdi> (`untrusted`) so that their direction cannot reorder the text around them.
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -8,7 +10,7 @@ function apply(el, attrs) {
   for (const [k, v] of Object.entries(attrs ?? {})) {
     if (v === undefined || v === null || v === false) continue;
     if (k === 'class') el.setAttribute('class', v);
-    else if (k === 'text') el.textContent = String(v);
+    else if (k === 'text') el.textContent = visible(v);
     else if (k === 'on') for (const [ev, fn] of Object.entries(v)) el.addEventListener(ev, fn);
     else if (k === 'dataset') Object.assign(el.dataset, v);
     else if (k === 'value' || k === 'checked' || k === 'disabled' || k === 'hidden' || k === 'selected') el[k] = v;
@@ -20,7 +22,7 @@ function apply(el, attrs) {
 function append(el, children) {
   for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
-    el.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
+    el.appendChild(c instanceof Node ? c : document.createTextNode(visible(c)));
   }
   return el;
 }
@@ -105,7 +107,8 @@ export function highlighted(text, needle, spans = []) {
     const piece = t.slice(a, b);
     const hit = hits.some(([f, to]) => f <= a && b <= to);
     const claim = claims.findIndex((x) => x.start <= a && b <= x.end);
-    const node = hit ? h('mark', { class: 'hit', text: piece }) : document.createTextNode(piece);
+    // Each piece shown with its invisible characters as marks (the offsets above are into the stored text).
+    const node = hit ? h('mark', { class: 'hit', text: piece }) : document.createTextNode(visible(piece));
     if (claim < 0) { box = null; boxOf = -1; frag.appendChild(node); continue; }
     if (claim !== boxOf) {
       box = h('mark', { class: 'claim', title: 'claim span: the sentence the judge found carrying the claim', dataset: { span: `${claims[claim].start}-${claims[claim].end}` } });
@@ -135,7 +138,7 @@ let toastTimer = null;
 export function toast(message, kind = 'info') {
   const el = document.getElementById('toast');
   if (!el) return;
-  el.textContent = message;
+  el.textContent = visible(message);
   el.dataset.kind = kind;
   el.classList.add('show');
   clearTimeout(toastTimer);
@@ -159,10 +162,37 @@ export function short(s, n = 80) {
   return t.length > n ? `${t.slice(0, n - 1)}…` : t;
 }
 
-// Direction controls (embeddings, overrides, isolates, marks) and invisible characters (zero-width, BOM, word joiner):
+// Direction controls (embeddings, overrides, isolates, marks) and invisible characters (zero-width, BOM, word joiner,
+// soft hyphen, invisible operators, deprecated format characters, interlinear annotations, tag characters):
 // in untrusted text they make a reviewer read something else than what is stored ("work.\u202eevil" displays as
 // "work.live"). `visible` shows each as a mark naming its code point, so what is read is what is there.
-const HIDDEN = /[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/gu;
+// h() and s() apply it to every text they write; `untrusted` adds the isolation.
+const HIDDEN = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\u{e0000}-\u{e007f}]/gu;
 export function visible(text) {
   return String(text ?? '').replace(HIDDEN, (c) => `⟦U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟧`);
+}
+
+/**
+ * An untrusted value (a text, a query, a name, a note…) as <bdi>: its direction isolated from the text around it
+ * (an Arabic or Hebrew name, or an override, cannot reorder the label beside it) and its invisible characters
+ * shown as marks (`visible`, through h). Always text, never markup.
+ */
+export function untrusted(text, attrs = {}) {
+  return h('bdi', attrs, text === null || text === undefined ? '' : String(text));
+}
+
+// reporterKind of the API (docs/security.md, "Text that lies to the reviewer"): where a reporter name comes from.
+const REPORTER_KINDS = {
+  'self-declared': ['self-declared', 'Typed by the end user with a feedback token: nobody vouches for this name.'],
+  'named-by-key': ['named by an API key', 'Sent in the body by an API key or console session: the key answers for its user\'s name.'],
+  key: ['API key', 'The API key or console session that reported.'],
+  system: ['in-process', 'An in-process caller (CLI, evaluation, an audit).'],
+};
+
+/** A reporter name, isolated, with where it comes from beside it (a feedback token's name is labelled self-declared). */
+export function reporterLabel(name, kind, attrs = {}) {
+  if (name === null || name === undefined || name === '') return h('span', { class: 'reporter', ...attrs, text: '—' });
+  const [label, why] = REPORTER_KINDS[kind] ?? REPORTER_KINDS['self-declared'];
+  return h('span', { class: 'reporter', ...attrs }, untrusted(name), ' ',
+    h('span', { class: `reporter-kind kind-${kind ?? 'unknown'}`, title: why, dataset: { kind: kind ?? '' }, text: label }));
 }

@@ -2,10 +2,10 @@
 // that wait for a reviewer (PROPOSED: from a feedback token, a service key's suggestion, or a report the consensus
 // check suspected; docs/security.md, "Who may write what is served"). Reviewers approve a proposal (it is served from
 // then on, for its own question only) or reject it; an active one can be taken out. Every text is shown as text, its
-// direction isolated and its invisible characters shown as marks (`visible`).
+// direction isolated and its invisible characters shown as marks (`untrusted`).
 import { api, ApiError, qs } from './api.js';
 import { can, page } from './shell.js';
-import { clear, field, fmtDate, h, toast, visible } from './dom.js';
+import { clear, field, fmtDate, h, toast, untrusted } from './dom.js';
 
 const STATES = ['PROPOSED', 'ACTIVE', 'DELETED', ''];
 
@@ -46,12 +46,12 @@ export async function renderEnhancements(view, params, current) {
     h('thead', {}, h('tr', {}, ['Created', 'Collection', 'Question', 'Correct answer', 'Benign text served', 'State / why', ''].map((t) => h('th', { scope: 'col', text: t })))),
     h('tbody', {}, items.map((e) => h('tr', { dataset: { id: e.id, state: e.state } },
       h('td', { class: 'small', text: fmtDate(e.createdAt) }),
-      h('td', { text: e.collection }),
-      h('td', {}, h('bdi', { text: visible(e.query) })),
-      h('td', {}, h('bdi', { class: 'answer', text: visible(e.correctAnswer) })),
-      h('td', { class: 'small' }, h('bdi', { text: visible(e.benignText) })),
-      h('td', { class: 'small' }, h('span', { class: `status status-${String(e.state).toLowerCase()}`, text: e.state }), h('div', { class: 'muted reason', text: e.reason ?? '' }),
-        e.approvedBy ? h('div', { class: 'muted', text: `approved by ${e.approvedBy}` }) : null),
+      h('td', {}, untrusted(e.collection)),
+      h('td', {}, untrusted(e.query)),
+      h('td', {}, untrusted(e.correctAnswer, { class: 'answer' })),
+      h('td', { class: 'small' }, untrusted(e.benignText)),
+      h('td', { class: 'small' }, h('span', { class: `status status-${String(e.state).toLowerCase()}`, text: e.state }), h('div', { class: 'muted' }, untrusted(e.reason ?? '', { class: 'reason' })),
+        e.approvedBy ? h('div', { class: 'muted' }, 'approved by ', untrusted(e.approvedBy)) : null),
       actions(e)))));
   clear(view).append(
     h('h1', { text: 'Enhancements' }),

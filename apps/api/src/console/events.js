@@ -1,8 +1,8 @@
 // Feedback events: status, step, verification, verdict counts, items per state, enhancements; each
-// links to its items in the queue.
+// links to its items in the queue. The reporter is shown with where its name comes from (self-declared from a token).
 import { api, qs } from './api.js';
 import { page } from './shell.js';
-import { clear, field, fmtDate, h, short } from './dom.js';
+import { clear, field, fmtDate, h, reporterLabel, short, untrusted } from './dom.js';
 
 const STATUSES = ['', 'RECEIVED', 'QUEUED', 'TRACING', 'TRACED', 'BOUNDED', 'FAILED'];
 
@@ -19,12 +19,13 @@ export async function renderEvents(view, params, current) {
   form.addEventListener('submit', (e) => { e.preventDefault(); location.hash = `#/events${qs({ status: statusSel.value, collection: coll.value.trim() })}`; });
   const n = (o, k) => (o && o[k] !== undefined ? o[k] : 0);
   const table = h('table', { class: 'events' },
-    h('thead', {}, h('tr', {}, ['Reported', 'Collection', 'Query / wrong answer', 'Status', 'Verification', 'Verdicts YES / NO / ?', 'Items NR / Q / R / P', 'Enh.', ''].map((t) => h('th', { scope: 'col', text: t })))),
+    h('thead', {}, h('tr', {}, ['Reported', 'Collection', 'Query / wrong answer / reporter', 'Status', 'Verification', 'Verdicts YES / NO / ?', 'Items NR / Q / R / P', 'Enh.', ''].map((t) => h('th', { scope: 'col', text: t })))),
     h('tbody', {}, events.map((e) => h('tr', { dataset: { id: e.id } },
       h('td', { class: 'small', text: fmtDate(e.createdAt) }),
-      h('td', { text: e.collection ?? '' }),
-      h('td', {}, h('div', { text: short(e.query, 90) }), h('div', { class: 'muted small', text: short(e.wrongAnswer, 60) })),
-      h('td', {}, h('span', { class: `status status-${String(e.status).toLowerCase()}`, text: e.status }), e.step ? h('div', { class: 'muted small', text: e.step }) : null),
+      h('td', {}, untrusted(e.collection ?? '')),
+      h('td', {}, h('div', {}, untrusted(short(e.query, 90))), h('div', { class: 'muted small' }, untrusted(short(e.wrongAnswer, 60))),
+        e.reporter ? h('div', { class: 'muted small' }, 'reported by ', reporterLabel(short(e.reporter, 60), e.reporterKind)) : null),
+      h('td', {}, h('span', { class: `status status-${String(e.status).toLowerCase()}`, text: e.status }), e.step ? h('div', { class: 'muted small' }, untrusted(e.step)) : null),
       h('td', { class: 'small', text: e.verification ? (typeof e.verification === 'string' ? e.verification : e.verification.status ?? JSON.stringify(e.verification)) : '—' }),
       h('td', { text: `${n(e.verdicts, 'YES')} / ${n(e.verdicts, 'NO')} / ${n(e.verdicts, 'UNDETERMINED')}` }),
       h('td', { text: `${n(e.items, 'NEEDS_REVIEW')} / ${n(e.items, 'QUARANTINED')} / ${n(e.items, 'RESTORED')} / ${n(e.items, 'PURGED')}` }),

@@ -4,7 +4,7 @@
 // the claim (taken on open, renewed every minute, released on leave).
 import { api, ApiError, qs } from './api.js';
 import { can, page, session } from './shell.js';
-import { badge, clear, field, fmtDate, fmtNum, h, highlighted, jsonPre, miniBar, s, short, toast } from './dom.js';
+import { badge, clear, field, fmtDate, fmtNum, h, highlighted, jsonPre, miniBar, reporterLabel, s, short, toast, untrusted } from './dom.js';
 import { loadReasons, progressLine, queueFilterOf, undoLast } from './workflow.js';
 
 const RENEW_MS = 60_000;
@@ -66,7 +66,7 @@ function itemTable(items) {
     h('tbody', {}, items.map((it) => h('tr', {},
       h('td', {}, badge(it.state)),
       h('td', {}, h('a', { href: `#/item/${encodeURIComponent(it.id)}`, text: short(it.documentId, 40) })),
-      h('td', { class: 'preview', text: short(it.textPreview, 140) }),
+      h('td', { class: 'preview' }, untrusted(short(it.textPreview, 140))),
       h('td', {}, miniBar(it.suspicion, 'suspicion'))))));
 }
 
@@ -94,10 +94,10 @@ export async function renderItem(view, id, current) {
         const c = e.body.claim ?? {};
         claimLine.className = 'claimline other';
         claimLine.dataset.holder = c.by ?? 'someone';
-        claimLine.textContent = `Claimed by ${c.by ?? 'another reviewer'} until ${fmtDate(c.until).slice(11, 19)}: a decision by you is refused${purge ? ' (admins may override)' : ''}.`;
+        clear(claimLine).append('Claimed by ', untrusted(c.by ?? 'another reviewer'), ` until ${fmtDate(c.until).slice(11, 19)}: a decision by you is refused${purge ? ' (admins may override)' : ''}.`);
       } else if (!(e instanceof ApiError && e.status === 401)) {
         claimLine.className = 'claimline';
-        claimLine.textContent = `Could not claim this item: ${e.message}`;
+        clear(claimLine).append('Could not claim this item: ', untrusted(e.message));
       }
     }
   }
@@ -154,7 +154,7 @@ export async function renderItem(view, id, current) {
     try {
       const r = await undoLast(which);
       undoBar.hidden = true;
-      clear(outcome).append(h('p', { class: 'ok', dataset: { state: r.item.state, undone: r.undid.action }, text: `Undone: ${r.undid.action} — ${short(r.item.documentId, 40)} is ${r.item.state} again.` }));
+      clear(outcome).append(h('p', { class: 'ok', dataset: { state: r.item.state, undone: r.undid.action } }, `Undone: ${r.undid.action} — `, untrusted(short(r.item.documentId, 40)), ` is ${r.item.state} again.`));
       if (r.item.id === id) {
         stateBadge.replaceWith(stateBadge = badge(r.item.state));
         stateBadge.id = 'item-state';
@@ -183,9 +183,8 @@ export async function renderItem(view, id, current) {
       if (action !== 'purge') showUndo(action, updated.state);
     } catch (e) {
       const who = e.body?.claim?.by;
-      const text = e.status === 409 ? `Refused (409): ${e.message}${who ? ` — held by ${who}` : ''}`
-        : e.status === 403 ? `Not allowed (403): ${e.message}` : `Failed (${e.status ?? 'error'}): ${e.message}`;
-      outcome.append(h('p', { class: 'error', dataset: { status: e.status ?? '' }, text }));
+      const text = e.status === 409 ? `Refused (409): ${e.message}` : e.status === 403 ? `Not allowed (403): ${e.message}` : `Failed (${e.status ?? 'error'}): ${e.message}`;
+      outcome.append(h('p', { class: 'error', dataset: { status: e.status ?? '' } }, text, e.status === 409 && who ? [' — held by ', untrusted(who)] : null));
     }
   }
   // Redact (issue 35): the claim span(s) replaced by a marker in a new, served version; the original kept until purged.
@@ -207,7 +206,7 @@ export async function renderItem(view, id, current) {
       showUndo('redact', r.item.state);
     } catch (e) {
       const who = e.body?.claim?.by;
-      outcome.append(h('p', { class: 'error', dataset: { status: e.status ?? '' }, text: e.status === 409 ? `Refused (409): ${e.message}${who ? ` — held by ${who}` : ''}` : `Failed (${e.status ?? 'error'}): ${e.message}` }));
+      outcome.append(h('p', { class: 'error', dataset: { status: e.status ?? '' } }, e.status === 409 ? `Refused (409): ${e.message}` : `Failed (${e.status ?? 'error'}): ${e.message}`, e.status === 409 && who ? [' — held by ', untrusted(who)] : null));
     }
   }
   const redactButton = decide ? h('button', { type: 'button', id: 'redact', 'aria-keyshortcuts': 'x', disabled: !canRedact, title: canRedact ? 'Replace the claim span(s) by […] in a new served version; the original is kept until purged' : 'No claim span to redact', on: { click: () => redactNow() } }, 'Redact span ', h('kbd', { text: 'x' })) : null;
@@ -259,21 +258,21 @@ export async function renderItem(view, id, current) {
 
   const sections = [
     h('section', { 'aria-labelledby': 'h-text' }, h('h2', { id: 'h-text', text: 'Text' }),
-      h('p', { class: 'muted small', id: 'hit-count', text: `${hl.count} occurrence${hl.count === 1 ? '' : 's'} of the wrong answer “${short(fb.wrongAnswer ?? it.wrongAnswer ?? '', 60)}” highlighted` }),
+      h('p', { class: 'muted small', id: 'hit-count' }, `${hl.count} occurrence${hl.count === 1 ? '' : 's'} of the wrong answer “`, untrusted(short(fb.wrongAnswer ?? it.wrongAnswer ?? '', 60)), '” highlighted'),
       h('p', { class: 'muted small', id: 'span-count' }, hl.spans
         ? [h('mark', { class: 'claim legend', text: 'claim span' }), ` ${hl.spans} span${hl.spans === 1 ? '' : 's'}: the sentence${hl.spans === 1 ? '' : 's'} the judge found carrying the claim`]
         : 'No claim span: the judge gave none for this text (or its quote was not found in it).'),
       textBox,
       detail.redaction ? h('div', { class: 'redaction', id: 'redaction', dataset: { served: String(!!detail.redaction.served) } },
         h('h3', { text: detail.redaction.served ? 'Served instead: the redacted version' : 'Redacted version (withdrawn: not served)' }),
-        h('p', { class: 'muted small', text: `document ${detail.redaction.documentId} · ${detail.redaction.removedChars} characters replaced by ${detail.redaction.marker} · by ${detail.redaction.by} at ${fmtDate(detail.redaction.at)}` }),
+        h('p', { class: 'muted small' }, `document ${detail.redaction.documentId} · ${detail.redaction.removedChars} characters replaced by ${detail.redaction.marker} · by `, untrusted(detail.redaction.by), ` at ${fmtDate(detail.redaction.at)}`),
         h('div', { class: 'doctext', id: 'redacted-text', text: detail.redaction.text ?? '' })) : null),
     h('section', { 'aria-labelledby': 'h-fb' }, h('h2', { id: 'h-fb', text: 'Feedback event' }), dl([
-      ['Query', h('span', { id: 'fb-query', text: fb.query ?? it.query ?? '—' })],
-      ['Wrong answer', h('span', { id: 'fb-wrong', text: fb.wrongAnswer ?? it.wrongAnswer ?? '—' })],
-      ['Correct answer', h('span', { id: 'fb-correct', text: fb.correctAnswer ?? '—' })],
-      ['Served answer', h('span', { id: 'fb-served', class: 'served', text: fb.servedAnswer ?? '—' })],
-      ['Reporter', fb.reporter ?? '—'],
+      ['Query', untrusted(fb.query ?? it.query ?? '—', { id: 'fb-query' })],
+      ['Wrong answer', untrusted(fb.wrongAnswer ?? it.wrongAnswer ?? '—', { id: 'fb-wrong' })],
+      ['Correct answer', untrusted(fb.correctAnswer ?? '—', { id: 'fb-correct' })],
+      ['Served answer', untrusted(fb.servedAnswer ?? '—', { id: 'fb-served', class: 'served' })],
+      ['Reporter', reporterLabel(fb.reporter, fb.reporterKind, { id: 'fb-reporter' })],
       ['Reported', fmtDate(fb.createdAt)],
       ['Status', fb.status ?? '—'],
       ['Verification', fb.verification ? h('span', { text: typeof fb.verification === 'string' ? fb.verification : JSON.stringify(fb.verification) }) : '—'],
@@ -288,37 +287,38 @@ export async function renderItem(view, id, current) {
       h('p', { class: 'muted small', text: 'Suspicion (0..1) of this text (▶, blue) against the event\'s other candidates (red: quarantined, grey: served) with the judge\'s label; hover a bar for its raw values.' }),
       h('div', { class: 'charts' }, evidenceChart('BiRD', 'bird', detail), evidenceChart('GRADA', 'grada', detail), evidenceChart('ProGRank', 'progrank', detail), evidenceChart('Combined', 'combined', detail)),
       h('h3', { text: `Policy: ${ev.policy?.name ?? '—'}` }),
-      ev.policy?.inputs ? h('table', { class: 'compact policy' }, h('tbody', {}, Object.entries(ev.policy.inputs).map(([k, val]) => h('tr', {}, h('th', { scope: 'row', text: k }), h('td', {}, typeof val === 'object' && val !== null ? jsonPre(val) : String(val)))))) : null,
+      ev.policy?.inputs ? h('table', { class: 'compact policy' }, h('tbody', {}, Object.entries(ev.policy.inputs).map(([k, val]) => h('tr', {}, h('th', { scope: 'row' }, untrusted(k)), h('td', {}, typeof val === 'object' && val !== null ? jsonPre(val) : untrusted(String(val))))))) : null,
     ] : h('p', { class: 'muted', text: 'No evidence recorded for this item.' })),
     h('section', { 'aria-labelledby': 'h-sib' }, h('h2', { id: 'h-sib', text: 'Other texts of the same event' }),
       detail.siblings?.length ? itemTable(detail.siblings) : h('p', { class: 'muted', text: 'None.' })),
     h('section', { 'aria-labelledby': 'h-dup' }, h('h2', { id: 'h-dup', text: 'Near-duplicates in the collection' }),
       detail.nearDuplicates?.length ? h('table', { class: 'compact' }, h('thead', {}, h('tr', {}, ['Document', 'Similarity', 'State', 'Text'].map((t) => h('th', { scope: 'col', text: t })))),
         h('tbody', {}, detail.nearDuplicates.map((d) => h('tr', {},
-          h('td', {}, h('a', { href: `#/audit?entityId=${encodeURIComponent(d.documentId)}`, text: short(d.documentId, 40) })),
-          h('td', {}, miniBar(d.similarity, 'similarity')), h('td', {}, d.state ? badge(d.state) : 'served'), h('td', { class: 'preview', text: short(d.textPreview, 140) })))))
+          h('td', {}, h('a', { href: `#/audit?entityId=${encodeURIComponent(d.documentId)}` }, untrusted(short(d.documentId, 40)))),
+          h('td', {}, miniBar(d.similarity, 'similarity')), h('td', {}, d.state ? badge(d.state) : 'served'), h('td', { class: 'preview' }, untrusted(short(d.textPreview, 140)))))))
         : h('p', { class: 'muted', text: 'None.' })),
     h('section', { 'aria-labelledby': 'h-earlier' }, h('h2', { id: 'h-earlier', text: 'Earlier decisions on this text' }),
       detail.earlierDecisions?.length ? h('table', { class: 'compact', id: 'earlier' }, h('thead', {}, h('tr', {}, ['When', 'Who', 'Action', 'Note', 'For query / wrong answer'].map((t) => h('th', { scope: 'col', text: t })))),
-        h('tbody', {}, detail.earlierDecisions.map((d) => h('tr', {}, h('td', { text: fmtDate(d.at) }), h('td', { text: d.actor }), h('td', { text: d.action }), h('td', { text: d.note ?? '' }), h('td', { text: `${short(d.query, 60)} / ${short(d.wrongAnswer, 40)}` })))))
+        h('tbody', {}, detail.earlierDecisions.map((d) => h('tr', {}, h('td', { text: fmtDate(d.at) }), h('td', {}, untrusted(d.actor)), h('td', { text: d.action }), h('td', {}, untrusted(d.note ?? '')), h('td', {}, untrusted(short(d.query, 60)), ' / ', untrusted(short(d.wrongAnswer, 40)))))))
         : h('p', { class: 'muted', text: 'None.' })),
     h('section', { 'aria-labelledby': 'h-hist' }, h('h2', { id: 'h-hist', text: 'History' }),
       detail.history?.length ? h('table', { class: 'compact' }, h('thead', {}, h('tr', {}, ['When', 'Who', 'Action', 'Details'].map((t) => h('th', { scope: 'col', text: t })))),
-        h('tbody', {}, detail.history.map((a) => h('tr', {}, h('td', { class: 'small', text: fmtDate(a.at) }), h('td', { text: a.actor }), h('td', { text: a.action }), h('td', {}, a.details ? jsonPre(a.details) : '')))))
+        h('tbody', {}, detail.history.map((a) => h('tr', {}, h('td', { class: 'small', text: fmtDate(a.at) }), h('td', {}, untrusted(a.actor)), h('td', {}, untrusted(a.action)), h('td', {}, a.details ? jsonPre(a.details) : '')))))
         : h('p', { class: 'muted', text: 'No audit entries.' })),
   ];
 
   view.append(
     nav,
     h('h1', {}, 'Item ', h('code', { id: 'item-doc', text: it.documentId }), ' ', stateBadge),
-    h('p', { class: 'muted' }, `collection ${it.collection} · created ${fmtDate(it.createdAt)}`, it.servedDuringReview ? ' · still served while it awaits review' : '', it.decidedBy ? ` · ${it.decision ?? 'decided'} by ${it.decidedBy} at ${fmtDate(it.decidedAt)}${it.note ? ` (note: ${it.note})` : ''}` : '', ' · suspicion ', miniBar(it.suspicion, 'suspicion')),
+    h('p', { class: 'muted' }, 'collection ', untrusted(it.collection), ` · created ${fmtDate(it.createdAt)}`, it.servedDuringReview ? ' · still served while it awaits review' : '',
+      it.decidedBy ? [` · ${it.decision ?? 'decided'} by `, untrusted(it.decidedBy), ` at ${fmtDate(it.decidedAt)}`, it.note ? [' (note: ', untrusted(it.note, { class: 'note' }), ')'] : null] : null, ' · suspicion ', miniBar(it.suspicion, 'suspicion')),
     progressLine(qFilter), claimLine, decisionPanel,
     h('div', { class: 'sections' }, sections),
     h('p', { class: 'shortcuts muted' }, 'Shortcuts: ', h('kbd', { text: 'j' }), ' next I can decide · ', h('kbd', { text: 'k' }), ' previous item · ',
       decide ? [h('kbd', { text: 'a' }), ' approve · ', h('kbd', { text: 'r' }), ' restore · ', h('kbd', { text: 'x' }), ' redact span · ', h('kbd', { text: '1–9' }), ' reasons · ', h('kbd', { text: 'z' }), ' undo · '] : null, h('kbd', { text: 'u' }), ' back to the queue · ', h('kbd', { text: '?' }), ' help'));
   view.setAttribute('data-page', 'item');
   view.dataset.loaded = String(performance.now());
-  if (!decide) claimLine.textContent = it.claim ? `Claimed by ${it.claim.by} until ${fmtDate(it.claim.until).slice(11, 19)}.` : '';
+  if (!decide) clear(claimLine).append(...(it.claim ? ['Claimed by ', untrusted(it.claim.by), ` until ${fmtDate(it.claim.until).slice(11, 19)}.`] : []));
   nextDecidable().then((r) => {
     if (!r.item || left || !current()) return;
     const p = api('GET', `/v1/review/items/${encodeURIComponent(r.item.id)}`);

@@ -1,5 +1,5 @@
 import { api, ApiError } from './api.js';
-import { field, h } from './dom.js';
+import { field, h, visible } from './dom.js';
 
 /** Log in with an API key: POST /v1/session sets the httpOnly session cookie. */
 export function renderLogin(view, onDone) {
@@ -19,7 +19,7 @@ export function renderLogin(view, onDone) {
       key.value = '';
       await onDone();
     } catch (err) {
-      msg.textContent = err instanceof ApiError && err.status === 401 ? `Log in refused: ${err.message}` : `Log in failed: ${err.message}`;
+      msg.textContent = visible(err instanceof ApiError && err.status === 401 ? `Log in refused: ${err.message}` : `Log in failed: ${err.message}`);
     } finally {
       submit.disabled = false;
     }

@@ -3,7 +3,7 @@
 // the back button; `cursor` is the opaque keyset cursor of the page shown.
 import { api, ApiError, qs, requestId } from './api.js';
 import { can, page, session } from './shell.js';
-import { badge, clear, field, fmtDate, h, miniBar, short, toast } from './dom.js';
+import { badge, clear, field, fmtDate, h, miniBar, short, toast, untrusted } from './dom.js';
 import { loadReasons, progressLine, undoLast } from './workflow.js';
 
 const STATES = ['NEEDS_REVIEW', 'QUARANTINED', 'RESTORED', 'PURGED'];
@@ -142,14 +142,14 @@ export async function renderQueue(view, params, current) {
     box?.addEventListener('change', () => { if (box.checked) selected.add(it.id); else selected.delete(it.id); selCount.textContent = `${selected.size} selected`; });
     const tr = h('tr', { dataset: { id: it.id, state: it.state }, tabindex: '-1' },
       decide ? h('td', {}, box) : null,
-      h('td', {}, badge(it.state), it.servedDuringReview ? h('div', { class: 'muted small', text: 'still served' }) : null, it.decidedBy ? h('div', { class: 'muted small', text: `${it.decision ?? 'decided'} by ${short(it.decidedBy, 30)}` }) : null),
+      h('td', {}, badge(it.state), it.servedDuringReview ? h('div', { class: 'muted small', text: 'still served' }) : null, it.decidedBy ? h('div', { class: 'muted small' }, `${it.decision ?? 'decided'} by `, untrusted(short(it.decidedBy, 30))) : null),
       h('td', {}, miniBar(it.suspicion, 'suspicion')),
-      h('td', {}, h('a', { href: `#/item/${encodeURIComponent(it.id)}`, class: 'doc', text: short(it.documentId, 40) }), h('div', { class: 'muted small', text: it.collection })),
-      h('td', { class: 'preview', text: short(it.textPreview, 160) }),
-      h('td', {}, h('div', { text: short(it.wrongAnswer, 60) }), h('div', { class: 'muted small', text: short(it.query, 80) })),
-      h('td', {}, h('span', { class: `label label-${String(it.judgeLabel ?? '').toLowerCase()}`, text: it.judgeLabel ?? '—' }), h('div', { class: 'muted small', text: it.judgeKind ?? '' })),
+      h('td', {}, h('a', { href: `#/item/${encodeURIComponent(it.id)}`, class: 'doc' }, untrusted(short(it.documentId, 40))), h('div', { class: 'muted small' }, untrusted(it.collection))),
+      h('td', { class: 'preview' }, untrusted(short(it.textPreview, 160))),
+      h('td', {}, h('div', {}, untrusted(short(it.wrongAnswer, 60))), h('div', { class: 'muted small' }, untrusted(short(it.query, 80)))),
+      h('td', {}, h('span', { class: `label label-${String(it.judgeLabel ?? '').toLowerCase()}`, text: it.judgeLabel ?? '—' }), h('div', { class: 'muted small' }, untrusted(it.judgeKind ?? ''))),
       h('td', { class: 'small', text: fmtDate(it.createdAt) }),
-      h('td', { class: 'small' }, it.claim ? h('span', { class: 'claim', text: `${short(it.claim.by, 24)} until ${fmtDate(it.claim.until).slice(11, 16)}` }) : ''));
+      h('td', { class: 'small' }, it.claim ? h('span', { class: 'claim' }, untrusted(short(it.claim.by, 24)), ` until ${fmtDate(it.claim.until).slice(11, 16)}`) : ''));
     tr.addEventListener('dblclick', () => { location.hash = `#/item/${encodeURIComponent(it.id)}`; });
     tr.addEventListener('click', () => { focus = i; paintFocus(); });
     return { tr, box, it };
@@ -170,7 +170,7 @@ export async function renderQueue(view, params, current) {
   async function undoMine() {
     try {
       const r = await undoLast();
-      clear(undoOut).append(h('p', { class: 'ok', dataset: { undone: r.undid.action, id: r.item.id }, text: `Undone: ${r.undid.action} of ${short(r.item.documentId, 40)} — it is ${r.item.state} again.` }));
+      clear(undoOut).append(h('p', { class: 'ok', dataset: { undone: r.undid.action, id: r.item.id } }, `Undone: ${r.undid.action} of `, untrusted(short(r.item.documentId, 40)), ` — it is ${r.item.state} again.`));
     } catch (e) {
       clear(undoOut).append(h('p', { class: 'error', dataset: { status: e.status ?? '' }, text: e.status === 409 ? `Undo refused (409): ${e.message}` : e.status === 404 ? `Nothing to undo: ${e.message}` : `Undo failed: ${e.message}` }));
     }

@@ -2,7 +2,7 @@
 // reason labels, the progress line (decided by me / the team today, left in this filter), the queue
 // filter the item page works within, and "undo my last decision".
 import { api, qs } from './api.js';
-import { h } from './dom.js';
+import { h, visible } from './dom.js';
 
 const FILTER_KEYS = ['state', 'collection', 'feedbackId', 'judge', 'from', 'to', 'minSuspicion', 'maxSuspicion', 'q', 'decided', 'reason'];
 
@@ -40,7 +40,7 @@ export function progressLine(filter) {
       h('span', { class: 'stat', id: 'progress-mine' }, h('strong', { text: String(p.decidedByMe) }), ' decided by me today'), ' · ',
       h('span', { class: 'stat', id: 'progress-left' }, h('strong', { text: String(p.left) }), ' left in this filter', p.leftForMe !== p.left ? ` (${p.leftForMe} I can decide now)` : ''), ' · ',
       h('span', { class: 'stat', id: 'progress-team' }, h('strong', { text: String(p.decidedByTeam) }), ` decided by the team today (${p.reviewersToday} reviewer${p.reviewersToday === 1 ? '' : 's'})`));
-  }).catch((e) => { line.textContent = `Progress unavailable: ${e.message}`; });
+  }).catch((e) => { line.textContent = visible(`Progress unavailable: ${e.message}`); });
   return line;
 }
 
