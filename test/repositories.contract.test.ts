@@ -94,6 +94,15 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
       expect(await repos.documents.getCollection(collection)).toEqual(row);
     });
 
+    it('collections: a name that differs only in case is the same collection — ensure returns the stored spelling, creates none (issue 56, 7c)', async () => {
+      const row = { name: `${collection}_Kb`, embedder: 'e1', dimension: 4, vettedBefore: null };
+      expect(await repos.documents.ensureCollection({ name: row.name, embedder: 'e1', dimension: 4 })).toEqual(row);
+      expect(await repos.documents.ensureCollection({ name: row.name.toUpperCase(), embedder: 'e1', dimension: 4 })).toEqual(row);
+      expect(await repos.documents.ensureCollection({ name: row.name.toLowerCase(), embedder: 'e1', dimension: 4 })).toEqual(row);
+      expect(await repos.documents.getCollection(row.name.toUpperCase())).toBeNull(); // lookups stay exact: one spelling
+      expect((await repos.documents.listCollections()).filter((c) => c.name.toLowerCase() === row.name.toLowerCase()).map((c) => c.name)).toEqual([row.name]);
+    });
+
     it('vetted baseline: set and clear the cutoff; texts registered before it are counted; each text has its registration time', async () => {
       expect(await repos.documents.setVettedBefore(`${collection}-unknown`, new Date())).toBeNull();
       await repos.documents.ensureCollection({ name: collection, embedder: 'e1', dimension: 4 });

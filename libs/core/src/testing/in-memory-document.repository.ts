@@ -9,6 +9,8 @@ export class InMemoryDocumentRepository extends InMemoryRepository implements Do
   }
 
   async ensureCollection(c: CollectionRow): Promise<CollectionRow> {
+    const variant = [...this.s.collections.values()].find((x) => x.name.toLowerCase() === c.name.toLowerCase());
+    if (!this.s.collections.has(c.name) && variant) return copy(variant);
     if (!this.s.collections.has(c.name)) this.s.collections.set(c.name, { name: c.name, embedder: c.embedder, dimension: c.dimension, vettedBefore: c.vettedBefore ?? null });
     return copy(this.s.collections.get(c.name)!);
   }

@@ -17,7 +17,12 @@ import type {
 /** Collections and the texts registered in them. */
 export interface DocumentRepository {
   getCollection(name: string): Promise<CollectionRow | null>;
-  /** Creates the row if missing; returns the stored row (which may differ from `c` if it existed). */
+  /**
+   * Creates the row if missing; returns the stored row (which may differ from `c` if it existed). A collection whose
+   * name differs from `c.name` only in case counts as existing: it is returned, with its own spelling, and no second
+   * row is created (issue 56, 7c: names become directory names, which a case-insensitive filesystem folds).
+   * `getCollection` stays exact.
+   */
   ensureCollection(c: CollectionRow): Promise<CollectionRow>;
   /** Every collection, by name, with its registered texts counted. */
   listCollections(): Promise<(CollectionRow & { documents: number })[]>;

@@ -16,8 +16,16 @@ export class PrismaDocumentRepository implements DocumentRepository {
   }
 
   async ensureCollection(c: CollectionRow): Promise<CollectionRow> {
+    const stored = (await this.getCollection(c.name)) ?? (await this.caseVariant(c.name));
+    if (stored) return stored;
+    // ON CONFLICT DO NOTHING covers the unique index on lower("name") too: of two spellings created at once, one row stays.
     await this.db.collection.createMany({ data: [{ name: c.name, embedder: c.embedder, dimension: c.dimension, vettedBefore: c.vettedBefore ?? null }], skipDuplicates: true });
-    return (await this.getCollection(c.name))!;
+    return (await this.getCollection(c.name)) ?? (await this.caseVariant(c.name))!;
+  }
+
+  /** The collection whose name differs from `name` only in case (the oldest, should a database hold several). */
+  private caseVariant(name: string): Promise<CollectionRow | null> {
+    return this.db.collection.findFirst({ where: { name: { equals: name, mode: 'insensitive' } }, orderBy: { createdAt: 'asc' }, select: COLLECTION_COLUMNS });
   }
 
   async listCollections(): Promise<(CollectionRow & { documents: number })[]> {

@@ -1,4 +1,4 @@
-import { ValidationError } from '../../../domain/errors';
+import { ConflictError, ValidationError } from '../../../domain/errors';
 import { parseRequest } from '../../../domain/request-schema';
 import { COLLECTION_NAME, documentIdFor, stripReservedMarkers, textHash } from '../../../domain/text-identity';
 import type { Embedder } from '../../../ports/embedder.port';
@@ -57,6 +57,11 @@ export class IngestCorpusUseCase {
     if (!COLLECTION_NAME.test(cmd.collection)) throw new ValidationError('collection must match [A-Za-z0-9_-]{1,64}');
     await embedder.init();
     const coll = await documents.ensureCollection({ name: cmd.collection, embedder: embedder.id, dimension: embedder.dimension });
+    if (coll.name !== cmd.collection) {
+      // Issue 56, 7c: one spelling per collection (each is a directory of the vector store; "kb" and "KB" are one on a
+      // case-insensitive filesystem). Refused rather than mapped: every later call names the collection exactly.
+      throw new ConflictError(`collection '${cmd.collection}' differs only in case from the existing collection '${coll.name}': collection names are compared without case; use '${coll.name}'`, { collection: coll.name });
+    }
     if (coll.embedder !== embedder.id || coll.dimension !== embedder.dimension) {
       throw new ValidationError(`collection '${cmd.collection}' holds vectors from '${coll.embedder}' (${coll.dimension}-d); this process embeds with '${embedder.id}' (${embedder.dimension}-d)`);
     }
