@@ -162,9 +162,13 @@ async function shown(page: Page): Promise<Shown> {
     expect(await page.locator(`tr[data-id="${eventId}"] .reporter .reporter-kind`).textContent()).toMatch(/self-declared/);
   });
 
-  it('audit log: the entries of the event and of the noted decision show their marks, isolated', async () => {
+  it('audit log: the entries of the event and of the noted decision show their marks, isolated; a token report\'s actor is the token', async () => {
     await open(`#/audit?entityId=${eventId}`, 'audit', 'table.audit tbody tr');
     expectClean(await shown(page), `…${mark(RLO)}txt.exe`);
+    // The token's report is the token's act: the name typed with it is in the details, not in the actor column.
+    const actors = await page.locator('table.audit tbody tr td:nth-child(2)').allTextContents();
+    expect(actors).toContain('feedback-token');
+    expect(actors.filter((a) => a.includes('txt.exe'))).toEqual([]);
     await open(`#/audit?entityId=${noted}`, 'audit', 'table.audit tbody tr');
     expectClean(await shown(page), `${mark(RLO)}kcabllac`);
   });

@@ -104,7 +104,11 @@ export class AnswerFeedbackUseCase {
     // The audit entry and the job side by side (one round trip less per report). Not queued (Redis
     // down): the event goes back to RECEIVED and the worker's reconciler dispatches it later.
     const [, dispatched] = await Promise.all([
-      this.deps.audit.append({ actor: event.reporter ?? 'feedback-token', action: 'feedback.received', entityType: 'FeedbackEvent', entityId: event.id, details: { collection: event.collection, answerId: answer.id, via: 'feedback-token' } }),
+      // The actor is the token: the name its holder typed proves nothing (issue 56, item 5), kept as the self-declared reporter.
+      this.deps.audit.append({
+        actor: 'feedback-token', action: 'feedback.received', entityType: 'FeedbackEvent', entityId: event.id,
+        details: { collection: event.collection, answerId: answer.id, via: 'feedback-token', ...(event.reporter ? { reporter: event.reporter, reporterKind: 'self-declared' } : {}) },
+      }),
       this.deps.dispatch.dispatchNew({ event }),
     ]);
     return { ...dispatched, created, droppedServedIds };

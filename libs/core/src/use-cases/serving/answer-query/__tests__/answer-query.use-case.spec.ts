@@ -190,4 +190,13 @@ describe('AnswerFeedbackUseCase', () => {
     await expect(uc.execute({ answerId: randomUUID() })).rejects.toBeInstanceOf(NotFoundError);
     expect(() => validateAnswerFeedback({ query: 'other', servedIds: [] })).toThrow(/'query' comes from the logged answer.*'servedIds' comes from the logged answer/);
   });
+
+  it('the audit entry\'s actor is the feedback token, never the name its holder typed (issue 56, item 5): that is kept as the self-declared reporter', async () => {
+    const { repos, useCases, answerQuery } = await setup();
+    const a = await answerQuery.execute({ collection: C, query: 'who wrote moby-dick', k: 3 });
+    const r = await useCases.get(AnswerFeedbackUseCase).execute({ answerId: a.answerId, ...validateAnswerFeedback({ reporter: 'admin' }) });
+    const entry = repos.state.audit.find((e) => e.action === 'feedback.received' && e.entityId === r.event.id)!;
+    expect(entry.actor).toBe('feedback-token');
+    expect(entry.details).toMatchObject({ via: 'feedback-token', reporter: 'admin', reporterKind: 'self-declared' });
+  });
 });
