@@ -7,6 +7,8 @@
  * Postgres, Redis, the embedded vector store, the offline judge).
  * Needs chromium (Debian package `chromium`); skipped with a message when it is missing.
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createTestApp, type TestApp } from './support/test-app';
 import { eventually, TEST_API_KEY, uniqueName } from './support/test-runtime';
@@ -34,7 +36,7 @@ const CORRECT = `Herman${ZWSP} Melville`;
 const NOTE = `checked: ${RLO}kcabllac`;
 const mark = (c: string) => `⟦U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟧`;
 
-/** What `main` shows: raw controls left in its text, marks outside any isolating element, and every mark's text. */
+/** What `main` shows: raw controls left in its text, marks outside any isolating element, and the text of each isolated element holding a mark. */
 interface Shown { raw: string[]; unisolated: string[]; marked: string[] }
 async function shown(page: Page): Promise<Shown> {
   return page.evaluate(() => {
@@ -46,13 +48,12 @@ async function shown(page: Page): Promise<Shown> {
       const text = n.nodeValue ?? '';
       if (HIDDEN.test(text)) out.raw.push(JSON.stringify(text));
       if (!text.includes('⟦U+')) continue;
-      out.marked.push(text);
       let el: Element | null = n.parentElement;
-      let isolated = false;
       for (; el && el !== main; el = el.parentElement) {
-        if (['isolate', 'isolate-override', 'plaintext'].includes(getComputedStyle(el).unicodeBidi)) { isolated = true; break; }
+        if (['isolate', 'isolate-override', 'plaintext'].includes(getComputedStyle(el).unicodeBidi)) break;
       }
-      if (!isolated) out.unisolated.push(text);
+      // What a reviewer reads: the whole isolated value the mark stands in.
+      if (el && el !== main) { if (!out.marked.includes(el.textContent ?? '')) out.marked.push(el.textContent ?? ''); } else out.unisolated.push(text);
     }
     return out;
   });
@@ -148,6 +149,9 @@ async function shown(page: Page): Promise<Shown> {
     expect(await page.locator('#fb-reporter .reporter-kind').textContent()).toMatch(/self-declared/);
     // The evidence section and the siblings: the sibling approved with the note is listed, its preview isolated.
     expect(await page.locator('#evidence figure.chart').count()).toBeGreaterThan(0);
+    // SCREENSHOT_DIR=docs/img keeps the picture docs/review-console.md shows; else it goes to the temp folder.
+    await page.evaluate(() => window.scrollTo(0, document.getElementById('h-text')!.getBoundingClientRect().top + window.scrollY - 48));
+    await page.screenshot({ path: join(process.env.SCREENSHOT_DIR ?? tmpdir(), 'console-invisible-text.png') });
   });
 
   it('item of the noted sibling: the reviewer\'s note shows its mark, isolated', async () => {

@@ -108,7 +108,7 @@ export function highlighted(text, needle, spans = []) {
     const hit = hits.some(([f, to]) => f <= a && b <= to);
     const claim = claims.findIndex((x) => x.start <= a && b <= x.end);
     // Each piece shown with its invisible characters as marks (the offsets above are into the stored text).
-    const node = hit ? h('mark', { class: 'hit', text: piece }) : document.createTextNode(visible(piece));
+    const node = hit ? h('mark', { class: 'hit' }, marked(piece)) : marked(piece);
     if (claim < 0) { box = null; boxOf = -1; frag.appendChild(node); continue; }
     if (claim !== boxOf) {
       box = h('mark', { class: 'claim', title: 'claim span: the sentence the judge found carrying the claim', dataset: { span: `${claims[claim].start}-${claims[claim].end}` } });
@@ -178,7 +178,33 @@ export function visible(text) {
  * shown as marks (`visible`, through h). Always text, never markup.
  */
 export function untrusted(text, attrs = {}) {
-  return h('bdi', attrs, text === null || text === undefined ? '' : String(text));
+  return h('bdi', attrs, marked(text));
+}
+
+const CHAR_NAMES = {
+  0x00ad: 'soft hyphen', 0x061c: 'Arabic letter mark', 0x200b: 'zero width space', 0x200c: 'zero width non-joiner', 0x200d: 'zero width joiner',
+  0x200e: 'left-to-right mark', 0x200f: 'right-to-left mark', 0x202a: 'left-to-right embedding', 0x202b: 'right-to-left embedding',
+  0x202c: 'pop directional formatting', 0x202d: 'left-to-right override', 0x202e: 'right-to-left override', 0x2060: 'word joiner',
+  0x2066: 'left-to-right isolate', 0x2067: 'right-to-left isolate', 0x2068: 'first strong isolate', 0x2069: 'pop directional isolate',
+  0xfeff: 'zero width no-break space (byte order mark)',
+};
+
+/**
+ * The text as text nodes, each invisible or direction character replaced by its mark (`visible`) in a
+ * <span class="cc"> that names it (title), so the marks stand out from the text. Built with DOM calls only.
+ */
+export function marked(text) {
+  const t = text === null || text === undefined ? '' : String(text);
+  const frag = document.createDocumentFragment();
+  let last = 0;
+  for (const m of t.matchAll(HIDDEN)) {
+    if (m.index > last) frag.appendChild(document.createTextNode(t.slice(last, m.index)));
+    const cp = m[0].codePointAt(0);
+    frag.appendChild(h('span', { class: 'cc', title: `${CHAR_NAMES[cp] ?? 'invisible format character'} (stored in the text, shown as a mark)`, text: m[0] }));
+    last = m.index + m[0].length;
+  }
+  if (last < t.length) frag.appendChild(document.createTextNode(t.slice(last)));
+  return frag;
 }
 
 // reporterKind of the API (docs/security.md, "Text that lies to the reviewer"): where a reporter name comes from.
