@@ -1,8 +1,8 @@
-import { ForensicsApiError, parseRetryAfter, type Problem } from './errors';
+import { ForensicsApiError, parseRetryAfter, type Problem } from './errors.js';
 import type {
   CorrectAnswerResult, FeedbackAccepted, FeedbackEvent, FeedbackStatus, IngestDocument, IngestResult, KeyFeedbackRequest, LogAnswerRequest, LoggedAnswer, QuarantineDecision,
   QuarantineFilter, QuarantineRecord, RagAnswer, RagAnswerRequest, ServingStatus, TokenFeedbackRequest, VettedBaseline,
-} from './types';
+} from './types.js';
 
 export interface RetryOptions {
   /** Retries after the first attempt on 429 / 503 (and on a request that got no answer); default 3. */

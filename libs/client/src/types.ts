@@ -3,7 +3,7 @@
  * types (./generated/openapi.ts, regenerated and checked by test/client-types.test.ts): nothing
  * here is written by hand but the names.
  */
-import type { paths } from './generated/openapi';
+import type { paths } from './generated/openapi.js';
 
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 type RequestOf<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { requestBody?: infer R } ? Json<NonNullable<R>> : never;
