@@ -49,6 +49,9 @@ def test_the_wheel_holds_the_package_typed_licensed_and_nothing_else(wheel: Path
     assert meta["Requires-Python"] == ">=3.10"
     requires = meta.get_all("Requires-Dist") or []
     assert any(r.startswith("httpx") for r in requires)
+    # The framework integrations are extras: nothing of them is installed without asking.
+    assert sorted(meta.get_all("Provides-Extra") or []) == ["langchain", "llamaindex"]
+    assert [r for r in requires if r.startswith(("langchain-core", "llama-index-core")) and "extra ==" not in r] == []
     # The README is the package's long description.
     assert "rag-forensics" in (meta.get_payload() or "")
 
