@@ -124,3 +124,13 @@ def test_the_logger_logs_the_documents_the_model_was_given(client: ForensicsClie
     # The token is the service's: a report with it is accepted, and names the logged answer.
     report = client.report_with_token(logged.feedback_token, correct_answer="Herman Melville")
     assert report["answerId"] == logged.answer_id
+
+    # ainvoke: LangChain runs the (sync) handler off the event loop; the answer is logged the same way.
+    import anyio
+
+    async_model = FakeListChatModel(responses=["an async answer"])
+    async_chain = {"context": retriever | first_only, "question": RunnablePassthrough()} | prompt | async_model | StrOutputParser()
+    assert anyio.run(lambda: async_chain.ainvoke("who wrote the whale", config={"callbacks": [logger]})) == "an async answer"
+    again = logger.last()
+    assert again is not None and again is not logged and again.answer == "an async answer" and len(again.served_ids) == 1
+    assert logger.errors == []
