@@ -8,6 +8,8 @@ const moduleNameMapper = {
   '^@forensics/core$': '<rootDir>/libs/core/src/index.ts',
   '^@forensics/infra$': '<rootDir>/libs/infra/src/index.ts',
   '^@forensics/infra/(.*)$': '<rootDir>/libs/infra/src/$1',
+  // libs/client imports its own modules as './x.js' (what Node's ESM needs in its dist/esm build); here the .ts.
+  '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 const transform = { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] };
 module.exports = {

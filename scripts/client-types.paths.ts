@@ -10,6 +10,7 @@ export const SDK_PATHS = [
   '/v1/rag/answer',
   '/v1/feedback',
   '/v1/feedback/{id}',
+  '/v1/feedback/{id}/correct-answer',
   '/v1/quarantine',
   '/v1/quarantine/{id}/approve',
   '/v1/quarantine/{id}/restore',

@@ -47,13 +47,16 @@ describe('docs/integrate.md runs as printed', () => {
 
   it('every code block of the page is run by a test, and the LangChain one is the example app verbatim', () => {
     // sdk, langchain: here; llamaindex: integrate-docs-llamaindex.test.ts; widget: integrate-docs-widget.browser.test.ts;
-    // python, python-app: libs/python-client/tests/test_docs.py (npm run test:python).
+    // python, python-app: libs/python-client/tests/test_docs.py; python-langchain, python-llamaindex: its test_langchain.py and
+    // test_llamaindex.py (npm run test:python).
     const blocks = fencedBlocks(markdown);
     expect(blocks.filter((b) => !b.label?.startsWith('run: ')).map((b) => `line ${b.line}: ${b.label ?? 'no marker'}`)).toEqual([]);
-    expect(blocks.map((b) => b.label).sort()).toEqual(['run: langchain', 'run: llamaindex', 'run: python', 'run: python-app', 'run: sdk', 'run: widget']);
+    expect(blocks.map((b) => b.label).sort()).toEqual([
+      'run: langchain', 'run: llamaindex', 'run: python', 'run: python-app', 'run: python-langchain', 'run: python-llamaindex', 'run: sdk', 'run: widget',
+    ]);
     const tests = [
       ...readdirSync(join(ROOT, 'test')).filter((f) => f.includes('integrate-docs')).map((f) => readFileSync(join(ROOT, 'test', f), 'utf8')),
-      readFileSync(join(ROOT, 'libs/python-client/tests/test_docs.py'), 'utf8'),
+      ...['test_docs.py', 'test_langchain.py', 'test_llamaindex.py'].map((f) => readFileSync(join(ROOT, 'libs/python-client/tests', f), 'utf8')),
     ].join('\n');
     for (const name of page.keys()) expect(tests).toMatch(new RegExp(`(get\\('${name}'\\)|runBlock\\('${name}'|run_block\\("${name}")`));
     expect(page.get('langchain')).toBe(readFileSync(join(ROOT, 'examples/langchain-rag/rag-app.ts'), 'utf8'));

@@ -1,8 +1,8 @@
-import { ForensicsApiError, parseRetryAfter, type Problem } from './errors';
+import { ForensicsApiError, parseRetryAfter, type Problem } from './errors.js';
 import type {
-  FeedbackAccepted, FeedbackEvent, FeedbackStatus, IngestDocument, IngestResult, KeyFeedbackRequest, LogAnswerRequest, LoggedAnswer, QuarantineDecision,
+  CorrectAnswerResult, FeedbackAccepted, FeedbackEvent, FeedbackStatus, IngestDocument, IngestResult, KeyFeedbackRequest, LogAnswerRequest, LoggedAnswer, QuarantineDecision,
   QuarantineFilter, QuarantineRecord, RagAnswer, RagAnswerRequest, ServingStatus, TokenFeedbackRequest, VettedBaseline,
-} from './types';
+} from './types.js';
 
 export interface RetryOptions {
   /** Retries after the first attempt on 429 / 503 (and on a request that got no answer); default 3. */
@@ -125,6 +125,15 @@ export class ForensicsClient {
       if (Date.now() >= until) throw new Error(`feedback ${id} still ${ev.status} after ${opts.timeoutMs ?? 120_000} ms`);
       await this.sleep(opts.intervalMs ?? 500);
     }
+  }
+
+  /**
+   * The correct-answer follow-up of a report: creates its benign-text enhancement. With `decide` (reviewer, admin) it is
+   * served at once; a `feedback` key may only suggest one for an event it reported (PROPOSED until a reviewer approves;
+   * 403 for another's event).
+   */
+  setCorrectAnswer(feedbackId: string, correctAnswer: string): Promise<CorrectAnswerResult> {
+    return this.call({ method: 'POST', path: `/v1/feedback/${enc(feedbackId)}/correct-answer`, body: { correctAnswer } });
   }
 
   /** Quarantine records, filtered by state and collection. */

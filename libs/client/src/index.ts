@@ -1,7 +1,7 @@
 /** @forensics/client — typed client of the RAG forensics service (no server code; Node ≥ 20's fetch). */
-export { ForensicsClient, FINAL_FEEDBACK_STATUSES, type ForensicsClientOptions, type RetryOptions, type WaitOptions } from './forensics-client';
-export { ForensicsApiError, parseRetryAfter, type Problem } from './errors';
-export { SERVING_STATUS_BATCH, SERVING_STATUS_INVALIDATING_EVENTS, ServingStatusCache, type ServingStatusCacheOptions } from './serving-status-cache';
-export { readWebhookEvent, verifyWebhookSignature, type VerifyOptions, type WebhookEvent, type WebhookEventType } from './webhooks';
-export type * from './types';
-export type { paths as ForensicsPaths } from './generated/openapi';
+export { ForensicsClient, FINAL_FEEDBACK_STATUSES, type ForensicsClientOptions, type RetryOptions, type WaitOptions } from './forensics-client.js';
+export { ForensicsApiError, parseRetryAfter, type Problem } from './errors.js';
+export { SERVING_STATUS_BATCH, SERVING_STATUS_INVALIDATING_EVENTS, ServingStatusCache, type ServingStatusCacheOptions } from './serving-status-cache.js';
+export { readWebhookEvent, verifyWebhookSignature, type VerifyOptions, type WebhookEvent, type WebhookEventType } from './webhooks.js';
+export type * from './types.js';
+export type { paths as ForensicsPaths } from './generated/openapi.js';

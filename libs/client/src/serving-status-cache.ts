@@ -1,6 +1,6 @@
-import type { ForensicsClient } from './forensics-client';
-import type { ServingStatusEntry } from './types';
-import type { WebhookEvent } from './webhooks';
+import type { ForensicsClient } from './forensics-client.js';
+import type { ServingStatusEntry } from './types.js';
+import type { WebhookEvent } from './webhooks.js';
 
 export interface ServingStatusCacheOptions {
   /** Only `servingStatus` is called. */

@@ -3,7 +3,7 @@
  * types (./generated/openapi.ts, regenerated and checked by test/client-types.test.ts): nothing
  * here is written by hand but the names.
  */
-import type { paths } from './generated/openapi';
+import type { paths } from './generated/openapi.js';
 
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 type RequestOf<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { requestBody?: infer R } ? Json<NonNullable<R>> : never;
@@ -25,6 +25,8 @@ export type FeedbackRequestBody = RequestOf<'/v1/feedback', 'post'>;
 export type FeedbackAccepted = ResponseOf<'/v1/feedback', 'post', 202>;
 export type FeedbackEvent = ResponseOf<'/v1/feedback/{id}', 'get', 200>;
 export type FeedbackStatus = FeedbackEvent['status'];
+export type CorrectAnswerRequest = RequestOf<'/v1/feedback/{id}/correct-answer', 'post'>;
+export type CorrectAnswerResult = ResponseOf<'/v1/feedback/{id}/correct-answer', 'post', 200>;
 export type QuarantineList = ResponseOf<'/v1/quarantine', 'get', 200>;
 export type QuarantineRecord = QuarantineList['items'][number];
 export type QuarantineState = QuarantineRecord['state'];

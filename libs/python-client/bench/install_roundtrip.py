@@ -25,6 +25,7 @@ PACKAGE = Path(__file__).resolve().parents[1]
 ROUND_TRIP = r"""
 import json, sys, time
 t0 = time.monotonic()
+import rag_forensics
 from rag_forensics import ForensicsClient
 imported = time.monotonic() - t0
 url, key, collection = sys.argv[1:4]
@@ -36,7 +37,10 @@ with ForensicsClient(url, key) as client:
     logged = client.log_answer(collection=collection, query="who wrote moby dick", answer="Charles Dickens", served_ids=ids)
     report = client.report_with_token(logged["feedbackToken"], correct_answer="Herman Melville")
     event = client.wait_for_trace(report["id"], timeout=60, interval=0.2)
-print(json.dumps({"status": event["status"], "import_s": round(imported, 3), "calls_s": round(time.monotonic() - t0 - imported, 3)}))
+print(json.dumps({
+    "status": event["status"], "version": rag_forensics.__version__, "module": rag_forensics.__file__,
+    "import_s": round(imported, 3), "calls_s": round(time.monotonic() - t0 - imported, 3),
+}))
 """
 
 
@@ -67,7 +71,8 @@ def main() -> None:
         pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
         install_s, _ = timed([*pip, *(["--no-cache-dir"] if args.cold else []), str(wheel)])
         collection = f"fresh_{uuid.uuid4().hex[:8]}"
-        run_s, out = timed([str(venv / "bin" / "python"), "-c", ROUND_TRIP, args.url, args.api_key, collection])
+        # -I: isolated (no user site, no PYTHON* variables, not the current directory): the installed wheel or nothing.
+        run_s, out = timed([str(venv / "bin" / "python"), "-I", "-c", ROUND_TRIP, args.url, args.api_key, collection])
         result = json.loads(out.strip().splitlines()[-1])
     total = venv_s + install_s + run_s
     print(

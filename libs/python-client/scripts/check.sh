@@ -21,9 +21,10 @@ if ! cmp -s "$PKG/requirements-dev.txt" "$STAMP" || ! "$VENV/bin/python" -c 'imp
 fi
 cd "$PKG"
 echo "test:python: ruff"
-"$VENV/bin/ruff" check . "$ROOT/examples/python-rag"
-"$VENV/bin/ruff" format --check . "$ROOT/examples/python-rag"
+EXAMPLES=("$ROOT/examples/python-rag" "$ROOT/examples/python-langchain" "$ROOT/examples/python-llamaindex")
+"$VENV/bin/ruff" check . "${EXAMPLES[@]}"
+"$VENV/bin/ruff" format --check . "${EXAMPLES[@]}"
 echo "test:python: mypy --strict"
-"$VENV/bin/mypy" --strict src tests scripts bench "$ROOT/examples/python-rag"
+"$VENV/bin/mypy" --strict src tests scripts bench "${EXAMPLES[@]}"
 echo "test:python: pytest"
 exec "$VENV/bin/pytest" -p no:cacheprovider "$@"

@@ -13,7 +13,7 @@ from .support import ROOT
 # TypeScript method → Python method, where the name is not just snake_case.
 RENAMED: dict[str, str] = {}
 # Python calls the TypeScript client lacks (yet).
-PYTHON_ONLY = {"set_correct_answer"}
+PYTHON_ONLY: set[str] = set()
 
 
 def public_methods(cls: type) -> dict[str, inspect.Signature]:

@@ -115,6 +115,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/feedback/{id}/correct-answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the correct answer of a feedback event and create its benign-text enhancement
+         * @description With the `decide` permission (reviewer, admin) the enhancement is served at once. A `feedback`-scoped service key may only suggest a correct answer for an event it reported (403 otherwise): the enhancement is PROPOSED, not served, until a reviewer approves it.
+         */
+        post: operations["EnhancementsController_setCorrectAnswer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/quarantine": {
         parameters: {
             query?: never;
@@ -575,6 +595,66 @@ export interface operations {
                         verification: "POISONED" | "NON_POISONED" | "INCONCLUSIVE" | null;
                         verificationDetails: unknown;
                         wrongAnswer: string;
+                    };
+                };
+            };
+        };
+    };
+    EnhancementsController_setCorrectAnswer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example Herman Melville */
+                    correctAnswer: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description false: the event already had this enhancement (returned as it is, or approved now by a reviewer) */
+                        created: boolean;
+                        enhancement: {
+                            /** Format: date-time */
+                            approvedAt: string | null;
+                            approvedBy: string | null;
+                            benignText: string;
+                            collection: string;
+                            correctAnswer: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: string;
+                            /** Format: date-time */
+                            deletedAt: string | null;
+                            deletedBy: string | null;
+                            feedbackId: string;
+                            generatorKind: string;
+                            generatorModel: string;
+                            id: string;
+                            promptVersion: string;
+                            proxyId: string;
+                            query: string;
+                            reason: string | null;
+                            /** @enum {string} */
+                            state: "PROPOSED" | "ACTIVE" | "DELETED";
+                        };
+                        /** @description why it is served or only proposed (the enhancement policy) */
+                        reason: string;
+                        /** @description true: the enhancement is ACTIVE (served); false: PROPOSED, waiting for a reviewer */
+                        served: boolean;
                     };
                 };
             };
