@@ -23,9 +23,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ALL_RULES, NO_RULES, OFFLINE_JUDGE_FEATURES, OFFLINE_JUDGE_MODEL } from '@forensics/algorithms';
+import { ALL_RULES, NO_RULES, OFFLINE_JUDGE_FEATURES, OFFLINE_JUDGE_MODEL, READER_JUDGE_MODEL } from '@forensics/algorithms';
 import { buildDevRows, byFamily, DEV_VARIANTS, familyOf, JUDGE_FIT_FILES, loadJudgeFitFiles, REVPRAG_SAMPLE, REVPRAG_SEED, VARIANT_COUNT, type DevRow } from '../apps/eval/src/judge-fit/dev-rows';
 import { BAND_TARGETS, DEFAULT_FIT_GRID, fitOfflineJudge, scoreRow, type JudgeFit } from '../apps/eval/src/judge-fit/fit-judge';
+import { CachedReader, READER_JUDGE_FEATURES, readerCachePath, withReaderFeatures } from '../apps/eval/src/judge-fit/reader-rows';
+import { MINILM_ID, MiniLmReader, modelsDirOf, OnnxEmbedder } from '@forensics/infra';
 
 function arg(name: string, fallback?: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -48,12 +50,16 @@ const repoRoot = join(__dirname, '..');
 // --sparse: rows of the one-planted-text scenario too (dev-rows.ts `sparse`), measured apart; --train-sparse also fits on them.
 const trainSparse = process.argv.includes('--train-sparse');
 const sparse = trainSparse || process.argv.includes('--sparse');
+// --reader (issue 59): the rows also carry the reader's features (all-MiniLM-L6-v2 from MODELS_DIR, cached under
+// .eval/), the fit selects among both lists, and the fit is written to the reader judge's JSON instead.
+const withReader = process.argv.includes('--reader');
+const features: readonly string[] = withReader ? READER_JUDGE_FEATURES : OFFLINE_JUDGE_FEATURES;
 
 interface Counts { tp: number; fp: number; tn: number; fn: number; auto: number; autoPos: number; band: number; bandPos: number }
 const r4 = (x: number) => Math.round(x * 10000) / 10000;
 
 function countRows(fit: JudgeFit, rows: readonly DevRow[], errors?: DevRow[]): Counts {
-  const w = OFFLINE_JUDGE_FEATURES.map((f) => fit.weights[f] ?? 0);
+  const w = features.map((f) => (fit.weights as Record<string, number>)[f] ?? 0);
   const c: Counts = { tp: 0, fp: 0, tn: 0, fn: 0, auto: 0, autoPos: 0, band: 0, bandPos: 0 };
   for (const r of rows) {
     const s = scoreRow(r, fit.weights.bias, w);
@@ -78,15 +84,17 @@ function add(a: Counts, b: Counts): Counts {
   return { tp: a.tp + b.tp, fp: a.fp + b.fp, tn: a.tn + b.tn, fn: a.fn + b.fn, auto: a.auto + b.auto, autoPos: a.autoPos + b.autoPos, band: a.band + b.band, bandPos: a.bandPos + b.bandPos };
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const started = Date.now();
   const dev = loadJudgeFitFiles(dataDir);
   const missing = JUDGE_FIT_FILES.filter((f) => !dev.some((d) => d.file === f));
   if (missing.length) console.error(`fit-offline-judge: not found in ${dataDir} (fitting without them): ${missing.join(', ')}`);
   // The fit's unit is the family: a row's `file` is its family (rows of one family are held out, weighted and inner-held-out together).
   const rowsByGate = new Map<number, DevRow[]>();
+  const reader = withReader ? new CachedReader(new MiniLmReader(new OnnxEmbedder({ modelDir: join(modelsDirOf(process.env.MODELS_DIR), MINILM_ID), id: MINILM_ID })), readerCachePath(join(repoRoot, '.eval'), MINILM_ID)) : undefined;
   for (const g of gates) {
-    rowsByGate.set(g, byFamily(buildDevRows(dev, { partialSupportMin: g, rules, sparse })));
+    const rows = byFamily(buildDevRows(dev, { partialSupportMin: g, rules, sparse }));
+    rowsByGate.set(g, reader ? await withReaderFeatures(rows, reader, (s) => console.error(s)) : rows);
     console.error(`rows for partialSupportMin ${g}: ${rowsByGate.get(g)!.length} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
   const families = [...new Set(dev.map((d) => familyOf(d.file)))];
@@ -98,7 +106,7 @@ function main(): void {
   const fitRowsByGate = trainSparse ? rowsByGate : new Map([...rowsByGate].map(([g, rows]) => [g, rows.filter((r) => !r.sparse)]));
   let pooledSparse: Counts = { tp: 0, fp: 0, tn: 0, fn: 0, auto: 0, autoPos: 0, band: 0, bandPos: 0 };
   for (const [i, family] of families.entries()) {
-    const fit = fitOfflineJudge(fitRowsByGate, families.filter((f) => f !== family), grid);
+    const fit = fitOfflineJudge(fitRowsByGate, families.filter((f) => f !== family), grid, features);
     const all = rowsByGate.get(fit.partialSupportMin)!.filter((r) => r.file === family);
     const rows = all.filter((r) => !r.sparse);
     const c = countRows(fit, rows, errors);
@@ -120,14 +128,15 @@ function main(): void {
   for (const [file, c] of Object.entries(perFile)) console.log(JSON.stringify({ file, ...metrics(c) }));
   if (errorsOut) writeFileSync(errorsOut, errors.map((e) => JSON.stringify({ family: e.file, at: e.poisonSet, q: e.question, poisoned: e.poisoned, score: r4(e.support), answer: e.wrongAnswer, text: e.text })).join('\n') + '\n');
 
-  const fit = fitOfflineJudge(fitRowsByGate, families, grid);
+  const fit = fitOfflineJudge(fitRowsByGate, families, grid, features);
   const inSample = metrics(countRows(fit, rowsByGate.get(fit.partialSupportMin)!.filter((r) => !r.sparse)));
   const out = {
-    model: OFFLINE_JUDGE_MODEL,
+    model: withReader ? READER_JUDGE_MODEL : OFFLINE_JUDGE_MODEL,
+    ...(withReader ? { encoder: MINILM_ID, features } : {}),
     note: 'Written by scripts/fit-offline-judge.ts; do not edit by hand.',
     fittedOn: dev.map((d) => `${d.file}.jsonl`),
     families,
-    method: `L1 logistic regression (coordinate descent, every attack family weighted equally) over the judge's ${OFFLINE_JUDGE_FEATURES.length} features on texts stating the wrong answer; `
+    method: `L1 logistic regression (coordinate descent, every attack family weighted equally) over the judge's ${features.length} features on texts stating the wrong answer; `
       + `partialSupportMin in {${grid.partialSupportMin.join(', ')}} and lambda in {${grid.lambda.join(', ')}} chosen by leave-one-family-out inside the training families (macro balanced accuracy); `
       + `YES threshold minimises FPR + FNR and the band's edges meet precision ${BAND_TARGETS.precision} / recall ${BAND_TARGETS.recall}, both on those inner out-of-family scores; `
       + `rows = BM25 top-10 per question in rounds of 5, poisons = given + ${DEV_VARIANTS.join(', ')} (first ${VARIANT_COUNT}); RevPRAG: ${REVPRAG_SAMPLE} questions per file (seed ${REVPRAG_SEED}), generator refusals dropped; clean texts borrowed where a file has none (dev-rows.ts, loadJudgeFitFiles)`,
@@ -148,15 +157,13 @@ function main(): void {
   };
   console.log(JSON.stringify({ final: { partialSupportMin: fit.partialSupportMin, lambda: fit.lambda, selected: fit.selected, yesThreshold: fit.yesThreshold, band: fit.band, inSample } }));
   if (!dryRun) {
-    const path = join(repoRoot, 'libs', 'forensics', 'src', 'offline-judge', 'offline-judge.fitted.json');
+    const path = withReader ? join(repoRoot, 'libs', 'forensics', 'src', 'reader', 'reader-judge.fitted.json') : join(repoRoot, 'libs', 'forensics', 'src', 'offline-judge', 'offline-judge.fitted.json');
     writeFileSync(path, `${JSON.stringify(out, null, 2)}\n`);
     console.error(`wrote ${path} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
 }
 
-try {
-  main();
-} catch (err) {
+main().catch((err: unknown) => {
   console.error(`fit-offline-judge: ${err instanceof Error ? err.message : String(err)}`);
   process.exitCode = 1;
-}
+});

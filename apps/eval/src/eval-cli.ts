@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { OfflineJudgeParams } from '@forensics/algorithms';
 import type { Embedder, Judge } from '@forensics/core';
@@ -6,6 +6,12 @@ import { loadConfig } from '@forensics/infra/config/app-config';
 import { createEmbedder } from '@forensics/infra/embedders/embedder.factory';
 import { OfflineJudge } from '@forensics/infra/judges/offline-judge.adapter';
 import { OpenAiJudge } from '@forensics/infra/judges/openai-judge.adapter';
+import { MiniLmReader } from '@forensics/infra/judges/minilm-reader';
+import { ReaderJudge, type ReaderJudgeFit } from '@forensics/infra/judges/reader-judge.adapter';
+import { OnnxEmbedder } from '@forensics/infra/embedders/onnx-embedder.adapter';
+import { MINILM_ID } from '@forensics/infra/embedders/embedder.factory';
+import { modelsDirOf } from '@forensics/infra/config/app-config';
+import { CachedReader, readerCachePath } from './judge-fit/reader-rows';
 import offlineJudgeFit from '../../../libs/forensics/src/offline-judge/offline-judge.fitted.json';
 import { CachedEmbedder } from './cached-embedder.adapter';
 import { dataName, EvalDataError, loadEvalRecords } from './eval-data';
@@ -18,8 +24,24 @@ import { TrivialAnswerJudge } from './trivial-judge';
 // The options and result types live in eval-options.ts (shared with suite.ts, which eval-cli dispatches to).
 export { EVAL_USAGE, parseEvalArgs, UsageError, type EvalCliOptions, type EvalCliOverrides, type EvalCliResult } from './eval-options';
 
+/** The committed reader judge fit (scripts/fit-offline-judge.ts --reader); absent until it is fitted. */
+export const READER_FIT_FILE = join(__dirname, '..', '..', '..', 'libs', 'forensics', 'src', 'reader', 'reader-judge.fitted.json');
+
+/** The reader judge on all-MiniLM-L6-v2 from MODELS_DIR, its features cached beside the embedding cache. */
+function buildReaderJudge(env: NodeJS.ProcessEnv, cacheDir: string, fit?: ReaderJudgeFit): { judge: Judge; close: () => Promise<void> } {
+  const modelDir = join(modelsDirOf(env.MODELS_DIR), MINILM_ID);
+  if (!existsSync(join(modelDir, 'model.onnx'))) throw new UsageError(`--judge reader needs ${modelDir}/model.onnx: run \`npm run models\` (or point MODELS_DIR at your own copy), or use --judge offline`);
+  if (!fit && !existsSync(READER_FIT_FILE)) throw new UsageError(`--judge reader needs its fit ${READER_FIT_FILE}: npx tsx scripts/fit-offline-judge.ts --reader`);
+  const reader = new MiniLmReader(new OnnxEmbedder({ modelDir, id: MINILM_ID }));
+  const cached = new CachedReader(reader, readerCachePath(cacheDir, MINILM_ID));
+  const judge = new ReaderJudge(cached, fit ?? (JSON.parse(readFileSync(READER_FIT_FILE, 'utf8')) as ReaderJudgeFit));
+  return { judge, close: () => reader.close() };
+}
+
 function buildJudge(kind: EvalCliOptions['judge'], env: NodeJS.ProcessEnv, offlineParams?: Partial<OfflineJudgeParams>): Judge {
   switch (kind) {
+    case 'reader':
+      throw new Error('buildJudge: the reader judge is built by buildReaderJudge');
     case 'offline':
       return new OfflineJudge(offlineParams);
     case 'trivial':
@@ -89,7 +111,8 @@ export async function runEvalCli(
     }
   }
 
-  const judges = [{ name: opts.judge, judge: buildJudge(opts.judge, env, overrides.offlineParams) }];
+  const readerJudge = opts.judge === 'reader' ? buildReaderJudge(env, opts.cacheDir, overrides.readerFit) : undefined;
+  const judges = [{ name: opts.judge, judge: readerJudge?.judge ?? buildJudge(opts.judge, env, overrides.offlineParams) }];
   if (opts.baseline && opts.judge !== 'trivial') judges.push({ name: 'trivial', judge: new TrivialAnswerJudge() });
   const summaries = await runEvaluation({
     records, k: opts.k, retriever: opts.retriever, embedder, judges, trace, poisonSet: opts.poisonSet, poisonCount: opts.poisonCount, falseFlag: opts.falseFlag, consensus: config.consensus, policy: config.policy, trust: config.trust,
@@ -97,6 +120,7 @@ export async function runEvalCli(
     onProgress: opts.quiet ? undefined : progressBar(),
   });
   await embedder?.close();
+  await readerJudge?.close();
 
   const suffix = [opts.falseFlag ? `false-flag-${opts.falseFlag.trust}` : '', opts.vetted !== 'none' ? `vetted-${opts.vetted}${opts.vettedShare !== undefined ? `-${Math.round(opts.vettedShare * 100)}` : ''}` : '', opts.answerForm !== 'given' ? `answer-${opts.answerForm}` : '', opts.poisonSet !== 'given' ? opts.poisonSet : '', opts.retriever !== 'embed' ? opts.retriever : '', opts.judge !== 'offline' ? opts.judge : ''].filter(Boolean).join('-');
   const out = resolve(opts.out ?? join('.eval', suffix ? `${name}-${suffix}` : name));
@@ -105,7 +129,8 @@ export async function runEvalCli(
     poisonSet: opts.poisonSet, poisonCount: opts.poisonCount ?? null, answerForm: opts.answerForm, vetted: opts.vetted, ...(opts.vettedShare !== undefined ? { vettedShare: opts.vettedShare } : {}), trace, wallSeconds: (Date.now() - started) / 1000, startedAt: new Date(started).toISOString(),
     embeddingCache: cached ? { file: cached.file, hits: cached.hits, misses: cached.misses } : undefined,
     skippedRecords: skipped.length,
-    offlineJudgeFit: opts.judge === 'offline' ? (overrides.offlineJudgeFit ?? (overrides.offlineParams ? undefined : (offlineJudgeFit as unknown as ReportMeta['offlineJudgeFit']))) : undefined,
+    offlineJudgeFit: opts.judge === 'offline' ? (overrides.offlineJudgeFit ?? (overrides.offlineParams ? undefined : (offlineJudgeFit as unknown as ReportMeta['offlineJudgeFit'])))
+      : opts.judge === 'reader' ? (overrides.offlineJudgeFit ?? (overrides.readerFit ? undefined : (JSON.parse(readFileSync(READER_FIT_FILE, 'utf8')) as ReportMeta['offlineJudgeFit']))) : undefined,
   };
   const files = writeReport(out, meta, summaries);
   log(`report: ${join(out, 'report.md')}`);

@@ -2,6 +2,7 @@
  * The eval command's options, parsed from argv, and the types its runs share (eval-cli.ts runs one
  * file, suite.ts runs the development suite; both import these from here, neither from the other).
  */
+import type { ReaderJudgeFit } from '@forensics/infra/judges/reader-judge.adapter';
 import type { OfflineJudgeParams } from '@forensics/algorithms';
 import type { Embedder } from '@forensics/core';
 import { ANSWER_FORMS, type AnswerForm, type EvalRecord } from './eval-data';
@@ -26,7 +27,7 @@ export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge 
          [--cache DIR] [--quiet] [--false-flag] [--trust anonymous|identified|reviewer] [--vetted none|clean|all] [--vetted-share F]
          [--answer-form given|framed|sentence]
   --data          JSONL records (e.g. ../shared/data/poisonedrag_nq.jsonl); the data is read in place, never copied
-  --judge         offline (default, no LLM) | openai (OPENAI_API_KEY, OPENAI_BASE_URL, JUDGE_MODEL)
+  --judge         reader (rules + all-MiniLM-L6-v2, no LLM) | offline (the rules alone) | openai (OPENAI_API_KEY, OPENAI_BASE_URL, JUDGE_MODEL)
                   | llama (an OpenAI-compatible llama.cpp server: LLAMA_BASE_URL, default http://127.0.0.1:8080/v1; LLAMA_MODEL)
                   | trivial ("the text contains the wrong answer")
   --retriever     embed (default: the configured embedder, EMBEDDER / ONNX_MODEL_DIR, USE-lite by default, with a
@@ -57,7 +58,7 @@ export class UsageError extends Error {}
 
 export interface EvalCliOptions {
   data: string;
-  judge: 'offline' | 'openai' | 'llama' | 'trivial';
+  judge: 'offline' | 'reader' | 'openai' | 'llama' | 'trivial';
   k: number;
   limit?: number;
   out?: string;
@@ -115,7 +116,7 @@ export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
   const data = str('data') ?? '';
   if (!data && !suiteName) throw new UsageError('--data FILE.jsonl (or --suite dev) is required');
   const judge = str('judge') ?? 'offline';
-  if (!['offline', 'openai', 'llama', 'trivial'].includes(judge)) throw new UsageError(`--judge must be offline, openai, llama or trivial, got '${judge}'`);
+  if (!['offline', 'reader', 'openai', 'llama', 'trivial'].includes(judge)) throw new UsageError(`--judge must be reader, offline, openai, llama or trivial, got '${judge}'`);
   const retriever = str('retriever') ?? 'embed';
   if (retriever !== 'embed' && retriever !== 'bm25') throw new UsageError(`--retriever must be embed or bm25, got '${retriever}'`);
   const k = posInt('k') ?? 5;
@@ -143,6 +144,8 @@ export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
 
 export interface EvalCliOverrides {
   embedder?: Embedder; env?: NodeJS.ProcessEnv; log?: (s: string) => void; offlineParams?: Partial<OfflineJudgeParams>; offlineJudgeFit?: ReportMeta['offlineJudgeFit'];
+  /** `--judge reader`: a fit to use instead of the committed one (the suite's family refits). */
+  readerFit?: ReaderJudgeFit;
   /** The records to run instead of reading --data (the suite's seeded subsamples); --data still names the run. */
   records?: EvalRecord[];
 }

@@ -8,11 +8,17 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pooledRates, type ConfusionCounts } from '@forensics/algorithms';
+import { pooledRates, READER_JUDGE_MODEL, type ConfusionCounts } from '@forensics/algorithms';
 import type { EvalCliOptions, EvalCliOverrides, EvalCliResult } from './eval-options';
 import { buildDevRows, byFamily, DEV_VARIANTS, familyOf as fitFamilyOf, JUDGE_FIT_FILES, loadJudgeFitFiles, poisonSetsOf, presentDevFiles, VARIANT_COUNT } from './judge-fit/dev-rows';
 import { COMMITTED_FIT_GRID, DEFAULT_FIT_GRID, fitOfflineJudge, paramsOf, type JudgeFit } from './judge-fit/fit-judge';
 import { decisionOf } from './report';
+import { CachedReader, READER_JUDGE_FEATURES, readerCachePath, withReaderFeatures } from './judge-fit/reader-rows';
+import type { DevRow } from './judge-fit/dev-rows';
+import { MiniLmReader } from '@forensics/infra/judges/minilm-reader';
+import { OnnxEmbedder } from '@forensics/infra/embedders/onnx-embedder.adapter';
+import { MINILM_ID } from '@forensics/infra/embedders/embedder.factory';
+import { modelsDirOf } from '@forensics/infra/config/app-config';
 import type { JudgeSummary } from './run-evaluation';
 import { ATTACK_FAMILIES, loadSuiteFiles, type AttackFamily, type LoadedSuiteFile } from './suite-files';
 import { groupedBarChart } from './svg-charts';
@@ -39,6 +45,12 @@ export interface SuiteRow {
 
 const r4 = (x: number | null) => (x === null ? null : Math.round(x * 10000) / 10000);
 const f3 = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : x.toFixed(3));
+
+/** The reader for the family fits' rows: all-MiniLM-L6-v2 from MODELS_DIR behind the eval's feature cache. */
+function readerForFit(cacheDir: string, env: NodeJS.ProcessEnv): { cached: CachedReader; close: () => Promise<void> } {
+  const reader = new MiniLmReader(new OnnxEmbedder({ modelDir: join(modelsDirOf(env.MODELS_DIR), MINILM_ID), id: MINILM_ID }));
+  return { cached: new CachedReader(reader, readerCachePath(cacheDir, MINILM_ID)), close: () => reader.close() };
+}
 
 /** `runEvalCli` is passed in by eval-cli (which dispatches `--suite` here): one harness run per file and poison set. */
 const VETTED_NOTE: Record<'clean' | 'all', string> = {
@@ -68,19 +80,27 @@ export async function runSuite(
   // grouped by attack family — the unit of the inner leave-one-out and of the weights), less the held-out family: the suite
   // measures the procedure that ships. Until decision 0300 it fitted on the suite's own files, one file a unit. The cache
   // is keyed by the files present; they are read only to refit.
-  const fitKey = `judge-fit rows by family: ${(opts.judge === 'offline' ? presentDevFiles(dataDir, JUDGE_FIT_FILES) : []).join(',')}`;
+  const refits = opts.judge === 'offline' || opts.judge === 'reader';
+  const fitKey = `judge-fit rows by family${opts.judge === 'reader' ? ' with the reader' : ''}: ${(refits ? presentDevFiles(dataDir, JUDGE_FIT_FILES) : []).join(',')}`;
   const cachedFits = fitCache && existsSync(fitCache) ? JSON.parse(readFileSync(fitCache, 'utf8')) as { files: string[] | string; grid?: string; fits: Record<string, JudgeFit> } : undefined;
   if (cachedFits && cachedFits.files === fitKey && cachedFits.grid === gridKey) {
     for (const [f, fit] of Object.entries(cachedFits.fits)) fits.set(f as AttackFamily, fit);
     log(`suite dev: family fits read from ${fitCache}`);
-  } else if (opts.judge === 'offline') {
+  } else if (refits) {
     if (cachedFits) log(`suite dev: ${fitCache} holds fits of other rows or another grid; refitting`);
     const fitFiles = loadJudgeFitFiles(dataDir);
-    const rowsByGate = new Map(grid.partialSupportMin.map((g) => [g, byFamily(buildDevRows(fitFiles, { partialSupportMin: g }))]));
+    // The reader judge's rows carry the reader's features too (read once, cached in the eval cache folder).
+    const reader = opts.judge === 'reader' ? readerForFit(opts.cacheDir, overrides.env ?? process.env) : undefined;
+    const rowsByGate = new Map<number, DevRow[]>();
+    for (const g of grid.partialSupportMin) {
+      const rows = byFamily(buildDevRows(fitFiles, { partialSupportMin: g }));
+      rowsByGate.set(g, reader ? await withReaderFeatures(rows, reader.cached, log) : rows);
+    }
+    await reader?.close();
     log(`suite dev: judge rows built (${rowsByGate.get(grid.partialSupportMin[0])!.length} per gate value, ${((Date.now() - started) / 1000).toFixed(0)} s)`);
     const fitFamilies = [...new Set(fitFiles.map((d) => fitFamilyOf(d.file)))];
     for (const family of new Set(dev.map((d) => d.family))) {
-      const fit = fitOfflineJudge(rowsByGate, fitFamilies.filter((f) => f !== family), grid);
+      const fit = fitOfflineJudge(rowsByGate, fitFamilies.filter((f) => f !== family), grid, opts.judge === 'reader' ? READER_JUDGE_FEATURES : undefined);
       fits.set(family, { ...fit, fittedOn: fitFiles.filter((d) => fitFamilyOf(d.file) !== family).map((d) => d.file) });
     }
     log(`suite dev: ${fits.size} family fits, grid ${opts.suite!.fitGrid} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
@@ -100,7 +120,7 @@ export async function runSuite(
   const rows: SuiteRow[] = [];
   for (const [i, { spec, set }] of runs.entries()) {
     let fit: JudgeFit | undefined;
-    if (opts.judge === 'offline') {
+    if (refits) {
       fit = fits.get(spec.family);
       if (!fit) throw new Error(`suite dev: no fit for the ${spec.family} family`);
     }
@@ -121,7 +141,7 @@ export async function runSuite(
       records: spec.records,
       log: () => undefined,
       ...(fit ? {
-        offlineParams: paramsOf(fit),
+        ...(opts.judge === 'reader' ? { readerFit: { model: READER_JUDGE_MODEL, encoder: MINILM_ID, partialSupportMin: fit.partialSupportMin, weights: { ...fit.weights } as Record<string, number>, yesThreshold: fit.yesThreshold, band: fit.band } } : { offlineParams: paramsOf(fit) }),
         offlineJudgeFit: { method: `leave one attack family out: refit without the ${spec.family} family (${dev.filter((d) => d.family === spec.family).map((d) => d.file).join(', ')}; gate, features, weights, threshold, band)`, fittedOn: fit.fittedOn, yesThreshold: fit.yesThreshold, band: fit.band, partialSupportMin: fit.partialSupportMin, weights: { ...fit.weights } as Record<string, number> },
       } : {}),
     });
@@ -147,7 +167,7 @@ export async function runSuite(
   if (opts.falseFlag) return finishFalseFlagSuite(out, falseFlagRows, opts, started, log, dataDir);
   const all = aggregate(rows);
   const families = ATTACK_FAMILIES.map((f) => ({ family: f, agg: aggregate(rows.filter((r) => r.family === f)) })).filter((x) => x.agg.events > 0);
-  const table = renderTable(rows, all, families, opts.judge === 'offline', opts.k);
+  const table = renderTable(rows, all, families, refits, opts.k);
   writeFileSync(join(out, 'suite.json'), JSON.stringify({ dataDir, judge: opts.judge, retriever: opts.retriever, k: opts.k, limit: opts.limit ?? null, poisonCount: opts.suite!.poisonCount ?? null, vetted: opts.vetted, vettedShare: opts.vettedShare ?? null, wallSeconds: (Date.now() - started) / 1000, all, families, runs: rows, samples: samplesOf(dev) }, null, 2));
   writeSuiteReport(out, rows, all, table, opts, dev);
   log(`targets (unrounded): ${targetSummary(all.targets).replace(/\*\*/g, '')}`);
@@ -267,7 +287,7 @@ function renderTable(rows: readonly SuiteRow[], all: ReturnType<typeof aggregate
 function writeSuiteReport(out: string, rows: readonly SuiteRow[], all: ReturnType<typeof aggregate>, table: string, opts: EvalCliOptions, dev: readonly LoadedSuiteFile[]): void {
   const label = (r: SuiteRow) => `${r.data.replace(/^gmtp_/, '').replace(/_contriever/, '').replace(/-trigger-dos/, '-dos').replace(/^poisonarena_nq_/, 'pa-')}${r.poisonSet === 'given' ? '' : `/${r.poisonSet}`}`;
   writeFileSync(join(out, 'rates.svg'), groupedBarChart({
-    title: `suite dev: pooled DACC / FPR / FNR per file (${opts.judge}${opts.judge === 'offline' ? ', leave-one-attack-family-out' : ''})`,
+    title: `suite dev: pooled DACC / FPR / FNR per file (${opts.judge}${(opts.judge === 'offline' || opts.judge === 'reader') ? ', leave-one-attack-family-out' : ''})`,
     groups: rows.map((r) => ({ label: label(r), bars: [{ name: 'DACC', value: r.hasClean ? r.pooled.dacc : null, color: '#2b6cb0' }, { name: 'FPR', value: r.hasClean ? r.pooled.fpr : null, color: '#c53030' }, { name: 'FNR', value: r.pooled.fnr, color: '#b7791f' }] })),
     max: 1, width: Math.max(760, rows.length * 70), height: 360,
   }));
@@ -285,7 +305,7 @@ function writeSuiteReport(out: string, rows: readonly SuiteRow[], all: ReturnTyp
   const md = [
     '# Evaluation suite — development files', '',
     `Judge \`${opts.judge}\`, retriever \`${opts.retriever}\`, K = ${opts.k}${opts.limit ? `, first ${opts.limit} questions per file` : ''}. Each row is one run of the harness (\`npm run eval -- --data FILE [--poison-set S --poison-count ${VARIANT_COUNT}]\`).${opts.suite!.poisonCount !== undefined ? ` **At most ${opts.suite!.poisonCount} planted text(s) per question** (\`--poison-count ${opts.suite!.poisonCount}\`): a sparser attack than the files' own.` : ''}${opts.vetted !== 'none' ? ` ${VETTED_NOTE[opts.vetted]}${opts.vettedShare !== undefined ? ` Only ${Math.round(opts.vettedShare * 100)} % of each question's clean texts (chosen by a hash of the text) are inside the baseline; the rest arrived after the cutoff with the planted texts (\`--vetted-share ${opts.vettedShare}\`).` : ''}` : ''}`,
-    opts.judge === 'offline'
+    (opts.judge === 'offline' || opts.judge === 'reader')
       ? `Offline judge, **leave one attack family out**: each file is traced with a judge whose feature selection, weights, YES threshold and confidence band${opts.suite!.fitGrid === 'full' ? ', support gate and L1 strength' : ''} were all fitted on the files of the OTHER attack families only (apps/eval/src/judge-fit; families in apps/eval/src/suite-files.ts). The variants of a file are held out with it. ${opts.suite!.fitGrid === 'full' ? 'Grid `full`: support gate and L1 strength chosen per family from a 3 × 4 grid by inner leave-one-family-out.' : `Grid \`committed\`: the committed judge's support gate and L1 strength (${COMMITTED_FIT_GRID.partialSupportMin[0]}, ${COMMITTED_FIT_GRID.lambda[0]}), as the product fits it.`}`
       : '',
     Object.keys(samples).length ? `Subsamples: ${Object.entries(samples).map(([f, s]) => `${f}: ${s}`).join('; ')}.` : '',
@@ -335,7 +355,7 @@ function finishFalseFlagSuite(
   const takenOut = pooled.benignAutoQuarantined + pooled.benignWithheldForReview;
   const takenOutRate = pooled.benignJudged ? takenOut / pooled.benignJudged : null;
   const target = checkTarget('good texts taken out', takenOutRate, '≤', FALSE_FLAG_TARGET[trust]);
-  const lofo = opts.judge === 'offline';
+  const lofo = opts.judge === 'offline' || opts.judge === 'reader';
   const head = ['file', 'family', 'events', 'benign judged', 'auto-quarantined', 'withheld for review', 'taken out of serving', 'share', 'suspected false-flag events', 'review/event', ...(lofo ? ['fit: YES / band'] : [])];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   for (const r of rows) {

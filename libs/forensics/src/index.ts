@@ -12,3 +12,4 @@ export * from './gradient';
 export * from './evidence';
 export * from './cluster-scan';
 export * from './seed-paraphrase';
+export * from './reader';

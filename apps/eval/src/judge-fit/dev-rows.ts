@@ -113,6 +113,11 @@ export interface DevRow {
   /** The event's wrong answer and the judged text (the record's own strings, for error listings). */
   wrongAnswer?: string;
   text?: string;
+  /** What the reader reads (reader-rows.ts): the question, the answer as the rule judge read it, its claim sentences and every sentence. */
+  query?: string;
+  answerRead?: string;
+  claims?: readonly string[];
+  sentences?: readonly string[];
 }
 
 /**
@@ -178,6 +183,7 @@ export function buildDevRows(dev: readonly { file: string; records: readonly Eva
             rows.push({
               file, poisonSet: set.name, question: `${file}/${r.id}`, poisoned: poisonSet.has(texts[i]), support: ev.support,
               verbatimLong: ev.verbatimLong, x: Float64Array.from(OFFLINE_JUDGE_FEATURES.map((f) => ev.features[f])), wrongAnswer: r.incorrect_answer, text: texts[i],
+              query: r.question, answerRead: ev.answer ?? r.incorrect_answer, claims: ev.claimSentences, sentences: ev.sentences ?? [],
               ...(set.sparse ? { sparse: true } : {}),
             });
           }

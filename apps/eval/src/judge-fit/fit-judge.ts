@@ -73,7 +73,7 @@ function fileWeights(rows: readonly DevRow[]): number[] {
 
 function trainWeights(rows: readonly DevRow[], lambda: number): { bias: number; w: Float64Array } {
   const data = rows.filter(fittable);
-  if (!data.length) return { bias: 0, w: new Float64Array(OFFLINE_JUDGE_FEATURES.length) };
+  if (!data.length) return { bias: 0, w: new Float64Array(rows[0]?.x.length ?? OFFLINE_JUDGE_FEATURES.length) };
   const f = fitLassoLogistic(data.map((r) => r.x), data.map((r) => (r.poisoned ? 1 : 0)), fileWeights(data), { lambda });
   return { bias: f.bias, w: f.weights };
 }
@@ -130,7 +130,7 @@ function balancedAccuracy(rows: readonly DevRow[], scores: readonly number[], t:
  * One fit on `trainFiles`. `rowsByGate` holds the rows built with each `partialSupportMin` of the
  * grid (the gate changes which texts state the answer, so rows are rebuilt per value).
  */
-export function fitOfflineJudge(rowsByGate: ReadonlyMap<number, readonly DevRow[]>, trainFiles: readonly string[], grid: FitGrid = DEFAULT_FIT_GRID): JudgeFit {
+export function fitOfflineJudge(rowsByGate: ReadonlyMap<number, readonly DevRow[]>, trainFiles: readonly string[], grid: FitGrid = DEFAULT_FIT_GRID, features: readonly string[] = OFFLINE_JUDGE_FEATURES): JudgeFit {
   const train = new Set(trainFiles);
   const tried: JudgeFit['tried'] = [];
   let best: { g: number; lambda: number; innerScore: number; oof: Scored[] } | undefined;
@@ -167,7 +167,8 @@ export function fitOfflineJudge(rowsByGate: ReadonlyMap<number, readonly DevRow[
   const band = bandEdges(chosen.oof, yesThreshold);
   const weights: OfflineJudgeWeights = { bias: round4(bias) };
   const selected: string[] = [];
-  OFFLINE_JUDGE_FEATURES.forEach((f, j) => { if (Math.abs(w[j]) > 1e-9) { weights[f] = round4(w[j]); selected.push(f); } });
+  // The reader's fit (reader-judge) passes its longer feature list: the rule judge's features, then the reader's.
+  features.forEach((f, j) => { if (Math.abs(w[j]) > 1e-9) { (weights as Record<string, number>)[f] = round4(w[j]); selected.push(f); } });
   return { partialSupportMin: chosen.g, lambda: chosen.lambda, weights, selected, yesThreshold, band, fittedOn: [...train].filter((f) => rows.some((r) => r.file === f)), innerScore: round4(chosen.innerScore), tried };
 }
 

@@ -71,6 +71,10 @@ export interface OfflineJudgeInput {
 export interface OfflineJudgeEvidence {
   /** False when the wrong answer is empty after normalisation (nothing can be judged). */
   judgeable: boolean;
+  /** The answer as read: the claim of the reported answer, or the span of a quoted sentence that answers the question. Absent when not judgeable. */
+  answer?: string;
+  /** The text's sentences as the judge split them (absent when not judgeable). */
+  sentences?: readonly string[];
   polar: 'yes' | 'no' | undefined;
   answerTerms: number;
   queryTerms: number;

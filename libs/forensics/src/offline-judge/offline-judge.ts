@@ -1023,7 +1023,7 @@ export function offlineJudgeFeatures(reported: OfflineJudgeInput, params: Partia
     unnaturalRun: Math.min(1, Math.max(0, longestContentRun(text) - 10) / 10),
   };
   return {
-    judgeable: true, polar, answerTerms: answerTerms.length, queryTerms: queryTerms.length, support: ev.support, exact: ev.exact, sentence: ev.sentence, sentenceCoverage: ev.sentenceCoverage, acrossText: ev.acrossText === true,
+    judgeable: true, answer: input.wrongAnswer, sentences, polar, answerTerms: answerTerms.length, queryTerms: queryTerms.length, support: ev.support, exact: ev.exact, sentence: ev.sentence, sentenceCoverage: ev.sentenceCoverage, acrossText: ev.acrossText === true,
     textCoverage, textTerms: textTerms.size, supportingPeers, agreeingPeers, mimickingPeers, rivals, ...(ev.lead ? { leadStance: ev.lead } : {}),
     // A verbatim statement of a long answer (e.g. a scripted refusal) is not a coincidence: it is the
     // payload itself. A prior, not fitted (written before the GMTP trigger files were looked at).
@@ -1095,10 +1095,18 @@ export function evidenceLogit(features: OfflineJudgeFeatures, weights: Readonly<
 export function offlineJudge(input: OfflineJudgeInput, params: Partial<OfflineJudgeParams> = {}): OfflineJudgeResult {
   const p = validateOfflineJudgeParams(params);
   const ev = offlineJudgeFeatures(input, p);
+  return offlineVerdict(input, p, ev, ev.judgeable ? evidenceLogit(ev.features, p.weights ?? SCORE_WEIGHTS) : 0);
+}
+
+/**
+ * The verdict from the evidence and its logit `z` (the rule judge's, or the reader judge's, which adds its own
+ * features' terms to it): score, label, band, signals, explanation and claim spans. `model` names the judge in the
+ * explanation; `extraSignals` are stored with the rest.
+ */
+export function offlineVerdict(input: OfflineJudgeInput, p: OfflineJudgeParams, ev: OfflineJudgeEvidence, z: number, model: string = OFFLINE_JUDGE_MODEL, extraSignals: Record<string, number> = {}): OfflineJudgeResult {
   if (!ev.judgeable) {
     return { label: 'UNDETERMINED', score: 0, signals: { answerEmpty: true }, explanation: `The wrong answer '${quote(input.wrongAnswer)}' is empty after normalisation, so support cannot be judged; needs human review.`, spans: [] };
   }
-  const z = evidenceLogit(ev.features, p.weights ?? SCORE_WEIGHTS);
   const { verbatimLong } = ev;
   const score = evidenceScore(ev.support, verbatimLong, z);
   const label: Label = score >= p.yesThreshold ? 'YES' : score >= p.undeterminedBelow ? 'UNDETERMINED' : 'NO';
@@ -1120,13 +1128,14 @@ export function offlineJudge(input: OfflineJudgeInput, params: Partial<OfflineJu
     mimickingPeers: ev.mimickingPeers,
     rivals: ev.rivals,
     verbatimLongAnswer: verbatimLong,
+    ...Object.fromEntries(Object.entries(extraSignals).map(([k, v]) => [k, round3(v)])),
     logit: round3(z),
     score: round3(score),
     // The confidence band: between its edges the verdict is not clear either way and goes to review.
     // A text that does not state the answer is a clear NO (the support gate is not a matter of degree).
     confidence: label !== 'UNDETERMINED' && ev.support > 0 && score >= p.bandLow && score < p.bandHigh ? 'band' : 'clear',
   };
-  let explanation = explainVerdict(input, label, score, ev, p.yesThreshold, OFFLINE_JUDGE_MODEL);
+  let explanation = explainVerdict(input, label, score, ev, p.yesThreshold, model);
   if (signals.confidence === 'band') explanation = explanation.replace(/\.$/, `. The score is inside the confidence band [${p.bandLow.toFixed(2)}, ${p.bandHigh.toFixed(2)}): not clear either way, so a reviewer decides.`);
   const spans = label === 'NO' ? [] : locateSentences(input.text, ev.claimSentences);
   return { label, score, signals, spans, explanation: verbatimLong ? explanation.replace(/\.$/, `; it states the long answer verbatim (${LONG_ANSWER_TOKENS}+ words), which is the payload itself, not a coincidence.`) : explanation };

@@ -192,7 +192,7 @@ export const ENV_SCHEMA = z.object({
   ONNX_MODEL_DIR: text('sentence-transformers ONNX export (model.onnx + tokenizer.json)'),
   EMBEDDING_MODEL: text('embedding model name for EMBEDDER=openai (adapter default text-embedding-3-small)'),
   EMBEDDING_DIMENSION: variable(integer(1, 65536).schema.optional(), { expect: integer(1, 65536).expect, doc: 'embedding dimension for EMBEDDER=openai' }),
-  JUDGE: derivedEnumVar(['offline', 'openai'], "relevance judge; unset = 'openai' when OPENAI_BASE_URL or OPENAI_API_KEY is set, else 'offline'"),
+  JUDGE: derivedEnumVar(['offline', 'reader', 'openai'], "relevance judge; unset = 'openai' when OPENAI_BASE_URL or OPENAI_API_KEY is set, else 'offline' (the rules, no LLM); 'reader' = the rules + all-MiniLM-L6-v2's reading (`npm run models`; measured no better than the rules yet, decision 0410)"),
   OPENAI_BASE_URL: text('any OpenAI-compatible endpoint (vLLM, llama.cpp server, Ollama, OpenAI)'),
   OPENAI_API_KEY: text('API key of the OpenAI-compatible endpoint', true),
   JUDGE_MODEL: textWithDefault(DEFAULT_LLM_MODEL, 'judge model name'),
@@ -415,7 +415,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
   const openaiBase = v.OPENAI_BASE_URL;
   const openaiEndpoint = Boolean(openaiBase || v.OPENAI_API_KEY);
   const embedderKind = v.EMBEDDER ?? (v.ONNX_MODEL_DIR ? 'onnx' : 'use-lite');
+  const minilmPresent = existsSync(join(modelsDirOf(v.MODELS_DIR), MINILM_DIR, 'model.onnx'));
   const judgeKind = v.JUDGE ?? (openaiEndpoint ? 'openai' : 'offline');
+  if (ok('JUDGE') && v.JUDGE === 'reader' && !minilmPresent) {
+    problems.push(`JUDGE='reader' needs ${join(modelsDirOf(v.MODELS_DIR), MINILM_DIR)}/model.onnx: run \`npm run models\` (or point MODELS_DIR at your own copy), or set JUDGE=offline`);
+  }
   const generatorKind = v.GENERATOR ?? (openaiEndpoint ? 'openai' : 'offline');
   if (ok('EMBEDDER') && embedderKind === 'minilm' && !existsSync(join(modelsDirOf(v.MODELS_DIR), MINILM_DIR, 'model.onnx'))) {
     problems.push(`EMBEDDER='minilm' needs ${join(modelsDirOf(v.MODELS_DIR), MINILM_DIR)}/model.onnx: run \`npm run models\` (or point MODELS_DIR at your own copy)`);
@@ -513,7 +517,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     trustProxyHops: e.TRUST_PROXY,
     embedder: { kind: embedderKind, onnxModelDir: embedderKind === 'minilm' ? join(modelsDirOf(e.MODELS_DIR), MINILM_DIR) : e.ONNX_MODEL_DIR, model: e.EMBEDDING_MODEL, dimension: e.EMBEDDING_DIMENSION },
     modelsDir: modelsDirOf(e.MODELS_DIR),
-    judge: { kind: judgeKind, model: e.JUDGE_MODEL, timeoutMs: e.JUDGE_TIMEOUT_MS, maxReasks: e.JUDGE_MAX_REASKS, prompt: e.JUDGE_PROMPT },
+    judge: { kind: judgeKind, ...(judgeKind === 'reader' ? { readerModelDir: join(modelsDirOf(e.MODELS_DIR), MINILM_DIR) } : {}), model: e.JUDGE_MODEL, timeoutMs: e.JUDGE_TIMEOUT_MS, maxReasks: e.JUDGE_MAX_REASKS, prompt: e.JUDGE_PROMPT },
     openai: { baseURL: openaiBase, apiKey: e.OPENAI_API_KEY ?? (openaiBase ? 'not-needed' : undefined) },
     trace: { k: e.TRACE_K, maxRounds: e.TRACE_MAX_ROUNDS, maxJudgeCalls: e.TRACE_MAX_JUDGE_CALLS, judgeConcurrency: e.JUDGE_CONCURRENCY },
     queue: { attempts: e.QUEUE_ATTEMPTS, backoffMs: e.QUEUE_BACKOFF_MS, workerConcurrency: e.WORKER_CONCURRENCY, workerProcesses: e.WORKER_PROCESSES, prefix: e.QUEUE_PREFIX, lockMs: e.WORKER_LOCK_MS, sweepEveryMs: e.SWEEP_EVERY_MS, enqueueTimeoutMs: e.QUEUE_ENQUEUE_TIMEOUT_MS },

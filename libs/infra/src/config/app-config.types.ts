@@ -69,7 +69,7 @@ export interface AppConfig {
   readonly embedder: Readonly<{ kind: 'use-lite' | 'minilm' | 'onnx' | 'openai'; onnxModelDir?: string; model?: string; dimension?: number }>;
   /** MODELS_DIR resolved: where `npm run models` lays the model files. */
   readonly modelsDir: string;
-  readonly judge: Readonly<{ kind: 'offline' | 'openai'; model: string; timeoutMs: number; maxReasks: number; prompt: 'rf-v1' | 'rf-v1-quote' }>;
+  readonly judge: Readonly<{ kind: 'reader' | 'offline' | 'openai'; /** kind 'reader': the encoder's folder. */ readerModelDir?: string; model: string; timeoutMs: number; maxReasks: number; prompt: 'rf-v1' | 'rf-v1-quote' }>;
   readonly openai: Readonly<{ baseURL?: string; apiKey?: string }>;
   readonly trace: Readonly<{ k: number; maxRounds: number; maxJudgeCalls: number; judgeConcurrency: number }>;
   readonly queue: Readonly<{ attempts: number; backoffMs: number; workerConcurrency: number; workerProcesses: number; prefix: string; lockMs: number; sweepEveryMs: number; enqueueTimeoutMs: number }>;

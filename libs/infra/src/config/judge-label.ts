@@ -1,4 +1,4 @@
-import { OFFLINE_JUDGE_MODEL } from '@forensics/algorithms';
+import { OFFLINE_JUDGE_MODEL, READER_JUDGE_MODEL } from '@forensics/algorithms';
 import type { AppConfig } from './app-config';
 
 /**
@@ -7,5 +7,7 @@ import type { AppConfig } from './app-config';
  * it must not appear beside the offline judge (it once read `offline:gpt-4o-mini`).
  */
 export function judgeLabel(judge: AppConfig['judge']): string {
-  return judge.kind === 'offline' ? `offline (${OFFLINE_JUDGE_MODEL}, no LLM)` : `${judge.kind}:${judge.model}`;
+  if (judge.kind === 'offline') return `offline (${OFFLINE_JUDGE_MODEL}, no LLM)`;
+  if (judge.kind === 'reader') return `reader (${READER_JUDGE_MODEL}: rules + all-MiniLM-L6-v2, no LLM)`;
+  return `${judge.kind}:${judge.model}`;
 }

@@ -1,11 +1,17 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { READER_JUDGE_FIT } from '@forensics/algorithms';
 import { DEFAULT_TOUCH_INTERVAL_MS, type CoreSettings, type Embedder, type GradientProbeProvision, type IdentitySettings, type Judge } from '@forensics/core';
 import { auditSettingsFor, type AppConfig } from '../config/app-config';
 import { createEmbedder } from '../embedders';
 import { OfflineJudge } from '../judges/offline-judge.adapter';
 import { OpenAiJudge } from '../judges/openai-judge.adapter';
+import { MiniLmReader } from '../judges/minilm-reader';
+import { ReaderJudge } from '../judges/reader-judge.adapter';
+import { MINILM_ID } from '../embedders/embedder.factory';
+import { OnnxEmbedder } from '../embedders/onnx-embedder.adapter';
+
 import { OnnxGradientProbe, UseLiteGradientProbe } from '../probe';
 
 /** Builds the adapter behind each port from the configuration (embedded default or production part). */
@@ -30,6 +36,10 @@ export function judgeFor(config: AppConfig): Judge {
       maxReasks: config.judge.maxReasks,
       prompt: config.judge.prompt,
     });
+  }
+  if (config.judge.kind === 'reader') {
+    const modelDir = config.judge.readerModelDir ?? join(config.modelsDir, MINILM_ID);
+    return new ReaderJudge(new MiniLmReader(new OnnxEmbedder({ modelDir, id: MINILM_ID })), READER_JUDGE_FIT);
   }
   return new OfflineJudge();
 }

@@ -1,0 +1,2 @@
+export * from './reader.features';
+export * from './reader-judge.fit';
