@@ -205,7 +205,7 @@ export async function renderItem(view, id, current) {
     try {
       const r = await undoLast(which);
       undoBar.hidden = true;
-      clear(outcome).append(h('p', { class: 'ok', dataset: { state: r.item.state, undone: r.undid.action } }, `Undone: ${r.undid.action} — `, untrusted(short(r.item.documentId, 40)), ` is ${r.item.state} again.`));
+      clear(outcome).append(h('p', { class: 'ok', dataset: { state: r.item.state, undone: r.undid.action } }, `Undone: ${r.undid.action} — `, untrusted(docLabel(r.item)), ` is ${r.item.state} again.`));
       if (r.item.id === id) {
         afterDecision(r.item);
         if (redactButton) redactButton.disabled = !claimSpans.length || r.item.state === 'PURGED';
@@ -213,7 +213,7 @@ export async function renderItem(view, id, current) {
         for (const c of chips) c.setAttribute('aria-pressed', 'false');
         nextPromise = null;
       }
-      toast(`Undone: ${r.item.documentId} is ${r.item.state} again`, 'ok');
+      toast(`Undone: ${docLabel(r.item)} is ${r.item.state} again`, 'ok');
     } catch (e) {
       undoBar.hidden = true;
       clear(outcome).append(h('p', { class: 'error', dataset: { status: e.status ?? '' }, text: e.status === 409 ? `Undo refused (409): ${e.message}` : e.status === 404 ? `Nothing to undo: ${e.message}` : `Undo failed: ${e.message}` }));
@@ -225,7 +225,7 @@ export async function renderItem(view, id, current) {
     try {
       const updated = await api('POST', `/v1/review/items/${encodeURIComponent(id)}/decision`, body);
       holdClaim = false; // a decision releases the claim
-      toast(`${action}: ${updated.documentId ?? it.documentId} is now ${updated.state}`, 'ok');
+      toast(`${action}: ${docLabel(updated.documentId ? updated : it)} is now ${updated.state}`, 'ok');
       outcome.append(h('p', { class: 'ok', dataset: { state: updated.state }, text: `Done: ${action} — the item is now ${updated.state}.` }));
       afterDecision(updated);
       if (action !== 'purge') showUndo(action, updated.state);
@@ -258,7 +258,7 @@ export async function renderItem(view, id, current) {
     try {
       const r = await api('POST', `/v1/review/items/${encodeURIComponent(id)}/redact`, body);
       holdClaim = false;
-      toast(`redacted: ${r.item.documentId} — the redacted version is served`, 'ok');
+      toast(`redacted: ${docLabel(r.item)} — the redacted version is served`, 'ok');
       outcome.append(h('p', { class: 'ok', dataset: { state: r.item.state, decision: 'redact' }, text: `Done: redacted ${r.redaction.spans.length} span${r.redaction.spans.length === 1 ? '' : 's'} (${r.redaction.removedChars} characters) — the redacted version ${short(r.redaction.documentId, 13)} is served; restore brings the original back.` }));
       afterDecision(r.item);
       if (redactButton) redactButton.disabled = true;
