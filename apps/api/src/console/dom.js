@@ -271,7 +271,8 @@ function scalarText(v) {
  */
 export function flatRows(value, labels = {}, prefix = '', depth = 3) {
   const rows = [];
-  const label = (k) => labels[k] ?? k.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  // labels === null: the keys are the app's own (metadata), shown as they are.
+  const label = (k) => (labels === null ? k : labels[k] ?? k.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase());
   if (!value || typeof value !== 'object') return prefix ? [[prefix, scalarText(value)]] : [];
   for (const [k, v] of Object.entries(value)) {
     const name = prefix ? `${prefix} · ${label(k)}` : label(k);
@@ -284,9 +285,10 @@ export function flatRows(value, labels = {}, prefix = '', depth = 3) {
   return rows;
 }
 
-/** flatRows as a <dl class="kv rows">: labels and values as text (untrusted values isolated). */
+/** flatRows as a <dl class="kv rows">: labels and values as text, each isolated (`labels` null: keys as they are). */
 export function kvList(value, labels = {}, attrs = {}) {
   const rows = flatRows(value, labels);
   if (!rows.length) return h('span', { class: 'muted', text: '—' });
-  return h('dl', { class: 'kv rows', ...attrs }, rows.map(([k, v]) => [h('dt', { text: k }), h('dd', {}, untrusted(v))]));
+  // Keys may be untrusted too (the app's metadata): both isolated.
+  return h('dl', { class: 'kv rows', ...attrs }, rows.map(([k, v]) => [h('dt', {}, untrusted(k)), h('dd', {}, untrusted(v))]));
 }

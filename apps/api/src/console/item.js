@@ -333,7 +333,7 @@ export async function renderItem(view, id, current) {
   paintStatus(it);
   const meta = it.metadata && typeof it.metadata === 'object' ? it.metadata : null;
   const metaLine = h('div', { class: 'meta', id: 'item-meta' }, h('span', { class: 'muted small', text: meta && Object.keys(meta).length ? "The app's metadata of this text: " : "The app gave no metadata for this text." }),
-    meta && Object.keys(meta).length ? kvList(meta, {}, { id: 'item-meta-rows' }) : null);
+    meta && Object.keys(meta).length ? kvList(meta, null, { id: 'item-meta-rows' }) : null);
   let progress = progressLine(qFilter);
   function afterDecision(updated) {
     if (!updated) return;
