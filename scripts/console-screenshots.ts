@@ -89,10 +89,17 @@ async function seedFromDemo(url: string, apiKey: string, n: number, say: (m: str
   const http = client(url, apiKey);
   const questions: DemoQuestion[] = readFileSync(join(ROOT, 'demo', 'poisonedrag-nq-20.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).slice(0, n);
   // PoisonedRAG-B: P = S ⊕ I, S = the targeted question (as the demo injects them).
-  const docs = questions.flatMap((q) => [
-    ...q.poisoned_texts.map((text, i) => ({ id: `${q.id}-poison-${i}`, text: `${q.question}. ${text}` })),
-    ...q.clean_texts.map((text, i) => ({ id: `${q.id}-clean-${i}`, text })),
-  ]);
+  // The app's ids say nothing of which text is planted (the console shows them first, issue 54): numbered in an order
+  // that interleaves planted and clean texts. The demo data has no metadata; the screenshots give each text a made-up
+  // `source` (planted texts "user upload", clean ones "wikipedia"), to show where the console puts the app's metadata.
+  const docs = questions.flatMap((q) => {
+    const texts = [
+      ...q.poisoned_texts.map((text) => ({ text: `${q.question}. ${text}`, metadata: { source: 'user upload', question: q.id } })),
+      ...q.clean_texts.map((text) => ({ text, metadata: { source: 'wikipedia', question: q.id } })),
+    ];
+    const order = texts.map((_, i) => i).sort((a, b) => ((a * 7 + 3) % texts.length) - ((b * 7 + 3) % texts.length));
+    return order.map((i, k) => ({ id: `${q.id}-doc-${String(k + 1).padStart(2, '0')}`, ...texts[i] }));
+  });
   say(`ingesting ${docs.length} texts of ${n} demo questions …`);
   for (let i = 0; i < docs.length; i += 50) await http('POST', '/v1/collections/demo/documents', { documents: docs.slice(i, i + 50) });
   const ids: string[] = [];

@@ -111,6 +111,19 @@ describe('review API', () => {
     expect((await call('GET', `/v1/review/items?${base}&q=${encodeURIComponent('%_')}`)).body.items).toEqual([]);
   });
 
+  it('tabs: per state without the decided filter; open = undecided NEEDS_REVIEW and QUARANTINED (issue 54)', async () => {
+    const count = async (where: string) => Number((await db.query(`SELECT count(*)::int AS n FROM "QuarantineRecord" r WHERE r."collection" = $1 AND ${where}`, [seeded])).rows[0].n);
+    const open = await count(`r."state" IN ('NEEDS_REVIEW', 'QUARANTINED') AND r."decision" IS NULL`);
+    const approved = await count(`r."state" = 'QUARANTINED' AND r."decision" IS NOT NULL`);
+    expect(approved).toBeGreaterThan(0); // the seed decides some: the Open count must leave them out
+    for (const q of ['', '&decided=false', '&decided=true']) {
+      const r = await call('GET', `/v1/review/items?collection=${seeded}&limit=1${q}`);
+      expect(r.body.tabs.open).toBe(open);
+      expect(r.body.tabs.QUARANTINED).toBe(await count(`r."state" = 'QUARANTINED'`));
+      expect(r.body.tabs.RESTORED).toBe(await count(`r."state" = 'RESTORED'`));
+    }
+  });
+
   it('bad input is a 400 naming the field; a cursor of another sort is refused', async () => {
     for (const [q, field] of [['state=NOPE', 'state'], ['minSuspicion=2', 'minSuspicion'], ['limit=500', 'limit'], ['sort=size', 'sort'], ['from=yesterday', 'from'], ['cursor=xyz', 'cursor']]) {
       const r = await call('GET', `/v1/review/items?${q}`);
@@ -326,6 +339,12 @@ describe('review API', () => {
     const d = await call('GET', `/v1/review/items/${id}`, keys.viewer.key);
     expect(d.status).toBe(200);
     expect(d.body.item.id).toBe(id);
+    // Issue 54: the text named as the app names it, on the item and on the event's candidates (seeded without metadata).
+    const ext = (await db.query('SELECT "externalId" FROM "Document" WHERE "id" = $1', [d.body.item.documentId])).rows[0].externalId;
+    expect(ext).toBeTruthy();
+    expect(d.body.item.externalId).toBe(ext);
+    expect(d.body.item.metadata).toBeNull();
+    expect(d.body.evidence.candidates.every((c: any) => typeof c.externalId === 'string')).toBe(true);
     expect(typeof d.body.text).toBe('string');
     expect(d.body.feedback.query).toBe(d.body.item.query);
     expect(d.body.verdict.reply.length).toBeGreaterThan(0);
@@ -350,8 +369,9 @@ describe('review API', () => {
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-type')).toContain('text/csv');
     const lines = (csv.body as string).trim().split('\r\n');
-    expect(lines[0]).toBe('id,state,collection,documentId,feedbackId,query,wrongAnswer,judgeKind,judgeLabel,suspicion,createdAt,decision,decidedBy,decidedAt,note,reasons,textPreview');
+    expect(lines[0]).toBe('id,state,collection,documentId,feedbackId,query,wrongAnswer,judgeKind,judgeLabel,suspicion,createdAt,decision,decidedBy,decidedAt,note,reasons,textPreview,externalId,metadata');
     const row = lines.find((l) => l.startsWith(id))!;
+    expect(row.endsWith(`,${ext},`)).toBe(true);
     expect(row).toContain(`"'=HYPERLINK(""http://evil"",""x"")"`);
     expect(row).toContain(`"'+1,2"`);
     expect(row).toContain(`,'@SUM(A1),`);

@@ -70,6 +70,14 @@ describe.each(implementations)('ReviewRepository contract: %s', (_name, make) =>
 
   const who = (name: string, over: Partial<DecideOptions> = {}): DecideOptions => ({ actor: `${name} key:1`, claimant: name, override: false, ...over });
 
+  it("items name their text as the app does: the document's externalId and metadata (issue 54)", async () => {
+    const { collection, ids } = await items(['QUARANTINED', 'NEEDS_REVIEW']);
+    const rows = await review.summaries(ids);
+    expect(rows.map((r) => [r.externalId, r.metadata]).sort()).toEqual([['e0', { i: 0 }], ['e1', { i: 1 }]]);
+    const page = await review.search({ collection }, { sort: 'risk', limit: 10, after: null });
+    expect(page.rows.map((r) => r.externalId).sort()).toEqual(['e0', 'e1']);
+  });
+
   it('search: keyset pages in each sort cover the set once, in order; filters; counts per state', async () => {
     const s = [0.9, null, 0.2, 0.9, 0.5, null, 0.7, 0.1, 0.5, 0.3];
     const { collection, ids } = await items(s.map((_, i) => (i % 4 === 1 ? 'NEEDS_REVIEW' : 'QUARANTINED')), s);

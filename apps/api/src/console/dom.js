@@ -87,14 +87,16 @@ export function findOccurrences(text, needle) {
 }
 
 /**
- * The text as text nodes with every occurrence of `needle` wrapped in <mark class="hit"> and every claim
+ * The text as text nodes with every occurrence of `needle` (a string, or an array of them) wrapped in <mark class="hit"> and every claim
  * span ({start, end} character offsets, issue 35) in <mark class="claim"> (hits nested inside). Built with
  * DOM APIs only: the text is never parsed as markup. Spans outside the text or empty are ignored.
  */
 export function highlighted(text, needle, spans = []) {
   const t = text ?? '';
   const frag = document.createDocumentFragment();
-  const hits = findOccurrences(t, needle);
+  // One needle or several (the words of a claim located in a whole served sentence): their ranges, merged in order.
+  const hits = (Array.isArray(needle) ? needle : [needle]).flatMap((n) => findOccurrences(t, n)).sort((a, b) => a[0] - b[0])
+    .reduce((out, r) => { if (!out.length || r[0] >= out[out.length - 1][1]) out.push(r); return out; }, []);
   const claims = (Array.isArray(spans) ? spans : [])
     .filter((x) => x && Number.isInteger(x.start) && Number.isInteger(x.end) && x.start >= 0 && x.end <= t.length && x.start < x.end)
     .sort((a, b) => a.start - b.start);
@@ -221,4 +223,72 @@ export function reporterLabel(name, kind, attrs = {}) {
   const [label, why] = REPORTER_KINDS[kind] ?? REPORTER_KINDS['self-declared'];
   return h('span', { class: 'reporter', ...attrs }, untrusted(name), ' ',
     h('span', { class: `reporter-kind kind-${kind ?? 'unknown'}`, title: why, dataset: { kind: kind ?? '' }, text: label }));
+}
+
+// --- How the app names a text (issue 54, item 4) ------------------------------------------------------------------
+// The reviewer knows a text by the id their app gave it at ingest (externalId) and by its metadata (a `source` is often
+// the strongest clue), not by the service's UUID: every place that names a text shows those first, the UUID after.
+
+/** Metadata keys read as the text's source, in order (the first string value wins). */
+const SOURCE_KEYS = ['source', 'url', 'uri', 'origin', 'file', 'path', 'author', 'publisher'];
+
+/** The text's source from its metadata (a string under one of SOURCE_KEYS), or null. */
+export function sourceOf(metadata) {
+  if (!metadata || typeof metadata !== 'object' || Array.isArray(metadata)) return null;
+  for (const k of SOURCE_KEYS) if (typeof metadata[k] === 'string' && metadata[k].trim()) return { key: k, value: metadata[k] };
+  return null;
+}
+
+/** A short label for a text: its externalId, else the start of its UUID. */
+export function docLabel(x, n = 40) {
+  return x?.externalId ? short(x.externalId, n) : short(x?.documentId ?? '', Math.min(n, 13));
+}
+
+/**
+ * A text named as the app names it: its externalId (isolated, as untrusted text), its source (from the metadata), and the
+ * service's UUID, cut short, in muted type (the whole UUID in the tooltip). `x` carries documentId, externalId, metadata.
+ */
+export function docName(x, attrs = {}) {
+  const src = sourceOf(x?.metadata);
+  const uuid = String(x?.documentId ?? '');
+  return h('span', { class: 'docname', ...attrs, dataset: { externalId: x?.externalId ?? '', doc: uuid } },
+    x?.externalId ? untrusted(short(x.externalId, 60), { class: 'ext' }) : null,
+    src ? [' ', h('span', { class: 'source', title: `metadata.${src.key}` }, untrusted(short(src.value, 60)))] : null,
+    ' ', h('code', { class: 'uuid', title: `the service's id: ${uuid}`, text: x?.externalId ? short(uuid, 9) : short(uuid, 13) }));
+}
+
+const isScalar = (v) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+function scalarText(v) {
+  if (v === null || v === undefined) return '—';
+  if (typeof v === 'number') return fmtNum(v);
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  return String(v);
+}
+
+/**
+ * A JSON value as readable rows [label, value]: nested objects flattened into "a · b" labels, arrays of scalars joined,
+ * arrays of objects numbered ("remembered 1 · action"). Past `depth` levels a value is shown as compact JSON text.
+ */
+export function flatRows(value, labels = {}, prefix = '', depth = 3) {
+  const rows = [];
+  // labels === null: the keys are the app's own (metadata), shown as they are.
+  const label = (k) => (labels === null ? k : labels[k] ?? k.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase());
+  if (!value || typeof value !== 'object') return prefix ? [[prefix, scalarText(value)]] : [];
+  for (const [k, v] of Object.entries(value)) {
+    const name = prefix ? `${prefix} · ${label(k)}` : label(k);
+    if (isScalar(v)) rows.push([name, scalarText(v)]);
+    else if (Array.isArray(v) && v.every(isScalar)) rows.push([name, v.length ? v.map(scalarText).join(', ') : '—']);
+    else if (depth <= 0) rows.push([name, JSON.stringify(v)]);
+    else if (Array.isArray(v)) v.forEach((x, i) => rows.push(...(isScalar(x) ? [[`${name} ${i + 1}`, scalarText(x)]] : flatRows(x, labels, `${name} ${i + 1}`, depth - 1))));
+    else rows.push(...flatRows(v, labels, name, depth - 1));
+  }
+  return rows;
+}
+
+/** flatRows as a <dl class="kv rows">: labels and values as text, each isolated (`labels` null: keys as they are). */
+export function kvList(value, labels = {}, attrs = {}) {
+  const rows = flatRows(value, labels);
+  if (!rows.length) return h('span', { class: 'muted', text: '—' });
+  // Keys may be untrusted too (the app's metadata): both isolated.
+  return h('dl', { class: 'kv rows', ...attrs }, rows.map(([k, v]) => [h('dt', {}, untrusted(k)), h('dd', {}, untrusted(v))]));
 }

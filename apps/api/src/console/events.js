@@ -6,6 +6,16 @@ import { clear, field, fmtDate, h, reporterLabel, short, untrusted } from './dom
 
 const STATUSES = ['', 'RECEIVED', 'QUEUED', 'TRACING', 'TRACED', 'BOUNDED', 'FAILED'];
 
+/**
+ * The pipeline step the event last finished, in words. `enhanced` is the name of the last step whether or not it made an
+ * enhancement (it runs for every event, and makes one only from a correct answer): shown as such only when it did.
+ */
+function stepLine(e) {
+  if (!e.step) return null;
+  const words = e.step === 'enhanced' ? (e.enhancements ? 'enhanced' : 'all steps done (no enhancement)') : e.step;
+  return h('div', { class: 'muted small step', dataset: { step: e.step } }, untrusted(words));
+}
+
 export async function renderEvents(view, params, current) {
   const status = params.get('status') ?? '';
   const collection = params.get('collection') ?? '';
@@ -25,7 +35,7 @@ export async function renderEvents(view, params, current) {
       h('td', {}, untrusted(e.collection ?? '')),
       h('td', {}, h('div', {}, untrusted(short(e.query, 90))), h('div', { class: 'muted small' }, untrusted(short(e.wrongAnswer, 60))),
         e.reporter ? h('div', { class: 'muted small' }, 'reported by ', reporterLabel(short(e.reporter, 60), e.reporterKind)) : null),
-      h('td', {}, h('span', { class: `status status-${String(e.status).toLowerCase()}`, text: e.status }), e.step ? h('div', { class: 'muted small' }, untrusted(e.step)) : null),
+      h('td', {}, h('span', { class: `status status-${String(e.status).toLowerCase()}`, text: e.status }), stepLine(e)),
       h('td', { class: 'small', text: e.verification ? (typeof e.verification === 'string' ? e.verification : e.verification.status ?? JSON.stringify(e.verification)) : '—' }),
       h('td', { text: `${n(e.verdicts, 'YES')} / ${n(e.verdicts, 'NO')} / ${n(e.verdicts, 'UNDETERMINED')}` }),
       h('td', { text: `${n(e.items, 'NEEDS_REVIEW')} / ${n(e.items, 'QUARANTINED')} / ${n(e.items, 'RESTORED')} / ${n(e.items, 'PURGED')}` }),

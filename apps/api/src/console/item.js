@@ -4,8 +4,9 @@
 // the claim (taken on open, renewed every minute, released on leave).
 import { api, ApiError, qs } from './api.js';
 import { can, page, session } from './shell.js';
-import { badge, clear, field, fmtDate, fmtNum, h, highlighted, jsonPre, miniBar, reporterLabel, s, short, toast, untrusted } from './dom.js';
+import { badge, clear, docLabel, docName, field, fmtDate, fmtNum, h, highlighted, kvList, miniBar, reporterLabel, s, short, sourceOf, toast, untrusted } from './dom.js';
 import { loadReasons, progressLine, queueFilterOf, undoLast } from './workflow.js';
+import { whyFlagged } from './why.js';
 
 const RENEW_MS = 60_000;
 /** How long the undo bar stays after a decision (after that: "undo my last decision" on the queue page, or z). */
@@ -25,6 +26,37 @@ const raw = (v) => {
 };
 const skipped = (v) => (v && typeof v === 'object' && v.skipped ? String(v.skipped) : null);
 
+/** The text with the spans replaced by the redaction marker, as the redacted version would read. */
+function redactedPreview(text, spans) {
+  let out = '';
+  let at = 0;
+  for (const sp of [...spans].sort((a, b) => a.start - b.start)) {
+    if (sp.start < at) continue;
+    out += `${text.slice(at, sp.start)}[…]`;
+    at = sp.end;
+  }
+  return (out + text.slice(at)).replace(/(\[…\]\s*)+/g, '[…] ').trim();
+}
+
+// Words that carry nothing of a text's own: a redacted text holding only these and the question's words says nothing.
+const FILLER = new Set('a an the of to in on at by for and or but is are was were be been it its this that these those as with from what which who whom whose when where why how do does did'.split(' '));
+const wordsOf = (t) => (t.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !FILLER.has(w));
+
+/** True when redacting `spans` would leave nothing served but the question (its words, filler and punctuation). */
+function onlyQuestionLeft(text, spans, query) {
+  const asked = new Set(wordsOf(query));
+  return wordsOf(redactedPreview(text, spans).replace(/\[…\]/g, ' ')).every((w) => asked.has(w));
+}
+
+/** What serving does with the item's text now, in words (a RESTORED or decided item is not "awaiting review"). */
+function servingText(x, redaction) {
+  if (x.state === 'NEEDS_REVIEW') return x.servedDuringReview ? ['served', 'still served while it awaits review'] : ['held', 'held out of serving while it awaits review'];
+  if (x.state === 'QUARANTINED') return x.decision === 'redact' || redaction?.served ? ['redacted', 'out of serving; its redacted version is served instead'] : ['out', x.decision ? 'out of serving (decided)' : 'out of serving while it awaits review'];
+  if (x.state === 'RESTORED') return ['served', 'served again'];
+  if (x.state === 'PURGED') return ['purged', 'purged: removed from serving for good'];
+  return ['', ''];
+}
+
 function dl(pairs) {
   return h('dl', { class: 'kv' }, pairs.filter(Boolean).map(([k, v]) => [h('dt', { text: k }), h('dd', {}, v instanceof Node ? v : String(v ?? '—'))]));
 }
@@ -35,22 +67,24 @@ function evidenceChart(title, key, detail) {
   const cands = [...(detail.evidence?.candidates ?? [])];
   const thisText = detail.evidence?.thisText ?? {};
   if (!cands.some((c) => c.documentId === me)) cands.push({ documentId: me, label: detail.verdict?.label, quarantined: true, ...thisText });
-  const rows = cands.map((c) => ({ id: c.documentId, label: c.label, quarantined: !!c.quarantined, s: sus(c[key]), r: raw(c[key]), skip: skipped(c[key]), me: c.documentId === me }))
-    .sort((a, b) => (b.s ?? -1) - (a.s ?? -1)).slice(0, 12);
-  if (!rows.some((r) => r.me)) rows.push(cands.map((c) => ({ id: c.documentId, s: sus(c[key]), r: raw(c[key]), me: true })).find((r) => r.id === me));
+  // Each bar is labelled with the app's id of its text (its externalId), the service's UUID only where the app gave none.
+  const named = (c) => (c.documentId === me ? { ...c, externalId: detail.item.externalId, metadata: detail.item.metadata } : c);
+  const row = (c) => ({ id: c.documentId, ext: c.externalId ?? null, source: sourceOf(c.metadata)?.value ?? null, label: c.label, quarantined: !!c.quarantined, s: sus(c[key]), r: raw(c[key]), skip: skipped(c[key]), me: c.documentId === me });
+  const rows = cands.map(named).map(row).sort((a, b) => (b.s ?? -1) - (a.s ?? -1)).slice(0, 12);
+  if (!rows.some((r) => r.me)) rows.push(row(named(cands.find((c) => c.documentId === me))));
   if (rows.every((r) => r.s === null)) {
     const why = rows.find((r) => r.me)?.skip ?? rows.find((r) => r.skip)?.skip;
     return h('figure', { class: 'chart', dataset: { measure: key } }, h('figcaption', { text: `${title}: not computed for this event${why ? ` (${why})` : ''}` }));
   }
-  const W = 150, ROW = 16, LABEL = 120, NUM = 70;
+  const W = 150, ROW = 16, LABEL = 130, NUM = 70;
   const height = rows.length * ROW + 4;
   const svg = s('svg', { width: LABEL + W + NUM, height, viewBox: `0 0 ${LABEL + W + NUM} ${height}`, role: 'img', 'aria-label': `${title} suspicion of this text and the event's other candidates`, class: 'bars' });
   rows.forEach((r, i) => {
     const y = i * ROW + 2;
     const cls = r.me ? 'me' : r.quarantined ? 'quarantined' : 'other';
     const g = s('g', { class: `row ${cls}`, dataset: { doc: r.id } },
-      s('title', { text: `${r.id}${r.me ? ' (this text)' : ''}: suspicion ${fmtNum(r.s)}${r.r !== null ? `; raw ${r.r}` : ''}${r.skip ? `; skipped: ${r.skip}` : ''}${r.label ? `; judge ${r.label}` : ''}` }),
-      s('text', { x: 0, y: y + 11, class: 'lbl', text: `${r.me ? '▶ ' : ''}${short(r.id, 16)}` }),
+      s('title', { text: `${r.ext ? `${r.ext} · ` : ''}${r.source ? `${r.source} · ` : ''}${r.id}${r.me ? ' (this text)' : ''}: suspicion ${fmtNum(r.s)}${r.r !== null ? `; raw ${r.r}` : ''}${r.skip ? `; skipped: ${r.skip}` : ''}${r.label ? `; judge ${r.label}` : ''}` }),
+      s('text', { x: 0, y: y + 11, class: 'lbl', dataset: { externalId: r.ext ?? '' }, text: `${r.me ? '▶ ' : ''}${short(r.ext ?? r.id, r.me ? 17 : 19)}` }),
       s('rect', { x: LABEL, y: y + 2, width: W, height: ROW - 5, class: 'track' }),
       s('rect', { x: LABEL, y: y + 2, width: ((r.s ?? 0) * W).toFixed(1), height: ROW - 5, class: `fill ${cls}` }),
       s('text', { x: LABEL + W + 4, y: y + 11, class: 'val', text: `${fmtNum(r.s, 2)}${r.label ? ` ${r.label}` : ''}` }));
@@ -62,12 +96,29 @@ function evidenceChart(title, key, detail) {
 }
 
 function itemTable(items) {
-  return h('table', { class: 'compact' }, h('thead', {}, h('tr', {}, ['State', 'Document', 'Text', 'Suspicion'].map((t) => h('th', { scope: 'col', text: t })))),
-    h('tbody', {}, items.map((it) => h('tr', {},
+  return h('table', { class: 'compact' }, h('thead', {}, h('tr', {}, ['State', 'Text (app id · source · service id)', 'Text', 'Suspicion'].map((t) => h('th', { scope: 'col', text: t })))),
+    h('tbody', {}, items.map((it) => h('tr', { dataset: { id: it.id } },
       h('td', {}, badge(it.state)),
-      h('td', {}, h('a', { href: `#/item/${encodeURIComponent(it.id)}`, text: short(it.documentId, 40) })),
+      h('td', {}, h('a', { href: `#/item/${encodeURIComponent(it.id)}`, class: 'doc' }, docName(it))),
       h('td', { class: 'preview' }, untrusted(short(it.textPreview, 140))),
       h('td', {}, miniBar(it.suspicion, 'suspicion'))))));
+}
+
+/** Plain labels of the policy inputs (others: their key in words). */
+const POLICY_LABELS = {
+  label: 'judge label', yes: 'YES verdicts', no: 'NO verdicts', combined: 'combined suspicion', suspicion: 'suspicion', threshold: 'threshold',
+  trust: 'reporter trust', caps: 'caps', remembered: 'remembered decision', held: 'held for review', capped: 'capped',
+};
+/** Plain labels of audit details (others: their key in words). */
+const HISTORY_LABELS = { documentId: 'text (service id)', prev: 'before', from: 'from', to: 'to', withdrewRedaction: 'withdrew redaction', overrodeClaimOf: 'overrode the claim of', requestId: 'bulk request' };
+
+/** "Why flagged": one plain line per reason, from the verdict's signals; the signals no line explains as rows below. */
+function whyList(v, policy, it) {
+  const { lines, other } = whyFlagged(v, policy, it);
+  return h('div', { class: 'why', id: 'why' },
+    h('h3', { text: 'Why flagged' }),
+    lines.length ? h('ul', { id: 'why-list' }, lines.map((l) => h('li', {}, untrusted(l)))) : h('p', { class: 'muted', text: 'The judge gave no signals for this verdict.' }),
+    other.length ? h('details', { class: 'signals' }, h('summary', { text: `Other signals (${other.length})` }), kvList(Object.fromEntries(other), {}, { id: 'other-signals' })) : null);
 }
 
 export async function renderItem(view, id, current) {
@@ -154,16 +205,15 @@ export async function renderItem(view, id, current) {
     try {
       const r = await undoLast(which);
       undoBar.hidden = true;
-      clear(outcome).append(h('p', { class: 'ok', dataset: { state: r.item.state, undone: r.undid.action } }, `Undone: ${r.undid.action} — `, untrusted(short(r.item.documentId, 40)), ` is ${r.item.state} again.`));
+      clear(outcome).append(h('p', { class: 'ok', dataset: { state: r.item.state, undone: r.undid.action } }, `Undone: ${r.undid.action} — `, untrusted(docLabel(r.item)), ` is ${r.item.state} again.`));
       if (r.item.id === id) {
-        stateBadge.replaceWith(stateBadge = badge(r.item.state));
-        stateBadge.id = 'item-state';
-        stateBadge.dataset.state = r.item.state;
+        afterDecision(r.item);
+        if (redactButton) redactButton.disabled = !claimSpans.length || r.item.state === 'PURGED';
         chosen.clear();
         for (const c of chips) c.setAttribute('aria-pressed', 'false');
         nextPromise = null;
       }
-      toast(`Undone: ${r.item.documentId} is ${r.item.state} again`, 'ok');
+      toast(`Undone: ${docLabel(r.item)} is ${r.item.state} again`, 'ok');
     } catch (e) {
       undoBar.hidden = true;
       clear(outcome).append(h('p', { class: 'error', dataset: { status: e.status ?? '' }, text: e.status === 409 ? `Undo refused (409): ${e.message}` : e.status === 404 ? `Nothing to undo: ${e.message}` : `Undo failed: ${e.message}` }));
@@ -175,11 +225,9 @@ export async function renderItem(view, id, current) {
     try {
       const updated = await api('POST', `/v1/review/items/${encodeURIComponent(id)}/decision`, body);
       holdClaim = false; // a decision releases the claim
-      toast(`${action}: ${updated.documentId ?? it.documentId} is now ${updated.state}`, 'ok');
+      toast(`${action}: ${docLabel(updated.documentId ? updated : it)} is now ${updated.state}`, 'ok');
       outcome.append(h('p', { class: 'ok', dataset: { state: updated.state }, text: `Done: ${action} — the item is now ${updated.state}.` }));
-      stateBadge.replaceWith(stateBadge = badge(updated.state));
-      stateBadge.id = 'item-state';
-      stateBadge.dataset.state = updated.state;
+      afterDecision(updated);
       if (action !== 'purge') showUndo(action, updated.state);
     } catch (e) {
       const who = e.body?.claim?.by;
@@ -190,18 +238,29 @@ export async function renderItem(view, id, current) {
   // Redact (issue 35): the claim span(s) replaced by a marker in a new, served version; the original kept until purged.
   const claimSpans = it.state === 'PURGED' ? [] : (v?.spans ?? []);
   const canRedact = decide && claimSpans.length > 0 && it.state !== 'PURGED' && !(detail.redaction?.served);
-  async function redactNow() {
+  async function redactNow(anyway = false) {
     clear(outcome);
+    redactWarning.hidden = true;
+    if (canRedact && !anyway && onlyQuestionLeft(detail.text ?? '', claimSpans, fb.query ?? it.query ?? '')) {
+      // Issue 54: a wholly planted text redacted leaves the question alone served ("What is the capital of Australia? […]").
+      clear(redactWarning).append(
+        h('p', {}, h('strong', { text: 'Redacting leaves only the question served: ' }), '“', untrusted(short(redactedPreview(detail.text ?? '', claimSpans), 200), { id: 'redact-leftover' }),
+          '” — nothing of the text but the question and […]. The whole text looks planted: quarantine it instead?'),
+        h('button', { type: 'button', class: 'danger', id: 'redact-quarantine', text: 'Quarantine instead (approve)', on: { click: () => { redactWarning.hidden = true; decideNow('approve'); } } }), ' ',
+        h('button', { type: 'button', id: 'redact-anyway', text: 'Redact anyway', on: { click: () => redactNow(true) } }), ' ',
+        h('button', { type: 'button', text: 'Cancel', on: { click: () => { redactWarning.hidden = true; } } }));
+      redactWarning.hidden = false;
+      redactWarning.querySelector('#redact-quarantine').focus();
+      return;
+    }
     if (!canRedact) { outcome.append(h('p', { class: 'error', text: claimSpans.length ? 'This item cannot be redacted now (purged, or already redacted).' : 'No claim span is stored for this item: nothing to redact.' })); return; }
     const body = { ...(note.value.trim() ? { note: note.value.trim() } : {}), ...(chosen.size ? { reasons: [...chosen] } : {}) };
     try {
       const r = await api('POST', `/v1/review/items/${encodeURIComponent(id)}/redact`, body);
       holdClaim = false;
-      toast(`redacted: ${r.item.documentId} — the redacted version is served`, 'ok');
+      toast(`redacted: ${docLabel(r.item)} — the redacted version is served`, 'ok');
       outcome.append(h('p', { class: 'ok', dataset: { state: r.item.state, decision: 'redact' }, text: `Done: redacted ${r.redaction.spans.length} span${r.redaction.spans.length === 1 ? '' : 's'} (${r.redaction.removedChars} characters) — the redacted version ${short(r.redaction.documentId, 13)} is served; restore brings the original back.` }));
-      stateBadge.replaceWith(stateBadge = badge(r.item.state));
-      stateBadge.id = 'item-state';
-      stateBadge.dataset.state = r.item.state;
+      afterDecision(r.item);
       if (redactButton) redactButton.disabled = true;
       showUndo('redact', r.item.state);
     } catch (e) {
@@ -210,6 +269,7 @@ export async function renderItem(view, id, current) {
     }
   }
   const redactButton = decide ? h('button', { type: 'button', id: 'redact', 'aria-keyshortcuts': 'x', disabled: !canRedact, title: canRedact ? 'Replace the claim span(s) by […] in a new served version; the original is kept until purged' : 'No claim span to redact', on: { click: () => redactNow() } }, 'Redact span ', h('kbd', { text: 'x' })) : null;
+  const redactWarning = h('div', { class: 'confirm', id: 'redact-warning', role: 'alertdialog', 'aria-label': 'Redaction leaves only the question', hidden: true });
   const purgeBox = h('div', { class: 'purge', hidden: true });
   if (purge) {
     const typed = h('input', { type: 'text', name: 'confirm', autocomplete: 'off', spellcheck: 'false' });
@@ -227,7 +287,7 @@ export async function renderItem(view, id, current) {
       redactButton,
       purge ? h('button', { type: 'button', id: 'purge', text: 'Purge…', on: { click: () => { purgeBox.hidden = !purgeBox.hidden; purgeBox.querySelector('input')?.focus(); } } }) : null),
     h('p', { class: 'muted small', text: 'Approve = confirmed poison, kept out of serving. Restore = served again exactly as it was. Redact span = the highlighted claim span(s) replaced by […] in a new version that is served instead; restore undoes it. Reasons (1–9) go with the decision.' }),
-    reasonBox, field('Note', note), purgeBox, undoBar, outcome) : h('p', { class: 'muted', id: 'read-only', text: 'Read-only: your role cannot decide items.' });
+    reasonBox, field('Note', note), redactWarning, purgeBox, undoBar, outcome) : h('p', { class: 'muted', id: 'read-only', text: 'Read-only: your role cannot decide items.' });
 
   // --- navigation ------------------------------------------------------------------------------------
   const idx = session.queueIds.indexOf(id);
@@ -249,16 +309,51 @@ export async function renderItem(view, id, current) {
 
   // --- text with the claim span(s) and the wrong answer highlighted ------------------------------------
   // A purged text is the redaction marker: the spans pointed into the text that is gone.
-  const hl = highlighted(detail.text ?? '', fb.wrongAnswer ?? it.wrongAnswer, claimSpans);
+  // A widget report's wrong answer is the whole served sentence: the API locates its claim in the text (fb.claim):
+  // the answer as reported, the span of the sentence that answers the question, or the answer's own words.
+  const wrong = fb.wrongAnswer ?? it.wrongAnswer ?? '';
+  const located = fb.claim && Array.isArray(fb.claim.needles) && fb.claim.needles.length ? fb.claim : { how: 'answer', needles: [wrong] };
+  const hl = highlighted(detail.text ?? '', located.needles, claimSpans);
   const textBox = h('div', { class: 'doctext', id: 'doc-text', lang: '' }, hl.node);
 
   let stateBadge = badge(it.state);
   stateBadge.id = 'item-state';
   stateBadge.dataset.state = it.state;
 
+  // The status line and the progress line follow each decision (approve, restore, redact, undo) without a reload.
+  const statusLine = h('p', { class: 'muted', id: 'item-status' });
+  function paintStatus(x) {
+    const [serving, words] = servingText(x, x.id === it.id && x.decision === it.decision ? detail.redaction : null);
+    // Built with h (which skips null children and writes text through visible), not Element.append.
+    clear(statusLine).appendChild(h('span', {}, 'collection ', untrusted(x.collection), ` · created ${fmtDate(x.createdAt)} · `,
+      h('span', { id: 'item-serving', dataset: { serving }, text: words }),
+      x.decidedBy ? [` · ${x.decision ?? 'decided'} by `, untrusted(x.decidedBy), ` at ${fmtDate(x.decidedAt)}`, x.note ? [' (note: ', untrusted(x.note, { class: 'note' }), ')'] : null] : null,
+      ' · suspicion ', miniBar(x.suspicion, 'suspicion')));
+  }
+  paintStatus(it);
+  const meta = it.metadata && typeof it.metadata === 'object' ? it.metadata : null;
+  const metaLine = h('div', { class: 'meta', id: 'item-meta' }, h('span', { class: 'muted small', text: meta && Object.keys(meta).length ? "The app's metadata of this text: " : "The app gave no metadata for this text." }),
+    meta && Object.keys(meta).length ? kvList(meta, null, { id: 'item-meta-rows' }) : null);
+  let progress = progressLine(qFilter);
+  function afterDecision(updated) {
+    if (!updated) return;
+    stateBadge.replaceWith(stateBadge = badge(updated.state));
+    stateBadge.id = 'item-state';
+    stateBadge.dataset.state = updated.state;
+    paintStatus({ ...it, ...updated });
+    const next = progressLine(qFilter);
+    progress.replaceWith(next);
+    progress = next;
+  }
+
   const sections = [
     h('section', { 'aria-labelledby': 'h-text' }, h('h2', { id: 'h-text', text: 'Text' }),
-      h('p', { class: 'muted small', id: 'hit-count' }, `${hl.count} occurrence${hl.count === 1 ? '' : 's'} of the wrong answer “`, untrusted(short(fb.wrongAnswer ?? it.wrongAnswer ?? '', 60)), '” highlighted'),
+      h('p', { class: 'muted small', id: 'hit-count', dataset: { how: located.how, count: hl.count } }, located.how === 'answer' || located.how === 'none'
+        ? [`${hl.count} occurrence${hl.count === 1 ? '' : 's'} of the wrong answer “`, untrusted(short(wrong, 60)), '” highlighted',
+          located.how === 'none' && wrong.split(/\s+/).length >= 6 ? ' (the reported answer is a whole sentence, and none of its own words are in this text)' : '']
+        : ['The wrong answer is a whole sentence (“', untrusted(short(wrong, 80)), '”), so its claim is highlighted instead — ',
+          located.how === 'span' ? 'the part that answers the question: ' : 'the words of the answer that are not in the question: ',
+          located.needles.map((n, i) => [i ? ', ' : '', h('mark', { class: 'hit legend' }, untrusted(n))]), ` (${hl.count} occurrence${hl.count === 1 ? '' : 's'})`]),
       h('p', { class: 'muted small', id: 'span-count' }, hl.spans
         ? [h('mark', { class: 'claim legend', text: 'claim span' }), ` ${hl.spans} span${hl.spans === 1 ? '' : 's'}: the sentence${hl.spans === 1 ? '' : 's'} the judge found carrying the claim`]
         : 'No claim span: the judge gave none for this text (or its quote was not found in it).'),
@@ -282,19 +377,20 @@ export async function renderItem(view, id, current) {
       ['Label', h('span', { class: `label label-${String(v.label ?? '').toLowerCase()}`, id: 'judge-label', text: v.label ?? '—' })],
       ['Judge', `${v.judgeKind ?? '—'}${v.judgeModel ? ` · ${v.judgeModel}` : ''}${v.promptVersion ? ` · prompt ${v.promptVersion}` : ''}`],
       ['Round', v.round ?? '—'], ['Retrieval rank / score', `${v.retrievalRank ?? '—'} / ${fmtNum(v.retrievalScore)}`], ['Latency', v.latencyMs !== undefined && v.latencyMs !== null ? `${v.latencyMs} ms` : '—'],
-    ]), h('h3', { text: 'Full reply' }), h('pre', { class: 'reply', id: 'judge-reply', text: v.reply ?? '' })] : h('p', { class: 'muted', text: 'No verdict recorded.' })),
+    ]), whyList(v, ev?.policy, it), h('details', { class: 'reply-box' }, h('summary', { text: 'Full reply of the judge' }), h('pre', { class: 'reply', id: 'judge-reply', text: v.reply ?? '' }))] : h('p', { class: 'muted', text: 'No verdict recorded.' })),
     h('section', { 'aria-labelledby': 'h-ev', id: 'evidence' }, h('h2', { id: 'h-ev', text: 'Evidence' }), ev ? [
       h('p', { class: 'muted small', text: 'Suspicion (0..1) of this text (▶, blue) against the event\'s other candidates (red: quarantined, grey: served) with the judge\'s label; hover a bar for its raw values.' }),
       h('div', { class: 'charts' }, evidenceChart('BiRD', 'bird', detail), evidenceChart('GRADA', 'grada', detail), evidenceChart('ProGRank', 'progrank', detail), evidenceChart('Combined', 'combined', detail)),
       h('h3', { text: `Policy: ${ev.policy?.name ?? '—'}` }),
-      ev.policy?.inputs ? h('table', { class: 'compact policy' }, h('tbody', {}, Object.entries(ev.policy.inputs).map(([k, val]) => h('tr', {}, h('th', { scope: 'row' }, untrusted(k)), h('td', {}, typeof val === 'object' && val !== null ? jsonPre(val) : untrusted(String(val))))))) : null,
+      ev.policy?.decision ? h('p', { class: 'small', id: 'policy-decision' }, `Decision: ${ev.policy.decision}${ev.policy.withhold ? ' (withheld from serving)' : ''}`, ev.policy.reason ? [' — ', untrusted(ev.policy.reason)] : null) : null,
+      ev.policy?.inputs ? kvList(ev.policy.inputs, POLICY_LABELS, { id: 'policy-inputs', class: 'kv rows policy' }) : null,
     ] : h('p', { class: 'muted', text: 'No evidence recorded for this item.' })),
     h('section', { 'aria-labelledby': 'h-sib' }, h('h2', { id: 'h-sib', text: 'Other texts of the same event' }),
       detail.siblings?.length ? itemTable(detail.siblings) : h('p', { class: 'muted', text: 'None.' })),
     h('section', { 'aria-labelledby': 'h-dup' }, h('h2', { id: 'h-dup', text: 'Near-duplicates in the collection' }),
-      detail.nearDuplicates?.length ? h('table', { class: 'compact' }, h('thead', {}, h('tr', {}, ['Document', 'Similarity', 'State', 'Text'].map((t) => h('th', { scope: 'col', text: t })))),
+      detail.nearDuplicates?.length ? h('table', { class: 'compact', id: 'near-duplicates' }, h('thead', {}, h('tr', {}, ['Text (app id · source · service id)', 'Similarity', 'State', 'Text'].map((t) => h('th', { scope: 'col', text: t })))),
         h('tbody', {}, detail.nearDuplicates.map((d) => h('tr', {},
-          h('td', {}, h('a', { href: `#/audit?entityId=${encodeURIComponent(d.documentId)}` }, untrusted(short(d.documentId, 40)))),
+          h('td', {}, h('a', { href: `#/audit?entityId=${encodeURIComponent(d.documentId)}` }, docName(d))),
           h('td', {}, miniBar(d.similarity, 'similarity')), h('td', {}, d.state ? badge(d.state) : 'served'), h('td', { class: 'preview' }, untrusted(short(d.textPreview, 140)))))))
         : h('p', { class: 'muted', text: 'None.' })),
     h('section', { 'aria-labelledby': 'h-earlier' }, h('h2', { id: 'h-earlier', text: 'Earlier decisions on this text' }),
@@ -303,16 +399,15 @@ export async function renderItem(view, id, current) {
         : h('p', { class: 'muted', text: 'None.' })),
     h('section', { 'aria-labelledby': 'h-hist' }, h('h2', { id: 'h-hist', text: 'History' }),
       detail.history?.length ? h('table', { class: 'compact' }, h('thead', {}, h('tr', {}, ['When', 'Who', 'Action', 'Details'].map((t) => h('th', { scope: 'col', text: t })))),
-        h('tbody', {}, detail.history.map((a) => h('tr', {}, h('td', { class: 'small', text: fmtDate(a.at) }), h('td', {}, untrusted(a.actor)), h('td', {}, untrusted(a.action)), h('td', {}, a.details ? jsonPre(a.details) : '')))))
+        h('tbody', {}, detail.history.map((a) => h('tr', {}, h('td', { class: 'small', text: fmtDate(a.at) }), h('td', {}, untrusted(a.actor)), h('td', {}, untrusted(a.action)), h('td', {}, a.details ? kvList(a.details, HISTORY_LABELS, { class: 'kv rows history' }) : '')))))
         : h('p', { class: 'muted', text: 'No audit entries.' })),
   ];
 
   view.append(
     nav,
-    h('h1', {}, 'Item ', h('code', { id: 'item-doc', text: it.documentId }), ' ', stateBadge),
-    h('p', { class: 'muted' }, 'collection ', untrusted(it.collection), ` · created ${fmtDate(it.createdAt)}`, it.servedDuringReview ? ' · still served while it awaits review' : '',
-      it.decidedBy ? [` · ${it.decision ?? 'decided'} by `, untrusted(it.decidedBy), ` at ${fmtDate(it.decidedAt)}`, it.note ? [' (note: ', untrusted(it.note, { class: 'note' }), ')'] : null] : null, ' · suspicion ', miniBar(it.suspicion, 'suspicion')),
-    progressLine(qFilter), claimLine, decisionPanel,
+    h('h1', {}, 'Item ', it.externalId ? [untrusted(it.externalId, { id: 'item-ext', class: 'ext' }), ' '] : null,
+      h('code', { id: 'item-doc', class: it.externalId ? 'uuid' : '', title: "the service's id of the text", text: it.documentId }), ' ', stateBadge),
+    statusLine, metaLine, progress, claimLine, decisionPanel,
     h('div', { class: 'sections' }, sections),
     h('p', { class: 'shortcuts muted' }, 'Shortcuts: ', h('kbd', { text: 'j' }), ' next I can decide · ', h('kbd', { text: 'k' }), ' previous item · ',
       decide ? [h('kbd', { text: 'a' }), ' approve · ', h('kbd', { text: 'r' }), ' restore · ', h('kbd', { text: 'x' }), ' redact span · ', h('kbd', { text: '1–9' }), ' reasons · ', h('kbd', { text: 'z' }), ' undo · '] : null, h('kbd', { text: 'u' }), ' back to the queue · ', h('kbd', { text: '?' }), ' help'));

@@ -3,7 +3,7 @@
 // the back button; `cursor` is the opaque keyset cursor of the page shown.
 import { api, ApiError, qs, requestId } from './api.js';
 import { can, page, session } from './shell.js';
-import { badge, clear, field, fmtDate, h, miniBar, short, toast, untrusted } from './dom.js';
+import { badge, clear, docLabel, docName, field, fmtDate, h, miniBar, short, toast, untrusted } from './dom.js';
 import { loadReasons, progressLine, undoLast } from './workflow.js';
 
 const STATES = ['NEEDS_REVIEW', 'QUARANTINED', 'RESTORED', 'PURGED'];
@@ -23,8 +23,13 @@ function go(params) {
   location.hash = `#/queue${u.toString() ? `?${u}` : ''}`;
 }
 
+/** The Open tab: the undecided items of the open states (an approved or redacted item is QUARANTINED but decided). */
+const OPEN = { state: 'NEEDS_REVIEW,QUARANTINED', decided: 'false' };
+
 export async function renderQueue(view, params, current) {
   const filter = filterOf(params);
+  // The queue opens on the Open tab: no state and no decided filter in the URL means the undecided open items.
+  if (!filter.state && !filter.decided) Object.assign(filter, OPEN);
   const sort = params.get('sort') || 'risk';
   const cursor = params.get('cursor') || '';
   const limit = Number(params.get('limit')) || 50;
@@ -42,26 +47,40 @@ export async function renderQueue(view, params, current) {
 
   // --- state tabs with counts --------------------------------------------------------------
   const activeStates = (filter.state ?? 'NEEDS_REVIEW,QUARANTINED').split(',');
-  const tab = (label, stateValue, count) => {
-    const active = (filter.state ?? 'NEEDS_REVIEW,QUARANTINED') === stateValue;
-    return h('a', {
-      href: `#/queue${qs({ ...filter, state: stateValue, sort })}`, role: 'tab', class: active ? 'tab active' : 'tab', 'aria-selected': active ? 'true' : 'false', dataset: { state: stateValue },
-    }, label, ' ', h('span', { class: 'count', text: count ?? '—' }));
-  };
-  const counts = data.counts ?? {};
+  // Each state tab lists every item of its state (decided or not); Open lists the undecided open ones.
+  const isOpen = filter.state === OPEN.state && filter.decided === OPEN.decided;
+  const tab = (label, key, to, active) => h('a', {
+    href: `#/queue${qs({ ...filter, decided: undefined, ...to, sort })}`, role: 'tab', class: active ? 'tab active' : 'tab', 'aria-selected': active ? 'true' : 'false', dataset: { state: to.state, tab: key },
+  }, label, ' ', h('span', { class: 'count', dataset: { tab: key } }, '—'));
   const tabs = h('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Item state' },
-    tab('Open', 'NEEDS_REVIEW,QUARANTINED', (counts.NEEDS_REVIEW ?? 0) + (counts.QUARANTINED ?? 0)),
-    STATES.map((st) => tab(st.replace('_', ' ').toLowerCase(), st, counts[st])));
+    tab('Open', 'open', OPEN, isOpen),
+    STATES.map((st) => tab(st.replace('_', ' ').toLowerCase(), st, { state: st }, filter.state === st && !filter.decided)));
+  /** The tab counts from a list response (`tabs`; `counts` from an older server). */
+  const paintCounts = (d) => {
+    const c = d.tabs ?? { ...d.counts, open: (d.counts?.NEEDS_REVIEW ?? 0) + (d.counts?.QUARANTINED ?? 0) };
+    for (const el of tabs.querySelectorAll('.count')) el.textContent = String(c[el.dataset.tab] ?? '—');
+  };
+  paintCounts(data);
+  // After a decision made here (bulk, undo): the tab counts and the progress line are asked for again, without a reload.
+  let progress = progressLine(filter);
+  async function refreshCounts() {
+    const next = progressLine(filter);
+    progress.replaceWith(next);
+    progress = next;
+    try { paintCounts(await api('GET', `/v1/review/items${qs({ ...filter, sort, limit: 1 })}`)); } catch { /* the counts stay as they were */ }
+  }
 
   // --- filters -------------------------------------------------------------------------------
   const inp = (name, attrs = {}) => h('input', { name, value: filter[name] ?? '', ...attrs });
   const q = inp('q', { type: 'search', placeholder: 'text contains…', id: 'filter-q' });
   const sortSel = h('select', { name: 'sort' }, [['risk', 'risk (suspicion)'], ['age', 'age (oldest first)'], ['newest', 'newest first']].map(([v, l]) => h('option', { value: v, text: l, selected: v === sort })));
-  const stateInput = inp('state', { placeholder: 'NEEDS_REVIEW,QUARANTINED' });
+  // The states as checkboxes (a text field cut "NEEDS_REVIEW,QUARANTINED" off): joined into state=… on submit.
+  const stateBoxes = h('fieldset', { class: 'states', id: 'filter-states' }, h('legend', { text: 'States' }),
+    STATES.map((st) => h('label', { class: 'state-box' }, h('input', { type: 'checkbox', name: 'state', value: st, checked: activeStates.includes(st) }), ' ', st.replace('_', ' ').toLowerCase())));
   const form = h('form', { class: 'filters', 'aria-label': 'Filters' },
     field('Text search', q),
     field('Collection', inp('collection')),
-    field('States', stateInput),
+    stateBoxes,
     field('Feedback event', inp('feedbackId', { placeholder: 'event id' })),
     field('Judge', inp('judge', { placeholder: 'offline, openai…' })),
     field('Created from', inp('from', { type: 'date' })),
@@ -76,7 +95,11 @@ export async function renderQueue(view, params, current) {
     e.preventDefault();
     const fd = new FormData(form);
     const next = {};
-    for (const [k, v] of fd.entries()) if (typeof v === 'string' && v.trim()) next[k] = v.trim();
+    for (const [k, v] of fd.entries()) if (k !== 'state' && typeof v === 'string' && v.trim()) next[k] = v.trim();
+    const states = fd.getAll('state').map(String);
+    if (states.length) next.state = states.join(',');
+    // Unchecking every state means every state (not the default Open view).
+    else next.state = STATES.join(',');
     go(next);
   });
 
@@ -110,8 +133,9 @@ export async function renderQueue(view, params, current) {
       try {
         const r = await api('POST', '/v1/review/bulk', body);
         confirmBox.hidden = true;
+        void refreshCounts();
         clear(bulkOut).append(h('p', { class: 'ok', dataset: { matched: r.matched, changed: r.changed, skipped: r.skipped, requestId: r.requestId ?? rid } },
-          `Bulk ${action}: matched ${r.matched}, changed ${r.changed}, skipped ${r.skipped}.`, ' ', h('a', { href: location.hash, text: 'Reload the queue', on: { click: (ev) => { ev.preventDefault(); renderAgain(); } } })));
+          `Bulk ${action}: matched ${r.matched}, changed ${r.changed}, skipped ${r.skipped}. The counts above are updated; `, ' ', h('a', { href: location.hash, text: 'Reload the queue', on: { click: (ev) => { ev.preventDefault(); renderAgain(); } } })));
       } catch (e) {
         yes.disabled = false;
         clear(bulkOut).append(h('p', { class: 'error', role: 'alert', text: `Bulk ${action} refused (${e.status ?? 'error'}): ${e.message}` }));
@@ -138,13 +162,14 @@ export async function renderQueue(view, params, current) {
   // --- table -----------------------------------------------------------------------------------
   let focus = 0;
   const rows = items.map((it, i) => {
-    const box = decide ? h('input', { type: 'checkbox', class: 'sel', 'aria-label': `select ${it.documentId}` }) : null;
+    const box = decide ? h('input', { type: 'checkbox', class: 'sel', 'aria-label': `select ${docLabel(it)}` }) : null;
     box?.addEventListener('change', () => { if (box.checked) selected.add(it.id); else selected.delete(it.id); selCount.textContent = `${selected.size} selected`; });
     const tr = h('tr', { dataset: { id: it.id, state: it.state }, tabindex: '-1' },
       decide ? h('td', {}, box) : null,
-      h('td', {}, badge(it.state), it.servedDuringReview ? h('div', { class: 'muted small', text: 'still served' }) : null, it.decidedBy ? h('div', { class: 'muted small' }, `${it.decision ?? 'decided'} by `, untrusted(short(it.decidedBy, 30))) : null),
+      h('td', {}, badge(it.state), it.state === 'NEEDS_REVIEW' && it.servedDuringReview ? h('div', { class: 'muted small', text: 'still served' }) : null,
+        it.decision === 'redact' && it.state === 'QUARANTINED' ? h('div', { class: 'muted small', text: 'redacted version served' }) : null, it.decidedBy ? h('div', { class: 'muted small' }, `${it.decision ?? 'decided'} by `, untrusted(short(it.decidedBy, 30))) : null),
       h('td', {}, miniBar(it.suspicion, 'suspicion')),
-      h('td', {}, h('a', { href: `#/item/${encodeURIComponent(it.id)}`, class: 'doc' }, untrusted(short(it.documentId, 40))), h('div', { class: 'muted small' }, untrusted(it.collection))),
+      h('td', {}, h('a', { href: `#/item/${encodeURIComponent(it.id)}`, class: 'doc' }, docName(it)), h('div', { class: 'muted small' }, untrusted(it.collection))),
       h('td', { class: 'preview' }, untrusted(short(it.textPreview, 160))),
       h('td', {}, h('div', {}, untrusted(short(it.wrongAnswer, 60))), h('div', { class: 'muted small' }, untrusted(short(it.query, 80)))),
       h('td', {}, h('span', { class: `label label-${String(it.judgeLabel ?? '').toLowerCase()}`, text: it.judgeLabel ?? '—' }), h('div', { class: 'muted small' }, untrusted(it.judgeKind ?? ''))),
@@ -157,7 +182,7 @@ export async function renderQueue(view, params, current) {
   const paintFocus = () => rows.forEach((r, i) => r.tr.classList.toggle('focused', i === focus));
   const table = h('table', { class: 'queue' },
     h('thead', {}, h('tr', {}, decide ? h('th', { scope: 'col' }, h('span', { class: 'sr', text: 'select' })) : null,
-      ['State', 'Suspicion', 'Document', 'Text', 'Wrong answer / query', 'Judge', 'Created', 'Claim'].map((t) => h('th', { scope: 'col', text: t })))),
+      ['State', 'Suspicion', 'Text (app id · source · service id)', 'Preview', 'Wrong answer / query', 'Judge', 'Created', 'Claim'].map((t) => h('th', { scope: 'col', text: t })))),
     h('tbody', {}, rows.map((r) => r.tr)));
 
   // --- pagination --------------------------------------------------------------------------------
@@ -170,7 +195,8 @@ export async function renderQueue(view, params, current) {
   async function undoMine() {
     try {
       const r = await undoLast();
-      clear(undoOut).append(h('p', { class: 'ok', dataset: { undone: r.undid.action, id: r.item.id } }, `Undone: ${r.undid.action} of `, untrusted(short(r.item.documentId, 40)), ` — it is ${r.item.state} again.`));
+      clear(undoOut).append(h('p', { class: 'ok', dataset: { undone: r.undid.action, id: r.item.id } }, `Undone: ${r.undid.action} of `, untrusted(docLabel(r.item)), ` — it is ${r.item.state} again.`));
+      void refreshCounts();
     } catch (e) {
       clear(undoOut).append(h('p', { class: 'error', dataset: { status: e.status ?? '' }, text: e.status === 409 ? `Undo refused (409): ${e.message}` : e.status === 404 ? `Nothing to undo: ${e.message}` : `Undo failed: ${e.message}` }));
     }
@@ -179,7 +205,7 @@ export async function renderQueue(view, params, current) {
 
   view.append(
     h('h1', { text: 'Review queue' }),
-    h('div', { class: 'progress-row' }, progressLine(filter), undoButton), undoOut,
+    h('div', { class: 'progress-row' }, progress, undoButton), undoOut,
     tabs, form, summary, bulkBar, confirmBox, bulkOut,
     items.length ? table : h('p', { class: 'empty muted', text: 'Nothing matches this filter.' }),
     pager,

@@ -40,7 +40,12 @@ export const LogAnswerResponse = z.object({ answerId: z.string(), ...feedbackTok
 export const RagAnswerResponse = z.object({
   answerId: z.string(),
   answer: z.string(),
-  contexts: z.array(z.object({ id: z.string(), text: z.string(), score: z.number(), enhancement: z.literal(true).optional(), enhancementId: z.string().optional() })),
+  contexts: z.array(z.object({
+    id: z.string(), text: z.string(), score: z.number(),
+    externalId: z.string().nullable().optional().meta({ description: "the app's own id of the text, given at ingest (absent for an enhancement's text)" }),
+    metadata: z.record(z.string(), z.unknown()).nullable().optional().meta({ description: "the text's metadata as given at ingest (absent for an enhancement's text)" }),
+    enhancement: z.literal(true).optional(), enhancementId: z.string().optional(),
+  })),
   enhanced: z.boolean(),
   generator: z.object({ kind: z.string(), model: z.string(), promptVersion: z.string() }),
   ...feedbackToken,
@@ -98,8 +103,14 @@ export const FeedbackView = z.object({
   })),
 });
 
+/** How the app names a text: the id it gave at ingest and its metadata (issue 54: the reviewer knows texts by these, not by the service's UUIDs). */
+const appNames = {
+  externalId: z.string().nullable().meta({ description: "the app's own id of the text, given at ingest (null when it gave none)" }),
+  metadata: z.record(z.string(), z.unknown()).nullable().meta({ description: "the app's metadata of the text as given at ingest (e.g. its source), null when none" }),
+};
+
 export const QuarantineRecordView = z.object({
-  id: z.string(), documentId: z.string(), feedbackId: z.string().nullable(), collection: z.string(), reason: z.string(), policy: z.string(), state: quarantineState,
+  id: z.string(), documentId: z.string(), ...appNames, feedbackId: z.string().nullable(), collection: z.string(), reason: z.string(), policy: z.string(), state: quarantineState,
   servedDuringReview: z.boolean().meta({ description: 'NEEDS_REVIEW only: the text stays served while it awaits review' }),
   evidence: z.unknown(), createdBy: z.string(), createdAt: timestamp, resolvedBy: z.string().nullable(), resolvedAt: timestamp.nullable(), note: z.string().nullable(),
 });

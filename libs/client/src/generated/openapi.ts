@@ -688,8 +688,14 @@ export interface operations {
                             createdBy: string;
                             documentId: string;
                             evidence: unknown;
+                            /** @description the app's own id of the text, given at ingest (null when it gave none) */
+                            externalId: string | null;
                             feedbackId: string | null;
                             id: string;
+                            /** @description the app's metadata of the text as given at ingest (e.g. its source), null when none */
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
                             note: string | null;
                             policy: string;
                             reason: string;
@@ -816,7 +822,13 @@ export interface operations {
                             /** @enum {boolean} */
                             enhancement?: true;
                             enhancementId?: string;
+                            /** @description the app's own id of the text, given at ingest (absent for an enhancement's text) */
+                            externalId?: string | null;
                             id: string;
+                            /** @description the text's metadata as given at ingest (absent for an enhancement's text) */
+                            metadata?: {
+                                [key: string]: unknown;
+                            } | null;
                             score: number;
                             text: string;
                         }[];

@@ -57,7 +57,7 @@ export class InMemoryReviewRepository extends InMemoryRepository implements Revi
     const x = this.extra(q.id);
     const live = x.claimedBy && x.claimedUntil && x.claimedUntil.getTime() > this.now().getTime();
     return {
-      id: q.id, state: q.state, documentId: q.documentId, collection: q.collection, textHash: d.textHash, textPreview: d.text.slice(0, 240), feedbackId: q.feedbackId,
+      id: q.id, state: q.state, documentId: q.documentId, collection: q.collection, externalId: d.externalId, metadata: d.metadata ? copy(d.metadata) : null, textHash: d.textHash, textPreview: d.text.slice(0, 240), feedbackId: q.feedbackId,
       query: f?.query ?? null, wrongAnswer: f?.wrongAnswer ?? null, judgeKind: q.evidence.judge?.kind ?? null, judgeLabel: q.evidence.judge?.label ?? null,
       suspicion: suspicionOf(q), servedDuringReview: q.servedDuringReview, createdAt: new Date(q.createdAt), decision: x.decision, decidedBy: q.resolvedBy,
       decidedAt: q.resolvedAt ? new Date(q.resolvedAt) : null, note: q.note, reasons: [...x.reasons], claim: live ? { by: x.claimedBy!, until: new Date(x.claimedUntil!) } : null,

@@ -62,6 +62,7 @@ export * from './quarantine/review/review-items/get-review-item.use-case';
 export * from './quarantine/review/review-items/list-review-items.use-case';
 export * from './quarantine/review/review-items/review.schema';
 export * from './quarantine/review/review-items/review-view';
+export * from './quarantine/review/review-items/locate-claim';
 export * from './quarantine/review/redact-review-item/redact-review-item.use-case';
 export * from './serving/answer-query/answer-query.use-case';
 export * from './serving/check-serving/check-serving.use-case';

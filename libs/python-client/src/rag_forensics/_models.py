@@ -141,7 +141,11 @@ class RagAnswerRequest(TypedDict):
 class RagContext(TypedDict):
     enhancement: NotRequired[Literal[True]]
     enhancementId: NotRequired[str]
+    #: the app's own id of the text, given at ingest (absent for an enhancement's text)
+    externalId: NotRequired[str | None]
     id: str
+    #: the text's metadata as given at ingest (absent for an enhancement's text)
+    metadata: NotRequired[dict[str, object] | None]
     score: float
     text: str
 
@@ -357,8 +361,12 @@ class QuarantineRecord(TypedDict):
     createdBy: str
     documentId: str
     evidence: object
+    #: the app's own id of the text, given at ingest (null when it gave none)
+    externalId: str | None
     feedbackId: str | None
     id: str
+    #: the app's metadata of the text as given at ingest (e.g. its source), null when none
+    metadata: dict[str, object] | None
     note: str | None
     policy: str
     reason: str

@@ -49,6 +49,10 @@ export interface ReviewItemRow {
   state: QuarantineState;
   documentId: string;
   collection: string;
+  /** The app's own id of the text (given at ingest), null when it gave none: what the reviewer knows the text by. */
+  externalId: string | null;
+  /** The app's metadata of the text as stored (a `source` field is often the strongest clue), null when none. */
+  metadata: JsonObject | null;
   textHash: string;
   textPreview: string;
   feedbackId: string | null;

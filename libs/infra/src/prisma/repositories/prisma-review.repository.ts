@@ -14,14 +14,14 @@ type Tx = Prisma.TransactionClient | PrismaClient;
 const NOW = Prisma.raw(`(now() AT TIME ZONE 'UTC')`);
 const RISK = Prisma.raw(`COALESCE(r."suspicion", -1)`);
 
-const ITEM_COLUMNS = Prisma.raw(`r."id", r."state"::text AS "state", r."documentId", r."collection", d."textHash", left(d."text", 240) AS "textPreview",
+const ITEM_COLUMNS = Prisma.raw(`r."id", r."state"::text AS "state", r."documentId", r."collection", d."externalId", d."metadata", d."textHash", left(d."text", 240) AS "textPreview",
   r."feedbackId", f."query", f."wrongAnswer", r."judgeKind", r."evidence"->'judge'->>'label' AS "judgeLabel", r."suspicion", r."servedDuringReview",
   r."createdAt", r."decision", r."resolvedBy", r."resolvedAt", r."note", r."reasons", r."claimedBy", r."claimedUntil",
   (r."claimedUntil" IS NOT NULL AND r."claimedUntil" > (now() AT TIME ZONE 'UTC')) AS "claimLive"`);
 const ITEM_FROM = Prisma.raw(`"QuarantineRecord" r JOIN "Document" d ON d."id" = r."documentId" LEFT JOIN "FeedbackEvent" f ON f."id" = r."feedbackId"`);
 
 interface ItemSqlRow {
-  id: string; state: QuarantineState; documentId: string; collection: string; textHash: string; textPreview: string; feedbackId: string | null;
+  id: string; state: QuarantineState; documentId: string; collection: string; externalId: string | null; metadata: Prisma.JsonValue | null; textHash: string; textPreview: string; feedbackId: string | null;
   query: string | null; wrongAnswer: string | null; judgeKind: string | null; judgeLabel: string | null; suspicion: number | null; servedDuringReview: boolean;
   createdAt: Date; decision: string | null; resolvedBy: string | null; resolvedAt: Date | null; note: string | null; reasons: string[] | null; claimedBy: string | null;
   claimedUntil: Date | null; claimLive: boolean;
@@ -29,9 +29,14 @@ interface ItemSqlRow {
 
 const LABELS: readonly string[] = ['YES', 'NO', 'UNDETERMINED'];
 
+/** The stored metadata when it is a JSON object (what ingest accepts); anything else as null. */
+function metadataOf(m: Prisma.JsonValue | null): JsonObject | null {
+  return m !== null && typeof m === 'object' && !Array.isArray(m) ? (m as JsonObject) : null;
+}
+
 function toItem(r: ItemSqlRow): ReviewItemRow {
   return {
-    id: r.id, state: r.state, documentId: r.documentId, collection: r.collection, textHash: r.textHash, textPreview: r.textPreview, feedbackId: r.feedbackId,
+    id: r.id, state: r.state, documentId: r.documentId, collection: r.collection, externalId: r.externalId, metadata: metadataOf(r.metadata), textHash: r.textHash, textPreview: r.textPreview, feedbackId: r.feedbackId,
     query: r.query, wrongAnswer: r.wrongAnswer, judgeKind: r.judgeKind, judgeLabel: r.judgeLabel && LABELS.includes(r.judgeLabel) ? (r.judgeLabel as Label) : null,
     suspicion: r.suspicion === null ? null : Number(r.suspicion), servedDuringReview: r.servedDuringReview, createdAt: r.createdAt,
     decision: (r.decision as DecisionAction | null) ?? null, decidedBy: r.resolvedBy, decidedAt: r.resolvedAt, note: r.note, reasons: r.reasons ?? [],

@@ -16,6 +16,9 @@ export interface ServedContext {
   id: string;
   text: string;
   score: number;
+  /** The app's own id of the text and its metadata, as given at ingest (from the store's payload; null when none). Absent for an enhancement's text. */
+  externalId?: string | null;
+  metadata?: Record<string, unknown> | null;
   /** Present (true) when this is a benign text served in place of its retrieval proxy. */
   enhancement?: true;
   enhancementId?: string;
@@ -45,6 +48,13 @@ export function foldQuestion(q: string): string {
 /** Which enhancements may be served for `query`: its own question (folded equal), or one at least `minSimilarity` close. */
 export interface ProxyFilter { query: string; minSimilarity: number }
 
+/** externalId and metadata of a store payload (ingest writes both; a point registered from an attached store may have neither). */
+function payloadNames(payload: Record<string, unknown> | null | undefined): { externalId: string | null; metadata: Record<string, unknown> | null } {
+  const e = payload?.externalId;
+  const m = payload?.metadata;
+  return { externalId: typeof e === 'string' ? e : null, metadata: m !== null && typeof m === 'object' && !Array.isArray(m) ? (m as Record<string, unknown>) : null };
+}
+
 /**
  * Proxies → their active enhancement's benign text (already `[LATEST]`-wrapped); proxies with no
  * active enhancement, or whose question is not the asked one (`filter`), are dropped. Every other
@@ -64,7 +74,7 @@ export async function substituteProxies(enhancements: EnhancementRepository, col
   const out: ServedContext[] = [];
   for (const h of hits) {
     if (!isRetrievalProxy(h)) {
-      out.push({ id: h.id, text: stripReservedMarkers(h.text), score: h.score });
+      out.push({ id: h.id, text: stripReservedMarkers(h.text), score: h.score, ...payloadNames(h.payload) });
       continue;
     }
     const e = byProxy.get(h.id);

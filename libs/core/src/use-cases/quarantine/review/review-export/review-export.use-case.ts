@@ -9,6 +9,8 @@ export interface ReviewExportDeps { review: ReviewRepository }
 const COLUMNS: readonly (keyof ItemSummary)[] = [
   'id', 'state', 'collection', 'documentId', 'feedbackId', 'query', 'wrongAnswer', 'judgeKind', 'judgeLabel', 'suspicion', 'createdAt',
   'decision', 'decidedBy', 'decidedAt', 'note', 'reasons', 'textPreview',
+  // Issue 54: the app's own id and metadata (a JSON cell), appended so that the columns before keep their places.
+  'externalId', 'metadata',
 ];
 
 /**

@@ -9,6 +9,13 @@ import { ANSWERS, DOCUMENTS, FEEDBACK_EVENTS, QUARANTINES, VECTOR_STORE, VERDICT
 import type { VectorStore } from '../../../../ports/vector-store.port';
 import type { InjectMap } from '../../../../use-case';
 import { itemSummary } from './review-view';
+import { locateClaim } from './locate-claim';
+import type { DocumentRow } from '../../../../ports/repositories';
+
+/** How the app names a text: its own id and metadata (null when it gave none, or the text is unknown to Postgres). */
+export function appNames(d: Pick<DocumentRow, 'externalId' | 'metadata'> | undefined): { externalId: string | null; metadata: DocumentRow['metadata'] } {
+  return { externalId: d?.externalId ?? null, metadata: d?.metadata ?? null };
+}
 
 export interface GetReviewItemDeps {
   review: ReviewRepository; quarantines: QuarantineRepository; documents: DocumentRepository; feedback: FeedbackEventRepository;
@@ -65,6 +72,10 @@ export class GetReviewItemUseCase {
     ]);
     const ownEvidence = v?.evidence ?? rec.evidence.retrieverEvidence;
     const [version] = rec.redaction ? await documents.get([rec.redaction.documentId]) : [];
+    // The event's other candidates, named as the app names them (the evidence bars), and read for the claim of a quoted answer.
+    const candidateDocs = new Map((await documents.get(eventVerdicts.map((c) => c.documentId).filter((d) => d !== rec.documentId))).map((d) => [d.id, d]));
+    if (doc) candidateDocs.set(doc.id, doc);
+    const signals = v ? v.signals : rec.evidence.judge.signals ?? null;
     return {
       item: itemSummary(item),
       text: doc?.text ?? null,
@@ -73,18 +84,20 @@ export class GetReviewItemUseCase {
       feedback: ev ? {
         id: ev.id, query: ev.query, wrongAnswer: ev.wrongAnswer, correctAnswer: ev.correctAnswer, servedAnswer: answer?.answer ?? null,
         answerId: ev.answerId, reporter: ev.reporter, reporterKind: reporterKindOf(ev), createdAt: ev.createdAt.toISOString(), status: ev.status, verification: ev.verification,
+        // Where the wrong answer is in this text (a widget report's is the whole served sentence): what the page highlights.
+        claim: doc ? locateClaim(ev.query, ev.wrongAnswer, doc.text, [...candidateDocs.values()].filter((d) => d.id !== doc.id).map((d) => d.text)) : null,
       } : null,
       verdict: v ? {
         label: v.label, judgeKind: v.judgeKind, judgeModel: v.judgeModel, promptVersion: v.promptVersion, reply: v.reply, round: v.round,
-        retrievalRank: v.retrievalRank, retrievalScore: v.retrievalScore, latencyMs: v.latencyMs, cached: v.cached, spans: v.spans ?? [],
+        retrievalRank: v.retrievalRank, retrievalScore: v.retrievalScore, latencyMs: v.latencyMs, cached: v.cached, spans: v.spans ?? [], signals,
       } : {
         label: rec.evidence.judge.label ?? null, judgeKind: rec.evidence.judge.kind, judgeModel: rec.evidence.judge.model, promptVersion: rec.evidence.judge.promptVersion,
         reply: rec.evidence.judge.reply ?? null, round: null, retrievalRank: rec.evidence.retrieval?.rank ?? null, retrievalScore: rec.evidence.retrieval?.score ?? null, latencyMs: null, cached: null,
-        spans: rec.evidence.judge.spans ?? [],
+        spans: rec.evidence.judge.spans ?? [], signals,
       },
       evidence: {
         thisText: evidenceOf(ownEvidence),
-        candidates: eventVerdicts.map((c) => ({ documentId: c.documentId, label: c.label, quarantined: quarantinedDocs.has(c.documentId), ...evidenceOf(c.evidence) })),
+        candidates: eventVerdicts.map((c) => ({ documentId: c.documentId, ...appNames(candidateDocs.get(c.documentId)), label: c.label, quarantined: quarantinedDocs.has(c.documentId), ...evidenceOf(c.evidence) })),
         policy: { name: rec.evidence.policy.name, decision: rec.evidence.policy.decision, withhold: rec.evidence.policy.withhold, reason: rec.evidence.policy.reason, inputs: rec.evidence.policy.inputs },
       },
       siblings: siblings.map(itemSummary),
@@ -100,9 +113,10 @@ export class GetReviewItemUseCase {
     const [self] = await store.fetch(collection, [documentId]);
     if (!self) return [];
     const hits = (await store.search(collection, { vector: self.vector, k: NEAR_DUPLICATES + 1, includeQuarantined: true, excludeIds: [documentId] })).slice(0, NEAR_DUPLICATES);
-    const status = new Map((await documents.get(hits.map((h) => h.id))).map((d) => [d.id, d.status]));
+    const known = new Map((await documents.get(hits.map((h) => h.id))).map((d) => [d.id, d]));
+    const status = new Map([...known.values()].map((d) => [d.id, d.status]));
     return hits.map((h) => ({
-      documentId: h.id, textPreview: h.text.slice(0, 240), similarity: h.score,
+      documentId: h.id, ...appNames(known.get(h.id)), textPreview: h.text.slice(0, 240), similarity: h.score,
       // The text's status: null = served (ACTIVE), QUARANTINED = out of serving, or unknown to Postgres.
       state: status.has(h.id) ? (status.get(h.id) === 'ACTIVE' ? null : status.get(h.id)!) : null,
     }));

@@ -5,7 +5,7 @@ import type { ReviewCursor, ReviewItemRow, ReviewSort } from '../../../../ports/
 /** ItemSummary of the review API (docs/review-api.md). */
 export function itemSummary(i: ReviewItemRow) {
   return {
-    id: i.id, state: i.state, documentId: i.documentId, collection: i.collection, textPreview: i.textPreview, feedbackId: i.feedbackId,
+    id: i.id, state: i.state, documentId: i.documentId, externalId: i.externalId, metadata: i.metadata, collection: i.collection, textPreview: i.textPreview, feedbackId: i.feedbackId,
     query: i.query, wrongAnswer: i.wrongAnswer, judgeKind: i.judgeKind, judgeLabel: i.judgeLabel, suspicion: i.suspicion,
     createdAt: i.createdAt.toISOString(), decision: i.decision, decidedBy: i.decidedBy, decidedAt: i.decidedAt?.toISOString() ?? null, note: i.note, reasons: i.reasons,
     servedDuringReview: i.servedDuringReview, claim: i.claim ? { by: i.claim.by, until: i.claim.until.toISOString() } : null,
