@@ -11,7 +11,8 @@ import { CoreModule, InfrastructureModule, loadConfig } from '@forensics/infra';
 const USAGE = `usage:
   npm run keys -- create --name NAME --role admin|reviewer|viewer     a user's key (the user is created when new)
   npm run keys -- create --name NAME --scopes ingest,feedback,answers  a service key
-  npm run keys -- list                                                keys: prefix, owner, role/scopes, created, last used, revoked
+       [--collections kb,docs]                                         … limited to these collections (default: every collection)
+  npm run keys -- list                                                keys: prefix, owner, role/scopes, collections, created, last used, revoked
   npm run keys -- revoke PREFIX|ID                                    revoke a key (refused from the next request on)
   npm run keys -- users                                               users and roles
   npm run keys -- disable-user NAME                                   disable a user (their keys and sessions stop working)
@@ -42,12 +43,13 @@ function parseArgs(argv: string[]): { opts: Map<string, string>; positional: str
 /** The request body of `create`, validated (400-style message, exit code 2) before anything starts. */
 function createBody(argv: string[]): CreateApiKeyRequestBody {
   const { opts, positional } = parseArgs(argv);
-  const known = new Set(['name', 'role', 'scopes']);
+  const known = new Set(['name', 'role', 'scopes', 'collections']);
   const unknown = [...opts.keys()].filter((k) => !known.has(k));
   if (unknown.length || positional.length) throw new ValidationError(`unknown argument ${unknown.length ? `--${unknown[0]}` : positional[0]}\n${USAGE}`);
   const body: Record<string, unknown> = { name: opts.get('name') };
   if (opts.has('role')) body.role = opts.get('role');
   if (opts.has('scopes')) body.scopes = opts.get('scopes')!.split(',').map((x) => x.trim()).filter(Boolean);
+  if (opts.has('collections')) body.collections = opts.get('collections')!.split(',').map((x) => x.trim()).filter(Boolean);
   return parseRequest(CreateApiKeyRequest, body);
 }
 
@@ -61,14 +63,14 @@ async function run(app: INestApplicationContext, cmd: string, argv: string[], ac
       console.error(`created ${record.kind} key ${record.prefix} for ${record.name} (id ${record.id}); it is shown only now:`);
       const line = record.kind === 'user'
         ? { name: record.name, role: record.role, prefix: record.prefix, key }
-        : { name: record.name, role: null, scopes: record.scopes, prefix: record.prefix, key };
+        : { name: record.name, role: null, scopes: record.scopes, collections: record.collections, prefix: record.prefix, key };
       console.log(JSON.stringify(line));
       return;
     }
     case 'list': {
       const keys = await app.get(ListApiKeysUseCase).execute({ includeRevoked: true });
-      console.log(['prefix', 'kind', 'name', 'role/scopes', 'created', 'last used', 'revoked', 'id'].join('\t'));
-      for (const k of keys) console.log([k.prefix, k.kind, k.name, k.role ?? k.scopes.join(','), day(k.createdAt), day(k.lastUsedAt), day(k.revokedAt), k.id].join('\t'));
+      console.log(['prefix', 'kind', 'name', 'role/scopes', 'collections', 'created', 'last used', 'revoked', 'id'].join('\t'));
+      for (const k of keys) console.log([k.prefix, k.kind, k.name, k.role ?? k.scopes.join(','), k.kind === 'user' ? '-' : k.collections?.join(',') ?? '(all)', day(k.createdAt), day(k.lastUsedAt), day(k.revokedAt), k.id].join('\t'));
       return;
     }
     case 'revoke': {

@@ -7,3 +7,4 @@ export * from './scan-graph';
 export * from './redaction';
 export * from './store-point';
 export * from './reporter-kind';
+export * from './collection-scope';

@@ -45,9 +45,9 @@ export class InMemoryApiKeyRepository extends InMemoryRepository implements ApiK
     if (k.userId !== null && !isUuid(k.userId)) throw new ConstraintViolation(`user id ${k.userId} is not a uuid`);
     if (k.userId !== null && !this.s.users.has(k.userId)) throw new NotFoundError(`user ${k.userId} does not exist`);
     if ([...this.s.apiKeys.values()].some((x) => x.prefix === k.prefix)) throw new ConflictError(`an API key with prefix ${k.prefix} exists`);
-    const row: ApiKeyRow = { ...copy(k), id: randomUUID(), createdAt: this.now(), lastUsedAt: null, revokedAt: null, revokedBy: null };
+    const row: ApiKeyRow = { ...copy(k), collections: [...(k.collections ?? [])], id: randomUUID(), createdAt: this.now(), lastUsedAt: null, revokedAt: null, revokedBy: null };
     this.s.apiKeys.set(row.id, row);
-    this.log({ actor: k.createdBy, action: 'key.created', entityType: 'ApiKey', entityId: row.id, details: { prefix: k.prefix, name: k.name, userId: k.userId, scopes: k.scopes } });
+    this.log({ actor: k.createdBy, action: 'key.created', entityType: 'ApiKey', entityId: row.id, details: { prefix: k.prefix, name: k.name, userId: k.userId, scopes: k.scopes, collections: k.collections?.length ? k.collections : null } });
     return copy(row);
   }
 

@@ -300,6 +300,8 @@ export interface ApiKeyRow {
   userId: string | null;
   name: string;
   scopes: ServiceScope[];
+  /** Service keys: the collections the key may address; empty = every collection (issue 56, item 7b). */
+  collections: string[];
   prefix: string;
   hash: string;
   createdAt: Date;
@@ -308,7 +310,7 @@ export interface ApiKeyRow {
   revokedAt: Date | null;
   revokedBy: string | null;
 }
-export interface NewApiKey { userId: string | null; name: string; scopes: ServiceScope[]; prefix: string; hash: string; createdBy: string }
+export interface NewApiKey { userId: string | null; name: string; scopes: ServiceScope[]; collections?: string[]; prefix: string; hash: string; createdBy: string }
 export interface ApiKeyFilter { userId?: string; includeRevoked?: boolean }
 
 /** A console session; `id` is the SHA-256 of the cookie's token. */

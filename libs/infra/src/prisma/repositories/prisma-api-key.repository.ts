@@ -3,7 +3,7 @@ import { Prisma, type ApiKey, type PrismaClient } from '../generated/client';
 import { isUniqueViolation, isUuid } from './prisma-json';
 
 const toRow = (k: ApiKey): ApiKeyRow => ({
-  id: k.id, userId: k.userId, name: k.name, scopes: k.scopes as ServiceScope[], prefix: k.prefix, hash: k.hash, createdAt: k.createdAt, createdBy: k.createdBy,
+  id: k.id, userId: k.userId, name: k.name, scopes: k.scopes as ServiceScope[], collections: k.collections ?? [], prefix: k.prefix, hash: k.hash, createdAt: k.createdAt, createdBy: k.createdBy,
   lastUsedAt: k.lastUsedAt, revokedAt: k.revokedAt, revokedBy: k.revokedBy,
 });
 
@@ -17,7 +17,7 @@ export class PrismaApiKeyRepository implements ApiKeyRepository {
     if (k.userId !== null && !isUuid(k.userId)) throw new NotFoundError(`user ${k.userId} does not exist`);
     try {
       return await this.db.$transaction(async (tx) => {
-        const row = await tx.apiKey.create({ data: { userId: k.userId, name: k.name, scopes: k.scopes, prefix: k.prefix, hash: k.hash, createdBy: k.createdBy } });
+        const row = await tx.apiKey.create({ data: { userId: k.userId, name: k.name, scopes: k.scopes, collections: k.collections ?? [], prefix: k.prefix, hash: k.hash, createdBy: k.createdBy } });
         await tx.auditLog.create({ data: { actor: k.createdBy, action: 'key.created', entityType: 'ApiKey', entityId: row.id, details: { prefix: k.prefix, name: k.name, userId: k.userId, scopes: k.scopes } } });
         return toRow(row);
       });

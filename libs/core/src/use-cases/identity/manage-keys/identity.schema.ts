@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { strictBody } from '../../../domain/request-schema';
+import { COLLECTION_NAME } from '../../../domain/text-identity';
 import { SERVICE_SCOPES, USER_ROLES } from './identity';
 
 const NAME = 'name must be 1-64 characters: letters, digits, . _ @ -';
@@ -12,6 +13,16 @@ export const UserRoleSchema = z.enum(USER_ROLES as ['admin', 'reviewer', 'viewer
 export const ServiceScopesSchema = z.array(z.enum(SERVICE_SCOPES as ['ingest', 'feedback', 'answers'], { error: SCOPES }), { error: SCOPES })
   .min(1, { error: SCOPES }).transform((s) => [...new Set(s)]);
 
+const COLLECTIONS = 'collections must be a non-empty list of collection names (1-64 characters of A-Z a-z 0-9 _ -)';
+/**
+ * A service key's collections (issue 56, item 7b): names as collection names are written, no two that differ only in
+ * case (a collection's name is one name whatever its case: decision of item 7c). Absent = every collection.
+ */
+export const KeyCollectionsSchema = z.array(z.string({ error: COLLECTIONS }).regex(COLLECTION_NAME, { error: COLLECTIONS }), { error: COLLECTIONS })
+  .min(1, { error: COLLECTIONS }).max(100, { error: 'collections: at most 100 names (leave it out for every collection)' })
+  .transform((names) => [...new Set(names)])
+  .refine((names) => new Set(names.map((n) => n.toLowerCase())).size === names.length, { error: 'collections: two names differ only in case (they are one collection name)' });
+
 /** POST /v1/admin/users: `{name, role}`. */
 export const CreateUserRequest = strictBody({
   name: IdentityName.describe('unique user name'),
@@ -21,13 +32,16 @@ export type CreateUserRequestBody = z.infer<typeof CreateUserRequest>;
 
 /**
  * POST /v1/admin/keys: a user's key `{name, role}` (the user is created with that role when new) or
- * a service key `{name, scopes}`. Exactly one of role / scopes.
+ * a service key `{name, scopes, collections?}`. Exactly one of role / scopes; collections only with scopes.
  */
 export const CreateApiKeyRequest = strictBody({
   name: IdentityName.describe('user name (with role) or service name (with scopes)'),
   role: UserRoleSchema.optional().describe("a user's key: the user's role (admin | reviewer | viewer)"),
   scopes: ServiceScopesSchema.optional().describe('a service key: ingest, feedback, answers'),
-}).refine((b) => (b.role === undefined) !== (b.scopes === undefined), { error: 'send either role (a user key) or scopes (a service key), not both and not neither' });
+  collections: KeyCollectionsSchema.optional()
+    .describe('a service key only: the collections it may address (every request naming another collection is refused, 403; an event of another collection is 404). Absent = every collection'),
+}).refine((b) => (b.role === undefined) !== (b.scopes === undefined), { error: 'send either role (a user key) or scopes (a service key), not both and not neither' })
+  .refine((b) => b.collections === undefined || b.scopes !== undefined, { error: "collections limit a service key (with scopes); a user key's reach is its role's" });
 export type CreateApiKeyRequestBody = z.infer<typeof CreateApiKeyRequest>;
 
 /** POST /v1/session: `{key}` (JSON or a form). */

@@ -52,7 +52,10 @@ export interface Identity {
   scopes: ServiceScope[];
   userId: string | null;
   keyId: string;
+  /** A service key limited to collections (issue 56, item 7b): the only ones it may address. Absent or null = every collection. */
+  collections?: readonly string[] | null;
 }
+
 
 // ---- key format -------------------------------------------------------------------------------
 

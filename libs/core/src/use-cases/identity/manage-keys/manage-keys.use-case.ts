@@ -19,6 +19,8 @@ export interface ApiKeyView {
   /** The user's current role (user keys). */
   role: UserRole | null;
   scopes: ServiceScope[];
+  /** Service keys: the collections it may address; null = every collection. */
+  collections: string[] | null;
   prefix: string;
   createdAt: Date;
   createdBy: string;
@@ -29,7 +31,7 @@ export interface ApiKeyView {
 
 export function apiKeyView(k: ApiKeyRow, user?: UserRow | null): ApiKeyView {
   return {
-    id: k.id, kind: k.userId ? 'user' : 'service', name: k.name, userId: k.userId, role: user?.role ?? null, scopes: k.scopes, prefix: k.prefix,
+    id: k.id, kind: k.userId ? 'user' : 'service', name: k.name, userId: k.userId, role: user?.role ?? null, scopes: k.scopes, collections: k.collections?.length ? [...k.collections] : null, prefix: k.prefix,
     createdAt: k.createdAt, createdBy: k.createdBy, lastUsedAt: k.lastUsedAt, revokedAt: k.revokedAt, revokedBy: k.revokedBy,
   };
 }
@@ -44,8 +46,8 @@ export interface CreatedApiKey {
 
 /**
  * Creates a key. `{name, role}`: a key of user `name` (the user is created with `role` when new; an
- * existing user must have that role); `{name, scopes}`: a service key. Audited `key.created` (actor,
- * key id, prefix; never the key). The key is returned once.
+ * existing user must have that role); `{name, scopes, collections?}`: a service key, limited to those
+ * collections when given. Audited `key.created` (actor, key id, prefix, scopes, collections; never the key). The key is returned once.
  */
 export class CreateApiKeyUseCase {
   static readonly inject: InjectMap<CreateApiKeyDeps> = { users: USERS, apiKeys: API_KEYS, settings: IDENTITY_SETTINGS };
@@ -65,7 +67,7 @@ export class CreateApiKeyUseCase {
       const { key, prefix } = generateApiKey();
       try {
         const row = await this.deps.apiKeys.create({
-          userId: user?.id ?? null, name: req.name, scopes: user ? [] : req.scopes!, prefix, hash: hashApiKey(this.deps.settings.keyPepper, key), createdBy: cmd.actor,
+          userId: user?.id ?? null, name: req.name, scopes: user ? [] : req.scopes!, collections: user ? [] : req.collections ?? [], prefix, hash: hashApiKey(this.deps.settings.keyPepper, key), createdBy: cmd.actor,
         });
         return { key, record: apiKeyView(row, user) };
       } catch (e) {
@@ -130,7 +132,9 @@ export class AuthenticateKeyUseCase {
 
 /** The identity of a valid (unrevoked) key row: the user's current role, or the service key's scopes. */
 export async function identityOfKey(users: UserRepository, row: ApiKeyRow): Promise<Identity> {
-  if (!row.userId) return { name: `service:${row.name}`, role: null, scopes: [...row.scopes], userId: null, keyId: row.id };
+  if (!row.userId) {
+    return { name: `service:${row.name}`, role: null, scopes: [...row.scopes], userId: null, keyId: row.id, collections: row.collections?.length ? [...row.collections] : null };
+  }
   const user = await users.get(row.userId);
   if (!user) throw new AuthenticationError(`API key ${row.prefix} belongs to no user`);
   if (user.disabledAt) throw new AuthenticationError(`user ${user.name} is disabled`);
