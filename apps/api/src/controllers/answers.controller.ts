@@ -1,9 +1,10 @@
-import { BadGatewayException, Body, Controller, HttpCode, Inject, Post, ServiceUnavailableException } from '@nestjs/common';
+import { BadGatewayException, Body, Controller, HttpCode, Inject, Post, Req, ServiceUnavailableException } from '@nestjs/common';
+import type { Request } from 'express';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AnswerQueryRequest, AnswerQueryUseCase, CORE_SETTINGS, GeneratorError, LogAnswerRequest, LogAnswerUseCase, validateAnswerQuery, validateLogAnswer, type CoreSettings } from '@forensics/core';
 import { ZodBody, ZodResponse } from '../http/zod-request';
 import { LogAnswerResponse, RagAnswerResponse, type Out } from '../http/response.schemas';
-import { Allow } from '../http/auth';
+import { Allow, assertCollectionAllowed } from '../http/auth';
 import { RateLimit } from '../http/rate-limit';
 
 @ApiTags('answers')
@@ -26,8 +27,9 @@ export class AnswersController {
   })
   @ZodBody(AnswerQueryRequest)
   @ZodResponse(200, RagAnswerResponse)
-  async ragAnswer(@Body() body: unknown): Promise<Out<typeof RagAnswerResponse>> {
+  async ragAnswer(@Body() body: unknown, @Req() req: Request): Promise<Out<typeof RagAnswerResponse>> {
     const cmd = validateAnswerQuery(body, { collection: this.settings.defaultCollection, k: this.settings.defaultK });
+    assertCollectionAllowed(req, cmd.collection);
     try {
       const r = await this.answer.execute(cmd);
       return { ...r, feedbackTokenExpiresAt: r.feedbackTokenExpiresAt.toISOString() };
@@ -47,8 +49,10 @@ export class AnswersController {
   })
   @ZodBody(LogAnswerRequest)
   @ZodResponse(201, LogAnswerResponse, 'Created')
-  async logAnswer(@Body() body: unknown): Promise<Out<typeof LogAnswerResponse>> {
-    const r = await this.log.execute(validateLogAnswer(body, this.settings.defaultCollection));
+  async logAnswer(@Body() body: unknown, @Req() req: Request): Promise<Out<typeof LogAnswerResponse>> {
+    const cmd = validateLogAnswer(body, this.settings.defaultCollection);
+    assertCollectionAllowed(req, cmd.collection);
+    const r = await this.log.execute(cmd);
     return { ...r, feedbackTokenExpiresAt: r.feedbackTokenExpiresAt.toISOString() };
   }
 }

@@ -5,7 +5,7 @@ import { assertStorable, CheckServingUseCase, DescribeCollectionUseCase, IngestC
 import { actorOf } from '../http/api-key.guard';
 import { ZodBody, ZodResponse } from '../http/zod-request';
 import { IngestResponse, ServingStatusResponse, VettedBaselineResponse, type Out } from '../http/response.schemas';
-import { Allow } from '../http/auth';
+import { Allow, assertCollectionAllowed, collectionScopeOf } from '../http/auth';
 
 @ApiTags('collections')
 @ApiSecurity('api-key')
@@ -21,9 +21,11 @@ export class CollectionsController {
 
   @Get()
   @Allow('read', 'ingest')
-  @ApiOperation({ summary: 'Every collection: embedder, dimension, registered texts, vetted baseline' })
-  async all() {
-    return this.list.execute();
+  @ApiOperation({ summary: 'Every collection: embedder, dimension, registered texts, vetted baseline (a key limited to collections: its own only)' })
+  async all(@Req() req: Request) {
+    const all = await this.list.execute();
+    const scope = collectionScopeOf(req);
+    return scope ? { items: all.items.filter((c) => scope.includes(c.name)) } : all;
   }
 
   @Post(':name/documents')
@@ -32,8 +34,9 @@ export class CollectionsController {
   @ApiOperation({ summary: 'Ingest texts {id?, text, metadata?} into a collection (idempotent by text hash; [LATEST] markers stripped)' })
   @ZodBody(IngestDocumentsRequest)
   @ZodResponse(200, IngestResponse)
-  async add(@Param('name') name: string, @Body() body: unknown): Promise<Out<typeof IngestResponse>> {
+  async add(@Param('name') name: string, @Body() body: unknown, @Req() req: Request): Promise<Out<typeof IngestResponse>> {
     assertStorable('collection', name);
+    assertCollectionAllowed(req, name);
     const { documents: records } = parseRequest(IngestDocumentsRequest, body);
     return this.ingest.execute({ collection: name, records });
   }
@@ -47,8 +50,9 @@ export class CollectionsController {
   })
   @ZodBody(ServingStatusRequest)
   @ZodResponse(200, ServingStatusResponse)
-  async servingStatus(@Param('name') name: string, @Body() body: unknown): Promise<Out<typeof ServingStatusResponse>> {
+  async servingStatus(@Param('name') name: string, @Body() body: unknown, @Req() req: Request): Promise<Out<typeof ServingStatusResponse>> {
     assertStorable('collection', name);
+    assertCollectionAllowed(req, name);
     const { ids, texts } = parseRequest(ServingStatusRequest, body ?? {});
     return this.serving.execute({ collection: name, ids, texts });
   }
@@ -71,8 +75,9 @@ export class CollectionsController {
   @Get(':name')
   @Allow('read', 'ingest')
   @ApiOperation({ summary: 'Collection info: embedder, dimension, document counts' })
-  async info(@Param('name') name: string) {
+  async info(@Param('name') name: string, @Req() req: Request) {
     assertStorable('collection', name);
+    assertCollectionAllowed(req, name);
     return this.describe.execute({ collection: name });
   }
 }

@@ -3,7 +3,7 @@ import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ApproveEnhancementUseCase, assertStorable, CorrectAnswerRequest, DeleteEnhancementUseCase, EnhanceAnswerUseCase, ListEnhancementsQuery, ListEnhancementsUseCase, parseRequest } from '@forensics/core';
 import { actorOf } from '../http/api-key.guard';
-import { principalOf } from '../http/auth';
+import { collectionScopeOf, principalOf } from '../http/auth';
 import { ZodBody, ZodQuery, ZodResponse } from '../http/zod-request';
 import { CorrectAnswerResult, type Out } from '../http/response.schemas';
 import { Allow } from '../http/auth';
@@ -31,7 +31,8 @@ export class EnhancementsController {
     summary: 'Set the correct answer of a feedback event and create its benign-text enhancement',
     description:
       'With the `decide` permission (reviewer, admin) the enhancement is served at once. A `feedback`-scoped service key may only ' +
-      'suggest a correct answer for an event it reported (403 otherwise): the enhancement is PROPOSED, not served, until a reviewer approves it.',
+      'suggest a correct answer for an event it reported (403 otherwise): the enhancement is PROPOSED, not served, until a reviewer approves it. ' +
+      'A key limited to collections gets 404 for an event of another collection, as for one that does not exist.',
   })
   @ZodBody(CorrectAnswerRequest)
   @ZodResponse(200, CorrectAnswerResult)
@@ -43,6 +44,7 @@ export class EnhancementsController {
     const reviewer = p?.permissions.has('decide') === true;
     const { enhancement, created, decision } = await this.enhance.execute({
       feedbackId: id, correctAnswer: c, actor, authority: reviewer ? 'reviewer' : 'suggestion', suggestedBy: `key:${p?.keyId ?? p?.name ?? 'unknown'}`,
+      collections: collectionScopeOf(req),
     });
     return { created, served: enhancement.state === 'ACTIVE', reason: decision.reason, enhancement };
   }

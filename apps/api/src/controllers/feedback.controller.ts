@@ -5,7 +5,7 @@ import { AnswerFeedbackRequest, assertStorable, SubmitFeedbackRequest, GetFeedba
 import { AllowFeedbackToken, Public, type AuthenticatedRequest } from '../http/api-key.guard';
 import { ZodBody, ZodResponse } from '../http/zod-request';
 import { FeedbackAccepted, FeedbackView, type Out } from '../http/response.schemas';
-import { Allow } from '../http/auth';
+import { Allow, collectionScopeOf } from '../http/auth';
 import { FeedbackIntake } from '../http/feedback-intake';
 import { RateLimit } from '../http/rate-limit';
 
@@ -47,10 +47,13 @@ export class FeedbackController {
 
   @Get(':id')
   @Allow('read', 'feedback')
-  @ApiOperation({ summary: 'Status of a feedback event, judge verdicts with replies, quarantined texts' })
+  @ApiOperation({
+    summary: 'Status of a feedback event, judge verdicts with replies, quarantined texts',
+    description: 'A key limited to collections gets 404 for an event of another collection, as for one that does not exist.',
+  })
   @ZodResponse(200, FeedbackView)
-  async findOne(@Param('id') id: string): Promise<Out<typeof FeedbackView>> {
+  async findOne(@Param('id') id: string, @Req() req: AuthenticatedRequest): Promise<Out<typeof FeedbackView>> {
     assertStorable('id', id);
-    return this.get.execute({ feedbackId: id });
+    return this.get.execute({ feedbackId: id, collections: collectionScopeOf(req) });
   }
 }

@@ -65,12 +65,12 @@ export class SessionController {
   @Get('me')
   @Allow('read', 'ingest', 'feedback', 'answers')
   @ApiSecurity('api-key')
-  @ApiOperation({ summary: 'Who am I: name, role, scopes, permissions, key id (and the session CSRF token when logged in with the cookie)' })
+  @ApiOperation({ summary: 'Who am I: name, role, scopes, collections (null = every one), permissions, key id (and the session CSRF token when logged in with the cookie)' })
   me(@Req() req: AuthenticatedRequest) {
     const p = principalOf(req)!;
     const s = req.consoleSession;
     return {
-      name: p.name, role: p.role ?? null, scopes: p.scopes ?? [], permissions: [...p.permissions].sort(), keyId: p.keyId ?? null, via: p.via,
+      name: p.name, role: p.role ?? null, scopes: p.scopes ?? [], collections: p.collections ?? null, permissions: [...p.permissions].sort(), keyId: p.keyId ?? null, via: p.via,
       ...(s ? { csrfToken: s.csrfToken, expiresAt: s.expiresAt } : {}),
     };
   }

@@ -13,6 +13,8 @@ import type { Request } from 'express';
  * - Keys from the `API_KEYS` environment variable are bootstrap admins.
  */
 // One definition of roles, scopes and permissions, in core (the CLI and the use cases need them too).
+import { ForbiddenException } from '@nestjs/common';
+import { echoInput, inCollectionScope } from '@forensics/core';
 export { permissionsOf, ROLE_PERMISSIONS, SERVICE_SCOPES, USER_ROLES, type Permission, type ServiceScope, type UserRole } from '@forensics/core';
 import type { Permission, ServiceScope, UserRole } from '@forensics/core';
 
@@ -26,6 +28,8 @@ export interface Principal {
   role?: UserRole;
   /** Scopes of a service key. */
   scopes?: readonly ServiceScope[];
+  /** A service key limited to collections (issue 56, item 7b): the only ones it may address. Absent = every collection. */
+  collections?: readonly string[];
   userId?: string;
   /** Id of the API key used (never the key itself). */
   keyId?: string;
@@ -82,4 +86,21 @@ export function actorOf(req: WithPrincipal): string {
   const p = principalOf(req);
   if (!p) return 'api';
   return p.keyId ? `${p.name} key:${p.keyId}` : p.name;
+}
+
+/** The collections the caller may address; undefined = every collection (users, sessions, bootstrap keys, unscoped service keys). */
+export function collectionScopeOf(req: WithPrincipal): readonly string[] | undefined {
+  return principalOf(req)?.collections;
+}
+
+/**
+ * Refuses (403, nothing done) a request that names a collection its key may not address (issue 56, item 7b): a
+ * collection in the path, the body or the query. Called before anything is written. A request addressing an event
+ * by id checks the event's collection instead, and answers 404 as for an event that does not exist (the use cases'
+ * `collections` argument): existence is not told across collections.
+ */
+export function assertCollectionAllowed(req: WithPrincipal, collection: string): void {
+  const scope = collectionScopeOf(req);
+  if (inCollectionScope(scope, collection)) return;
+  throw new ForbiddenException(`this key is limited to the collections ${scope!.join(', ')}: collection '${echoInput(collection, 64)}' is not one of them`);
 }

@@ -56,6 +56,7 @@ export function bootstrapPrincipal(apiKey: string): Principal {
 export function principalOfIdentity(identity: Identity, via: Principal['via']): Principal {
   return {
     via, name: identity.name, ...(identity.role ? { role: identity.role } : {}), ...(identity.scopes.length ? { scopes: identity.scopes } : {}),
+    ...(identity.collections?.length ? { collections: [...identity.collections] } : {}),
     ...(identity.userId ? { userId: identity.userId } : {}), keyId: identity.keyId, permissions: permissionsOf(identity.role, identity.scopes),
   };
 }

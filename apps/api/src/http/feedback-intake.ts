@@ -1,6 +1,6 @@
 import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { AnswerFeedbackUseCase, assertStorable, CORE_SETTINGS, SubmitFeedbackUseCase, validateAnswerFeedback, validateFeedback, type CoreSettings } from '@forensics/core';
-import { actorOf, type Caller } from './auth';
+import { actorOf, assertCollectionAllowed, type Caller } from './auth';
 import { addressSource, keyReporterTrust } from './reporter-trust';
 import { FeedbackAccepted, type Out } from './response.schemas';
 
@@ -23,6 +23,7 @@ export class FeedbackIntake {
     assertStorable('Idempotency-Key', idempotencyKey);
     if (req.feedbackToken) return this.createWithToken(body, req.feedbackToken.answerId, addressSource(req));
     const cmd = validateFeedback(body, this.settings.defaultCollection);
+    assertCollectionAllowed(req, cmd.collection); // a key limited to collections (issue 56, item 7b): 403, nothing written
     const reporter = cmd.reporter ?? (req.principal ? actorOf(req) : null);
     const { event, created, queued } = await this.submit.execute({ ...cmd, reporter, idempotencyKey: idempotencyKey ?? null, ...keyReporterTrust(req, cmd.reporter ?? null) });
     return { id: event.id, status: event.status, duplicate: !created, queued, links: { self: `/v1/feedback/${event.id}` } };

@@ -1,4 +1,5 @@
 import { echoInput, NotFoundError } from '../../../domain/errors';
+import { inCollectionScope } from '../../../domain/collection-scope';
 import { reporterKindOf } from '../../../domain/reporter-kind';
 import type { DocumentRepository, EnhancementRepository, FeedbackEventRepository, QuarantineRepository, VerdictRepository } from '../../../ports/repositories';
 import { DOCUMENTS, ENHANCEMENTS, FEEDBACK_EVENTS, QUARANTINES, VERDICTS } from '../../../ports/tokens';
@@ -14,10 +15,11 @@ export class GetFeedbackUseCase {
   static readonly inject: InjectMap<GetFeedbackDeps> = { feedback: FEEDBACK_EVENTS, verdicts: VERDICTS, quarantines: QUARANTINES, documents: DOCUMENTS, enhancements: ENHANCEMENTS };
   constructor(private readonly deps: GetFeedbackDeps) {}
 
-  async execute(cmd: { feedbackId: string }) {
+  /** `collections`: the caller's (a key limited to collections, issue 56 item 7b); an event of another is "does not exist". */
+  async execute(cmd: { feedbackId: string; collections?: readonly string[] | null }) {
     const id = cmd.feedbackId;
     const ev = await this.deps.feedback.get(id);
-    if (!ev) throw new NotFoundError(`feedback event ${echoInput(id)} does not exist`);
+    if (!ev || !inCollectionScope(cmd.collections, ev.collection)) throw new NotFoundError(`feedback event ${echoInput(id)} does not exist`);
     const verdicts = await this.deps.verdicts.list(id);
     const quarantines = await this.deps.quarantines.list({ feedbackId: id });
     // Clients get a short, sanitised reason; the full text (stack, paths) stays stored. Roles

@@ -1,5 +1,6 @@
 import { decideEnhancement, type EnhancementAuthority, type EnhancementDecision } from '@forensics/algorithms';
 import { ConflictError, echoInput, NotFoundError, ValidationError } from '../../../domain/errors';
+import { inCollectionScope } from '../../../domain/collection-scope';
 import { documentIdFor, stripReservedMarkers, textHash } from '../../../domain/text-identity';
 import type { DomainEventPublisher } from '../../../ports/domain-events.port';
 import type { Embedder } from '../../../ports/embedder.port';
@@ -34,6 +35,8 @@ export interface EnhanceAnswerCommand {
   authority: EnhancementAuthority;
   /** For a `suggestion`: the calling key as reports record it (`key:<id>`); only events that key reported may be suggested for. */
   suggestedBy?: string;
+  /** The caller's collections (a key limited to collections); absent = every collection. */
+  collections?: readonly string[] | null;
 }
 export interface EnhanceAnswerResult { enhancement: EnhancementRow; created: boolean; decision: EnhancementDecision }
 export interface EnhanceAnswerDeps {
@@ -70,7 +73,8 @@ export class EnhanceAnswerUseCase {
   async execute(cmd: EnhanceAnswerCommand): Promise<EnhanceAnswerResult> {
     const { feedback, enhancements, generator } = this.deps;
     const ev = await feedback.get(cmd.feedbackId);
-    if (!ev) throw new NotFoundError(`feedback event ${echoInput(cmd.feedbackId)} does not exist`);
+    // A key limited to collections (issue 56, item 7b): an event of another collection is one that does not exist.
+    if (!ev || !inCollectionScope(cmd.collections, ev.collection)) throw new NotFoundError(`feedback event ${echoInput(cmd.feedbackId)} does not exist`);
     if (cmd.authority === 'suggestion' && !reportedBy(ev, cmd.suggestedBy)) {
       throw new AccessDeniedError(`feedback event ${ev.id} was not reported with this key: a service key may suggest a correct answer only for the events it reported`);
     }
