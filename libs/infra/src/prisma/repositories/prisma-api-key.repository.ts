@@ -18,7 +18,7 @@ export class PrismaApiKeyRepository implements ApiKeyRepository {
     try {
       return await this.db.$transaction(async (tx) => {
         const row = await tx.apiKey.create({ data: { userId: k.userId, name: k.name, scopes: k.scopes, collections: k.collections ?? [], prefix: k.prefix, hash: k.hash, createdBy: k.createdBy } });
-        await tx.auditLog.create({ data: { actor: k.createdBy, action: 'key.created', entityType: 'ApiKey', entityId: row.id, details: { prefix: k.prefix, name: k.name, userId: k.userId, scopes: k.scopes } } });
+        await tx.auditLog.create({ data: { actor: k.createdBy, action: 'key.created', entityType: 'ApiKey', entityId: row.id, details: { prefix: k.prefix, name: k.name, userId: k.userId, scopes: k.scopes, collections: k.collections?.length ? k.collections : null } } });
         return toRow(row);
       });
     } catch (e) {
