@@ -10,9 +10,11 @@
  * - GET /v1/collections lists the key's own collections only; /v1/session/me and the key listing show the list;
  *   key.created records it. Keys without `collections`, user keys and the bootstrap key reach every collection.
  */
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { createTestApp, type TestApp } from './support/test-app';
-import { TEST_API_KEY, uniqueName } from './support/test-runtime';
+import { ROOT, TEST_API_KEY, uniqueName } from './support/test-runtime';
 
 type Json = Record<string, any>;
 
@@ -181,4 +183,50 @@ describe('keys limited to collections (issue 56, item 7b)', () => {
     // Without collections, any collection (as before).
     expect((await call('POST', '/v1/answers', unscoped.key, { collection: theirs, query: 'who wrote moby dick', answer: 'Herman Melville', servedIds: ids[theirs] })).status).toBe(201);
   });
+});
+
+describe('keys limited to collections: the Nest route of POST /v1/feedback (INTAKE_FAST_PATH=false) and the CLI', () => {
+  let t: TestApp;
+  const mine = uniqueName('scope-mine');
+  const theirs = uniqueName('scope-theirs');
+  beforeAll(async () => {
+    t = await createTestApp({ api: true, env: { INTAKE_FAST_PATH: 'false' } });
+    for (const c of [mine, theirs]) {
+      const r = await fetch(`${t.url}/v1/collections/${c}/documents`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': TEST_API_KEY }, body: JSON.stringify({ documents: [{ text: 'Moby-Dick is an 1851 novel by Herman Melville.' }] }) });
+      expect(r.status).toBe(200);
+    }
+  }, 120_000);
+  afterAll(async () => { await t?.close(); });
+
+  /** `npm run keys -- …` (as `node --import tsx apps/cli/src/keys.ts …`) against the app's database. */
+  const keysCli = (args: string[]) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps/cli/src/keys.ts'), ...args], {
+      cwd: ROOT, env: { ...process.env, DATABASE_URL: t.config.databaseUrl!, DATA_DIR: t.dataDir, API_KEYS: TEST_API_KEY, NODE_ENV: 'test' }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += String(d); });
+    child.stderr.on('data', (d) => { stderr += String(d); });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+
+  it('a key created by the CLI with --collections is held to them; the listing shows them', async () => {
+    const bad = await keysCli(['create', '--name', uniqueName('cli-bad'), '--scopes', 'feedback', '--collections', 'a/b']);
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('collection names')]);
+    const made = await keysCli(['create', '--name', uniqueName('cli-svc'), '--scopes', 'feedback', '--collections', mine]);
+    expect(made.code).toBe(0);
+    const out = JSON.parse(made.stdout.trim().split('\n').pop()!) as { key: string; prefix: string; collections: string[] };
+    expect(out.collections).toEqual([mine]);
+    const list = await keysCli(['list']);
+    expect(list.stdout.split('\n').find((l) => l.startsWith(out.prefix))?.split('\t')[4]).toBe(mine);
+    const report = (collection: string) => fetch(`${t.url}/v1/feedback`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': out.key }, body: JSON.stringify({ collection, query: 'who wrote moby dick', wrongAnswer: 'Charles Dickens' }),
+    });
+    expect((await report(mine)).status).toBe(202);
+    const before = await t.prisma.feedbackEvent.count({ where: { collection: theirs } });
+    const r = await report(theirs);
+    expect([r.status, ((await r.json()) as Json).message]).toEqual([403, `this key is limited to the collections ${mine}: collection '${theirs}' is not one of them`]);
+    expect(await t.prisma.feedbackEvent.count({ where: { collection: theirs } })).toBe(before);
+  }, 120_000);
 });
