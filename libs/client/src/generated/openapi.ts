@@ -105,7 +105,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Status of a feedback event, judge verdicts with replies, quarantined texts */
+        /**
+         * Status of a feedback event, judge verdicts with replies, quarantined texts
+         * @description A key limited to collections gets 404 for an event of another collection, as for one that does not exist.
+         */
         get: operations["FeedbackController_findOne"];
         put?: never;
         post?: never;
@@ -126,7 +129,7 @@ export interface paths {
         put?: never;
         /**
          * Set the correct answer of a feedback event and create its benign-text enhancement
-         * @description With the `decide` permission (reviewer, admin) the enhancement is served at once. A `feedback`-scoped service key may only suggest a correct answer for an event it reported (403 otherwise): the enhancement is PROPOSED, not served, until a reviewer approves it.
+         * @description With the `decide` permission (reviewer, admin) the enhancement is served at once. A `feedback`-scoped service key may only suggest a correct answer for an event it reported (403 otherwise): the enhancement is PROPOSED, not served, until a reviewer approves it. A key limited to collections gets 404 for an event of another collection, as for one that does not exist.
          */
         post: operations["EnhancementsController_setCorrectAnswer"];
         delete?: never;
