@@ -652,6 +652,13 @@ describe.each(implementations)('repository contract: %s', (_name, make) => {
       expect((await repos.apiKeys.list({ userId: u.id, includeRevoked: true })).map((x) => x.id)).toEqual([k.id]);
       expect((await repos.audit.listFor('ApiKey', k.id)).map((a) => [a.action, a.actor, a.details?.prefix])).toEqual([['key.created', 'tester', k.prefix], ['key.revoked', 'admin-x', k.prefix]]);
       await expect(repos.apiKeys.revoke(randomUUID(), 'a')).rejects.toBeInstanceOf(NotFoundError);
+      // Collections (issue 56, item 7b): stored and read back; none given = [] (every collection); key.created records them (null = every one).
+      expect(svc.collections).toEqual([]);
+      const limited = await key(null, { collections: ['kb', 'kb-archive'] });
+      expect(limited.collections).toEqual(['kb', 'kb-archive']);
+      expect(await repos.apiKeys.findByPrefix(limited.prefix)).toEqual(limited);
+      expect((await repos.audit.listFor('ApiKey', limited.id)).map((a) => a.details?.collections)).toEqual([['kb', 'kb-archive']]);
+      expect((await repos.audit.listFor('ApiKey', svc.id)).map((a) => a.details?.collections)).toEqual([null]);
       const t0 = new Date(Math.floor(Date.now() / 1000) * 1000);
       expect(await repos.apiKeys.touch(svc.id, t0, 60_000)).toBe(true);
       expect(await repos.apiKeys.touch(svc.id, new Date(t0.getTime() + 30_000), 60_000)).toBe(false);
