@@ -18,6 +18,7 @@ import { RateLimitGuard, RateLimits } from './http/rate-limit';
 import { ApiKeyGuard } from './http/api-key.guard';
 import { Authenticator } from './http/authenticator';
 import { FeedbackIntake } from './http/feedback-intake';
+import { HttpDrain } from './http/http-drain';
 import { ErrorsFilter } from './http/errors.filter';
 import { MetricsController } from './metrics/metrics.controller';
 import { DeadLettersController } from './controllers/dead-letters.controller';
@@ -38,6 +39,7 @@ export class ApiModule {
       providers: [
         Authenticator,
         FeedbackIntake,
+        HttpDrain,
         LoginThrottle,
         RateLimits,
         RateLimitGuard,

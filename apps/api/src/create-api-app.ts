@@ -22,6 +22,9 @@ import { jsonDepthVerifier } from './http/json-depth';
 import { consoleStatic } from './console/serve-console';
 import { QueueRegistry } from '@forensics/infra';
 import { Authenticator } from './http/authenticator';
+import { HttpDrain } from './http/http-drain';
+
+export { HttpDrain, type DrainResult } from './http/http-drain';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './admin/queue-dashboard';
 
 /** Ingestion carries corpora; everything else is small. */
@@ -100,5 +103,7 @@ export async function createApiApp(config: AppConfig, opts: ApiAppOptions = {}):
       ...(httpLogger ? { requestLogging: { log: (req, res) => httpLogger(req, res), bind: (req, run) => storage.run(new Store((req as { log: PinoInstance }).log), run) } } : {}),
     });
   }
+  // Last: it follows every connection and request (fast path included) for the drain at shutdown.
+  app.get(HttpDrain).attach(app.getHttpServer());
   return app;
 }

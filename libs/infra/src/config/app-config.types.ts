@@ -59,6 +59,8 @@ export interface AppConfig {
   readonly bodyLimit: string;
   /** JSON bodies nested deeper (arrays / objects) are refused with a 400 before they are parsed (apps/api/src/http/json-depth.ts). */
   readonly jsonMaxDepth: number;
+  /** SHUTDOWN_DRAIN_MS: how long in-flight requests get to finish after SIGTERM/SIGINT before they are cut (apps/api/src/http/http-drain.ts). */
+  readonly shutdownDrainMs: number;
   /**
    * TRUST_PROXY: reverse proxies in front of the API (Express's `trust proxy` hop count); 0 = none,
    * forwarded headers ignored. Sets what `req.ip`, `req.protocol` and `req.host` report.
