@@ -216,7 +216,7 @@ export const ENV_SCHEMA = z.object({
   LOCAL_LLM_CONTEXT: intVar(256, 131_072, LOCAL_LLM_DEFAULTS.contextSize, 'LOCAL_LLM: context size in tokens (prompt + reply of one request)'),
   LOCAL_LLM_TIMEOUT_MS: intVar(100, 3_600_000, LOCAL_LLM_DEFAULTS.requestTimeoutMs, "LOCAL_LLM: one request's budget from its arrival, queue wait included; past it the endpoint answers 504 (transient: the client and the queue retry)"),
   LOCAL_LLM_MAX_TOKENS: intVar(1, 32_768, LOCAL_LLM_DEFAULTS.defaultMaxTokens, 'LOCAL_LLM: reply tokens when a request sets no max_tokens (the adapters set none)'),
-  JUDGE_TIMEOUT_MS: intVar(100, 600_000, 60_000, 'timeout of one judge request (ms)'),
+  JUDGE_TIMEOUT_MS: intVar(100, 600_000, 60_000, 'timeout of one judge request (ms); with LOCAL_LLM unset = LOCAL_LLM_TIMEOUT_MS + 5 s'),
   JUDGE_MAX_REASKS: intVar(0, 10, 2, 're-asks after an unlabelled judge reply'),
   JUDGE_PROMPT: enumVar(['rf-v1-quote', 'rf-v1'], 'rf-v1-quote', "LLM judge prompt: rf-v1-quote = the paper's rf-v1 plus one sentence asking for the claim's sentences as [Quote: …] (claim spans on the review page); rf-v1 = the paper's prompt verbatim, no spans"),
   JUDGE_CONCURRENCY: intVar(1, 64, 4, 'judge calls in flight within a round'),
@@ -499,6 +499,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
   if (problems.length) throw new ConfigError(problems);
   const e = v as ConfigEnv;
   const judgeModel = e.JUDGE_MODEL ?? (localLlm && !openaiBase ? localLlm.model : DEFAULT_LLM_MODEL);
+  // The local endpoint queues the worker's JUDGE_CONCURRENCY calls one behind the other, and a client timeout counts the
+  // queue wait: a 60 s client timeout over a slow CPU model gave up on queued calls and retried them into the same
+  // queue. Unless JUDGE_TIMEOUT_MS is set, the client waits past the endpoint's own budget, whose 504 says what ran out.
+  const llmTimeoutMs = localLlm && !openaiBase && env.JUDGE_TIMEOUT_MS === undefined ? e.LOCAL_LLM_TIMEOUT_MS + 5_000 : e.JUDGE_TIMEOUT_MS;
 
   const config: AppConfig = {
     projectRoot,
@@ -549,7 +553,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     trustProxyHops: e.TRUST_PROXY,
     embedder: { kind: embedderKind, onnxModelDir: embedderKind === 'minilm' ? join(modelsDirOf(e.MODELS_DIR), MINILM_DIR) : e.ONNX_MODEL_DIR, model: e.EMBEDDING_MODEL, dimension: e.EMBEDDING_DIMENSION },
     modelsDir: modelsDirOf(e.MODELS_DIR),
-    judge: { kind: judgeKind, ...(judgeKind === 'reader' ? { readerModelDir: join(modelsDirOf(e.MODELS_DIR), MINILM_DIR) } : {}), model: judgeModel, timeoutMs: e.JUDGE_TIMEOUT_MS, maxReasks: e.JUDGE_MAX_REASKS, prompt: e.JUDGE_PROMPT },
+    judge: { kind: judgeKind, ...(judgeKind === 'reader' ? { readerModelDir: join(modelsDirOf(e.MODELS_DIR), MINILM_DIR) } : {}), model: judgeModel, timeoutMs: llmTimeoutMs, maxReasks: e.JUDGE_MAX_REASKS, prompt: e.JUDGE_PROMPT },
     openai: { baseURL: openaiBase, apiKey: e.OPENAI_API_KEY ?? (openaiBase || localLlm ? 'not-needed' : undefined) },
     // The embedded mode starts it and points the OpenAI adapters at it (infrastructure.module.ts); absent with OPENAI_BASE_URL.
     localLlm: localLlm && !openaiBase

@@ -206,10 +206,14 @@ describe('loadConfig errors', () => {
 
     it('by name: MODELS_DIR/NAME/model.gguf; the judge and generator default to openai and to the model, the settings pass through', () => {
       const config = loadConfig({ LOCAL_LLM: 'tiny', MODELS_DIR: dir, LOCAL_LLM_THREADS: '2', LOCAL_LLM_CONTEXT: '2048', LOCAL_LLM_TIMEOUT_MS: '5000' }, ROOT);
-      expect(config.judge).toMatchObject({ kind: 'openai', model: 'tiny' });
+      expect(config.judge).toMatchObject({ kind: 'openai', model: 'tiny', timeoutMs: 10_000 });
       expect(config.generator).toEqual({ kind: 'openai', model: 'tiny' });
       expect(config.openai).toEqual({ baseURL: undefined, apiKey: 'not-needed' });
       expect(config.localLlm).toEqual({ model: 'tiny', modelPath: join(dir, 'tiny', 'model.gguf'), threads: 2, contextSize: 2048, requestTimeoutMs: 5000, defaultMaxTokens: 256, maxQueue: 64 });
+    });
+
+    it('an explicit JUDGE_TIMEOUT_MS stays', () => {
+      expect(loadConfig({ LOCAL_LLM: 'tiny', MODELS_DIR: dir, JUDGE_TIMEOUT_MS: '7000' }, ROOT).judge.timeoutMs).toBe(7000);
     });
 
     it('by path: the model is named after the file', () => {
