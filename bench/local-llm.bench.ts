@@ -4,7 +4,9 @@
  * the first questions of ../shared/data/poisonedrag_nq.jsonl — each question's first planted texts (the truth: YES)
  * and first clean texts (NO). Per text: the judge's whole verdict (its reply as the model writes it, re-asks included)
  * and a 1-token completion of the same prompt (max_tokens 1: the prompt's evaluation and the first token, the floor of
- * a YES/NO judgment and what "first token" costs without streaming). Prints one JSON line with cores and load.
+ * a YES/NO judgment and what "first token" costs without streaming). The verdict runs after the 1-token request of the
+ * same prompt, whose evaluation it reuses from the KV cache: verdictMs is mostly the reply's generation, and a cold
+ * verdict costs about oneTokenMs + verdictMs. Prints one JSON line with cores and load.
  *   npm run -s bench:local-llm -- [model=smollm2-135m] [questions=3] [texts=2] [threads=0]
  */
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
