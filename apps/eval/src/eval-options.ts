@@ -22,7 +22,9 @@ export const EVAL_USAGE = `usage: npm run -s eval -- --data FILE.jsonl [--judge 
                   --fit-grid committed (default: the committed judge's gate and L1 strength, refit per family) | full
                   (gate and L1 strength chosen per family from a 3 × 4 grid by inner leave-one-family-out);
                   --poison-count N keeps at most N planted texts per question in every run (a sparser attack than the
-                  files' five: what a report of an attack that planted one or two texts leaves served)
+                  files' five: what a report of an attack that planted one or two texts leaves served); --sample FILE traces
+                  only the events listed there (record ids per file: apps/eval/samples/dev-40.json, 40 per attack family,
+                  written by scripts/event-sample.ts), the fixed sample on which slow judges (a local LLM) are compared
          [--out DIR] [--retriever embed|bm25] [--baseline] [--poison-set given|gpt4|gemini|gemini_100|mixed] [--poison-count N]
          [--cache DIR] [--quiet] [--false-flag] [--trust anonymous|identified|reviewer] [--vetted none|clean|all] [--vetted-share F]
          [--answer-form given|framed|sentence]
@@ -78,12 +80,12 @@ export interface EvalCliOptions {
   /** `--answer-form`: how the feedback reports the wrong answer (eval-data.ts `reportedAnswer`); default given. */
   answerForm: AnswerForm;
   /** `--suite dev`: run every development file (see suite.ts); `data` is then unused. */
-  suite?: { name: 'dev'; dataDir: string; fitCache?: string; fitGrid: 'committed' | 'full'; poisonCount?: number };
+  suite?: { name: 'dev'; dataDir: string; fitCache?: string; fitGrid: 'committed' | 'full'; poisonCount?: number; sample?: string };
 }
 
 export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
   const flags = new Set(['baseline', 'quiet', 'false-flag']);
-  const known = new Set(['data', 'suite', 'data-dir', 'fit-cache', 'fit-grid', 'judge', 'k', 'limit', 'out', 'retriever', 'poison-set', 'poison-count', 'cache', 'trust', 'vetted', 'vetted-share', 'answer-form', ...flags]);
+  const known = new Set(['data', 'suite', 'data-dir', 'sample', 'fit-cache', 'fit-grid', 'judge', 'k', 'limit', 'out', 'retriever', 'poison-set', 'poison-count', 'cache', 'trust', 'vetted', 'vetted-share', 'answer-form', ...flags]);
   const v: Record<string, string | true> = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -108,6 +110,7 @@ export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
   if (suiteName && str('data')) throw new UsageError('--suite and --data exclude each other (the suite reads every file of --data-dir)');
   if (str('data-dir') !== undefined && !suiteName) throw new UsageError('--data-dir applies only with --suite dev');
   if (str('fit-cache') !== undefined && !suiteName) throw new UsageError('--fit-cache applies only with --suite dev');
+  if (str('sample') !== undefined && !suiteName) throw new UsageError('--sample applies only with --suite dev');
   if (str('fit-grid') !== undefined && !suiteName) throw new UsageError('--fit-grid applies only with --suite dev');
   const fitGrid = str('fit-grid') ?? 'committed';
   if (fitGrid !== 'committed' && fitGrid !== 'full') throw new UsageError(`--fit-grid must be committed or full, got '${fitGrid}'`);
@@ -135,7 +138,7 @@ export function parseEvalArgs(argv: readonly string[]): EvalCliOptions {
   return {
     falseFlag: v['false-flag'] === true ? { trust: trust as 'anonymous' | 'identified' } : undefined,
     ...(v['false-flag'] !== true && str('trust') !== undefined ? { attackTrust: trust } : {}),
-    suite: suiteName ? { name: 'dev', dataDir: str('data-dir') ?? '../shared/data', fitGrid, ...(str('fit-cache') ? { fitCache: str('fit-cache') } : {}), ...(str('poison-count') !== undefined ? { poisonCount: posInt('poison-count') } : {}) } : undefined,
+    suite: suiteName ? { name: 'dev', dataDir: str('data-dir') ?? '../shared/data', fitGrid, ...(str('fit-cache') ? { fitCache: str('fit-cache') } : {}), ...(str('poison-count') !== undefined ? { poisonCount: posInt('poison-count') } : {}), ...(str('sample') ? { sample: str('sample') } : {}) } : undefined,
     data, judge: judge as EvalCliOptions['judge'], k, limit: posInt('limit'), out: str('out'), retriever,
     baseline: v.baseline === true, poisonSet: str('poison-set') ?? 'given', poisonCount: posInt('poison-count'),
     cacheDir: str('cache') ?? '.eval/cache', quiet: v.quiet === true, answerForm: answerForm as AnswerForm, vetted: vetted as VettedScenario, ...(vettedShare !== undefined && vettedShare < 1 ? { vettedShare } : {}),

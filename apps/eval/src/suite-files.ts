@@ -78,8 +78,40 @@ export function seededSample<T>(items: readonly T[], count: number, seed: number
 
 export interface LoadedSuiteFile extends SuiteFile { records: EvalRecord[]; hasClean: boolean }
 
-/** Loads the suite's files present in `dataDir` (subsampled where the spec says); `absent` names the others. */
-export function loadSuiteFiles(dataDir: string, files: readonly SuiteFile[] = SUITE_FILES): { loaded: LoadedSuiteFile[]; absent: string[] } {
+/**
+ * A fixed sample of events (issue 60 item 2: the LLM judge is too slow on this machine for every record): record ids
+ * per suite file, `perFamily` of them per attack family, drawn once (`buildEventSample`) and committed, so a run on
+ * another day or with another judge reads the same events (`--suite dev --sample FILE`).
+ */
+export interface EventSample {
+  about: string;
+  seed: number;
+  perFamily: number;
+  files: Record<string, string[]>;
+}
+
+/** `perFamily` records of each family, drawn from the family's files together (seeded), listed per file in file order. */
+export function buildEventSample(loaded: readonly LoadedSuiteFile[], perFamily: number, seed = SUITE_SEED): EventSample {
+  const files: Record<string, string[]> = {};
+  for (const family of ATTACK_FAMILIES) {
+    const pool = loaded.filter((f) => f.family === family).flatMap((f) => f.records.map((r) => ({ file: f.file, id: r.id })));
+    for (const { file, id } of seededSample(pool, perFamily, seed)) (files[file] ??= []).push(id);
+  }
+  return { about: `${perFamily} events per attack family of --suite dev (seed ${seed}), by record id; read by npm run eval -- --suite dev --sample FILE`, seed, perFamily, files };
+}
+
+/** Keeps the sample's records (a file it does not name is left out); an id the file lacks is an error, not a smaller sample. */
+function restrictToSample(loaded: LoadedSuiteFile[], sample: EventSample): LoadedSuiteFile[] {
+  return loaded.filter((f) => sample.files[f.file]?.length).map((f) => {
+    const ids = new Set(sample.files[f.file]);
+    const records = f.records.filter((r) => ids.has(r.id));
+    if (records.length !== ids.size) throw new Error(`the event sample names ${ids.size} records of ${f.file}, the file has ${records.length} of them`);
+    return { ...f, records, hasClean: records.some((r) => r.clean_texts.length > 0) };
+  });
+}
+
+/** Loads the suite's files present in `dataDir` (subsampled where the spec says, then to `sample` when given); `absent` names the others. */
+export function loadSuiteFiles(dataDir: string, files: readonly SuiteFile[] = SUITE_FILES, sample?: EventSample): { loaded: LoadedSuiteFile[]; absent: string[] } {
   const loaded: LoadedSuiteFile[] = [];
   const absent: string[] = [];
   for (const f of files) {
@@ -92,7 +124,7 @@ export function loadSuiteFiles(dataDir: string, files: readonly SuiteFile[] = SU
     }
     loaded.push({ ...f, records, hasClean: records.some((r) => r.clean_texts.length > 0) });
   }
-  return { loaded, absent };
+  return { loaded: sample ? restrictToSample(loaded, sample) : loaded, absent };
 }
 
 export function familyOf(file: string, files: readonly SuiteFile[] = SUITE_FILES): AttackFamily {

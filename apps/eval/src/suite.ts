@@ -20,7 +20,7 @@ import { OnnxEmbedder } from '@forensics/infra/embedders/onnx-embedder.adapter';
 import { MINILM_ID } from '@forensics/infra/embedders/embedder.factory';
 import { modelsDirOf } from '@forensics/infra/config/app-config';
 import type { JudgeSummary } from './run-evaluation';
-import { ATTACK_FAMILIES, loadSuiteFiles, type AttackFamily, type LoadedSuiteFile } from './suite-files';
+import { ATTACK_FAMILIES, loadSuiteFiles, type AttackFamily, type EventSample, type LoadedSuiteFile } from './suite-files';
 import { groupedBarChart } from './svg-charts';
 
 export interface SuiteRow {
@@ -64,7 +64,9 @@ export async function runSuite(
 ): Promise<EvalCliResult & { table: string }> {
   const log = overrides.log ?? ((s: string) => process.stderr.write(`${s}\n`));
   const dataDir = resolve(opts.suite!.dataDir);
-  const { loaded: dev, absent } = loadSuiteFiles(dataDir);
+  const sample = opts.suite!.sample ? JSON.parse(readFileSync(resolve(opts.suite!.sample), 'utf8')) as EventSample : undefined;
+  const { loaded: dev, absent } = loadSuiteFiles(dataDir, undefined, sample);
+  if (sample) log(`suite dev: the event sample ${opts.suite!.sample} (${dev.reduce((n, f) => n + f.records.length, 0)} events)`);
   if (!dev.length) throw new Error(`no development data in ${dataDir}; it lives in ../shared/data (see its README.md)`);
   if (absent.length) log(`suite dev: not in ${dataDir}, left out: ${absent.join(', ')}`);
   const variantSuffix = (opts.vetted !== 'none' ? `-vetted-${opts.vetted}${opts.vettedShare !== undefined ? `-${Math.round(opts.vettedShare * 100)}` : ''}` : '') + (opts.answerForm !== 'given' ? `-answer-${opts.answerForm}` : '');

@@ -7,6 +7,8 @@ export * from './queue';
 export * from './config/app-config';
 export * from './config/judge-label';
 export * from './runtime/embedded-services';
+export * from './runtime/embedded-local-llm';
+export * from './local-llm';
 export * from './runtime/free-port';
 export * from './runtime/parent-watch';
 export * from './runtime/prerequisites';

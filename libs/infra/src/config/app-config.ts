@@ -26,6 +26,7 @@ import {
 
 export type { AppConfig, AuditScheduleSpec } from './app-config.types';
 import type { AppConfig, AuditScheduleSpec } from './app-config.types';
+import { LOCAL_LLM_DEFAULTS } from '../local-llm/local-llm.params';
 
 
 /**
@@ -110,6 +111,20 @@ const DEFAULT_LLM_MODEL = 'gpt-4o-mini';
 const PROJECT_ROOT = resolve(__dirname, '..', '..', '..', '..');
 /** The sub-folder of MODELS_DIR holding all-MiniLM-L6-v2 (scripts/models.manifest.json). */
 export const MINILM_DIR = 'all-MiniLM-L6-v2';
+/** The GGUF file of a local LLM laid out by `npm run models -- --llm NAME` (scripts/models.manifest.json). */
+export const LOCAL_LLM_FILE = 'model.gguf';
+
+/**
+ * LOCAL_LLM: a path (it holds a '/' or ends in .gguf; the model's name is the file's, less .gguf) or a model name of
+ * `npm run models` (MODELS_DIR/NAME/model.gguf).
+ */
+function localLlmOf(setting: string, modelsDirSetting: string | undefined): { model: string; modelPath: string; named: boolean } {
+  if (setting.includes('/') || setting.endsWith('.gguf')) {
+    const modelPath = resolve(setting);
+    return { model: modelPath.split('/').pop()!.replace(/\.gguf$/, ''), modelPath, named: false };
+  }
+  return { model: setting, modelPath: join(modelsDirOf(modelsDirSetting), setting, LOCAL_LLM_FILE), named: true };
+}
 /** A listen address that only this machine reaches: localhost, 127.0.0.0/8, ::1 (and its IPv4-mapped form). */
 export function isLoopbackHost(host: string): boolean {
   const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
@@ -193,11 +208,16 @@ export const ENV_SCHEMA = z.object({
   ONNX_MODEL_DIR: text('sentence-transformers ONNX export (model.onnx + tokenizer.json)'),
   EMBEDDING_MODEL: text('embedding model name for EMBEDDER=openai (adapter default text-embedding-3-small)'),
   EMBEDDING_DIMENSION: variable(integer(1, 65536).schema.optional(), { expect: integer(1, 65536).expect, doc: 'embedding dimension for EMBEDDER=openai' }),
-  JUDGE: derivedEnumVar(['offline', 'reader', 'openai'], "relevance judge; unset = 'openai' when OPENAI_BASE_URL or OPENAI_API_KEY is set, else 'offline' (the rules, no LLM); 'reader' = the rules + all-MiniLM-L6-v2's reading (`npm run models`; measured no better than the rules yet, decision 0410)"),
+  JUDGE: derivedEnumVar(['offline', 'reader', 'openai'], "relevance judge; unset = 'openai' when OPENAI_BASE_URL, OPENAI_API_KEY or LOCAL_LLM is set, else 'offline' (the rules, no LLM); 'reader' = the rules + all-MiniLM-L6-v2's reading (`npm run models`; measured no better than the rules yet, decision 0410)"),
   OPENAI_BASE_URL: text('any OpenAI-compatible endpoint (vLLM, llama.cpp server, Ollama, OpenAI)'),
   OPENAI_API_KEY: text('API key of the OpenAI-compatible endpoint', true),
-  JUDGE_MODEL: textWithDefault(DEFAULT_LLM_MODEL, 'judge model name'),
-  JUDGE_TIMEOUT_MS: intVar(100, 600_000, 60_000, 'timeout of one judge request (ms)'),
+  JUDGE_MODEL: text(`judge model name; unset = LOCAL_LLM's model name, else ${DEFAULT_LLM_MODEL}`),
+  LOCAL_LLM: text("a local GGUF model behind the OpenAI judge and generator when OPENAI_BASE_URL is unset: a model name of `npm run models -- --llm NAME` (smollm2-135m, qwen2.5-0.5b, qwen2.5-1.5b; MODELS_DIR/NAME/model.gguf) or the path of a .gguf file. The service runs it in a process of its own on a loopback port (node-llama-cpp, CPU), loaded once, one request at a time, the rest queued"),
+  LOCAL_LLM_THREADS: intVar(0, 256, LOCAL_LLM_DEFAULTS.threads, "LOCAL_LLM: CPU threads of llama.cpp; 0 = llama.cpp's choice (the machine's cores)"),
+  LOCAL_LLM_CONTEXT: intVar(256, 131_072, LOCAL_LLM_DEFAULTS.contextSize, 'LOCAL_LLM: context size in tokens (prompt + reply of one request)'),
+  LOCAL_LLM_TIMEOUT_MS: intVar(100, 3_600_000, LOCAL_LLM_DEFAULTS.requestTimeoutMs, "LOCAL_LLM: one request's budget from its arrival, queue wait included; past it the endpoint answers 504 (transient: the client and the queue retry)"),
+  LOCAL_LLM_MAX_TOKENS: intVar(1, 32_768, LOCAL_LLM_DEFAULTS.defaultMaxTokens, 'LOCAL_LLM: reply tokens when a request sets no max_tokens (the adapters set none)'),
+  JUDGE_TIMEOUT_MS: intVar(100, 600_000, 60_000, 'timeout of one judge request (ms); with LOCAL_LLM unset = LOCAL_LLM_TIMEOUT_MS + 5 s'),
   JUDGE_MAX_REASKS: intVar(0, 10, 2, 're-asks after an unlabelled judge reply'),
   JUDGE_PROMPT: enumVar(['rf-v1-quote', 'rf-v1'], 'rf-v1-quote', "LLM judge prompt: rf-v1-quote = the paper's rf-v1 plus one sentence asking for the claim's sentences as [Quote: …] (claim spans on the review page); rf-v1 = the paper's prompt verbatim, no spans"),
   JUDGE_CONCURRENCY: intVar(1, 64, 4, 'judge calls in flight within a round'),
@@ -259,7 +279,7 @@ export const ENV_SCHEMA = z.object({
   BAND_WITHHOLD: enumVar(BAND_WITHHOLD, DEFAULT_DECISION_POLICY.bandWithhold, 'band verdicts of the judge are withheld (YES or NO) when their report has a clear YES and served otherwise (event); also a band YES restating the question in a report without one (restated); or band YES always withheld (always) (library default)'),
   LONE_YES: enumVar(LONE_YES, DEFAULT_DECISION_POLICY.loneYes, "a report's only clear YES, when it does not restate the question, waits for review kept in serving (review) or is quarantined (act) (library default)"),
   SIBLING_WITHHOLD: enumVar(SIBLING_WITHHOLD, DEFAULT_DECISION_POLICY.siblingWithhold, "in a report with two or more clear YES, a text judged NO that shares its wording with two of them is withheld for review (on) or served (off) (library default)"),
-  GENERATOR: derivedEnumVar(['offline', 'openai'], "answer/verification/benign-text generator; unset = 'openai' when an endpoint is set, else 'offline'"),
+  GENERATOR: derivedEnumVar(['offline', 'openai'], "answer/verification/benign-text generator; unset = 'openai' when an endpoint (or LOCAL_LLM) is set, else 'offline'"),
   GENERATOR_MODEL: text('generator model name; unset = JUDGE_MODEL'),
   FEEDBACK_TOKEN_SECRET: variable(z.string().min(16).optional(), {
     expect: 'a string of at least 16 characters',
@@ -414,7 +434,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
 
   // Cross-variable rules.
   const openaiBase = v.OPENAI_BASE_URL;
-  const openaiEndpoint = Boolean(openaiBase || v.OPENAI_API_KEY);
+  const hostedEndpoint = Boolean(openaiBase || v.OPENAI_API_KEY);
+  const localLlm = v.LOCAL_LLM ? localLlmOf(v.LOCAL_LLM, v.MODELS_DIR) : undefined;
+  const openaiEndpoint = hostedEndpoint || Boolean(localLlm);
+  if (localLlm && openaiBase) problems.push('LOCAL_LLM and OPENAI_BASE_URL are both set: the OpenAI adapters talk to one endpoint; unset one');
+  if (localLlm && !existsSync(localLlm.modelPath)) {
+    problems.push(`LOCAL_LLM=${shown('LOCAL_LLM', v.LOCAL_LLM)}: ${localLlm.modelPath} is missing: ${localLlm.named ? `run \`npm run models -- --llm ${v.LOCAL_LLM}\` (or point MODELS_DIR at your own copy)` : 'give the path of a .gguf file or a model name of `npm run models`'}`);
+  }
+  if (localLlm && !openaiBase) {
+    // The endpoint serves one model and refuses other names: a verdict records the model that gave it.
+    for (const n of ['JUDGE_MODEL', 'GENERATOR_MODEL'] as const) {
+      if (v[n] !== undefined && v[n] !== localLlm.model) problems.push(`${n}=${shown(n, v[n])} but LOCAL_LLM serves '${localLlm.model}': unset ${n} or set it to '${localLlm.model}'`);
+    }
+  }
   const embedderKind = v.EMBEDDER ?? (v.ONNX_MODEL_DIR ? 'onnx' : 'use-lite');
   const minilmPresent = existsSync(join(modelsDirOf(v.MODELS_DIR), MINILM_DIR, 'model.onnx'));
   const judgeKind = v.JUDGE ?? (openaiEndpoint ? 'openai' : 'offline');
@@ -428,11 +460,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
   if (ok('EMBEDDER') && embedderKind === 'onnx' && !v.ONNX_MODEL_DIR) {
     problems.push("EMBEDDER='onnx' needs ONNX_MODEL_DIR (a folder with model.onnx and tokenizer.json)");
   }
-  if (!openaiEndpoint) {
-    const wantOpenai = (['JUDGE', 'EMBEDDER', 'GENERATOR'] as const).filter((n) => ok(n) && v[n] === 'openai');
-    if (wantOpenai.length) {
-      problems.push(`${wantOpenai.map((n) => `${n}='openai'`).join(', ')} need${wantOpenai.length === 1 ? 's' : ''} OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI endpoint)`);
-    }
+  // The local LLM serves chat completions only: an OpenAI embedder needs a hosted endpoint.
+  const wantOpenai = (['JUDGE', 'EMBEDDER', 'GENERATOR'] as const).filter((n) => ok(n) && v[n] === 'openai' && !(n === 'EMBEDDER' ? hostedEndpoint : openaiEndpoint));
+  if (wantOpenai.length) {
+    problems.push(`${wantOpenai.map((n) => `${n}='openai'`).join(', ')} need${wantOpenai.length === 1 ? 's' : ''} OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI endpoint)${wantOpenai.includes('EMBEDDER') ? '' : ', or LOCAL_LLM (a local GGUF model)'}`);
   }
 
   // The algorithm library's own checks (cross-field rules such as maxJudgeCalls ≥ k, and any range the library tightens).
@@ -468,6 +499,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
 
   if (problems.length) throw new ConfigError(problems);
   const e = v as ConfigEnv;
+  const judgeModel = e.JUDGE_MODEL ?? (localLlm && !openaiBase ? localLlm.model : DEFAULT_LLM_MODEL);
+  // The local endpoint queues the worker's JUDGE_CONCURRENCY calls one behind the other, and a client timeout counts the
+  // queue wait: a 60 s client timeout over a slow CPU model gave up on queued calls and retried them into the same
+  // queue. Unless JUDGE_TIMEOUT_MS is set, the client waits past the endpoint's own budget, whose 504 says what ran out.
+  const llmTimeoutMs = localLlm && !openaiBase && env.JUDGE_TIMEOUT_MS === undefined ? e.LOCAL_LLM_TIMEOUT_MS + 5_000 : e.JUDGE_TIMEOUT_MS;
 
   const config: AppConfig = {
     projectRoot,
@@ -519,15 +555,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     trustProxyHops: e.TRUST_PROXY,
     embedder: { kind: embedderKind, onnxModelDir: embedderKind === 'minilm' ? join(modelsDirOf(e.MODELS_DIR), MINILM_DIR) : e.ONNX_MODEL_DIR, model: e.EMBEDDING_MODEL, dimension: e.EMBEDDING_DIMENSION },
     modelsDir: modelsDirOf(e.MODELS_DIR),
-    judge: { kind: judgeKind, ...(judgeKind === 'reader' ? { readerModelDir: join(modelsDirOf(e.MODELS_DIR), MINILM_DIR) } : {}), model: e.JUDGE_MODEL, timeoutMs: e.JUDGE_TIMEOUT_MS, maxReasks: e.JUDGE_MAX_REASKS, prompt: e.JUDGE_PROMPT },
-    openai: { baseURL: openaiBase, apiKey: e.OPENAI_API_KEY ?? (openaiBase ? 'not-needed' : undefined) },
+    judge: { kind: judgeKind, ...(judgeKind === 'reader' ? { readerModelDir: join(modelsDirOf(e.MODELS_DIR), MINILM_DIR) } : {}), model: judgeModel, timeoutMs: llmTimeoutMs, maxReasks: e.JUDGE_MAX_REASKS, prompt: e.JUDGE_PROMPT },
+    openai: { baseURL: openaiBase, apiKey: e.OPENAI_API_KEY ?? (openaiBase || localLlm ? 'not-needed' : undefined) },
+    // The embedded mode starts it and points the OpenAI adapters at it (infrastructure.module.ts); absent with OPENAI_BASE_URL.
+    localLlm: localLlm && !openaiBase
+      ? { model: localLlm.model, modelPath: localLlm.modelPath, threads: e.LOCAL_LLM_THREADS, contextSize: e.LOCAL_LLM_CONTEXT, requestTimeoutMs: e.LOCAL_LLM_TIMEOUT_MS, defaultMaxTokens: e.LOCAL_LLM_MAX_TOKENS, maxQueue: LOCAL_LLM_DEFAULTS.maxQueue }
+      : undefined,
     trace: { k: e.TRACE_K, maxRounds: e.TRACE_MAX_ROUNDS, maxJudgeCalls: e.TRACE_MAX_JUDGE_CALLS, judgeConcurrency: e.JUDGE_CONCURRENCY },
     queue: { attempts: e.QUEUE_ATTEMPTS, backoffMs: e.QUEUE_BACKOFF_MS, workerConcurrency: e.WORKER_CONCURRENCY, workerProcesses: e.WORKER_PROCESSES, prefix: e.QUEUE_PREFIX, lockMs: e.WORKER_LOCK_MS, sweepEveryMs: e.SWEEP_EVERY_MS, enqueueTimeoutMs: e.QUEUE_ENQUEUE_TIMEOUT_MS },
     defaultCollection: e.DEFAULT_COLLECTION,
     evidence: { enabled: e.EVIDENCE === 'on', birdK: e.BIRD_K, progrankRuns: e.PROGRANK_RUNS, progrankTokenDropout: e.PROGRANK_TOKEN_DROPOUT },
     probe: { kind: e.PROBE, modelDir: e.PROBE_MODEL_DIR },
     policy: { name: e.DECISION_POLICY, reviewServing: e.REVIEW_SERVING, bandWithhold: e.BAND_WITHHOLD, loneYes: e.LONE_YES, siblingWithhold: e.SIBLING_WITHHOLD },
-    generator: { kind: generatorKind, model: e.GENERATOR_MODEL ?? e.JUDGE_MODEL },
+    generator: { kind: generatorKind, model: e.GENERATOR_MODEL ?? judgeModel },
     feedbackTokenSecret: e.FEEDBACK_TOKEN_SECRET,
     feedbackTokenTtlSec: e.FEEDBACK_TOKEN_TTL_SEC,
     production,

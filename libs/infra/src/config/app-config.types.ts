@@ -1,3 +1,4 @@
+import type { LocalLlmParams } from '../local-llm/local-llm.params';
 import type { AuditKind, ReasonLabel } from '@forensics/core';
 import type { ConsensusParams, DecisionPolicyParams, PolicyName, TrustParams } from '@forensics/algorithms';
 import type { AnnIndexKind } from '../vector-store/vector-store.common';
@@ -73,6 +74,8 @@ export interface AppConfig {
   readonly modelsDir: string;
   readonly judge: Readonly<{ kind: 'reader' | 'offline' | 'openai'; /** kind 'reader': the encoder's folder. */ readerModelDir?: string; model: string; timeoutMs: number; maxReasks: number; prompt: 'rf-v1' | 'rf-v1-quote' }>;
   readonly openai: Readonly<{ baseURL?: string; apiKey?: string }>;
+  /** LOCAL_LLM without OPENAI_BASE_URL: the GGUF the embedded mode serves to the OpenAI adapters (../local-llm). */
+  readonly localLlm?: Readonly<LocalLlmParams>;
   readonly trace: Readonly<{ k: number; maxRounds: number; maxJudgeCalls: number; judgeConcurrency: number }>;
   readonly queue: Readonly<{ attempts: number; backoffMs: number; workerConcurrency: number; workerProcesses: number; prefix: string; lockMs: number; sweepEveryMs: number; enqueueTimeoutMs: number }>;
   readonly defaultCollection: string;

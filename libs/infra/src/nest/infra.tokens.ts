@@ -5,7 +5,8 @@ import type { ForensicsMetrics } from '../metrics/metrics';
 import type { EmbeddedService } from '../runtime/embedded-services';
 
 /** Where this process's Postgres and Redis are, and the embedded services it started itself. */
-export interface Endpoints { databaseUrl: string; redisUrl: string | null; services: EmbeddedService[] }
+/** `llmBaseURL`: the embedded local LLM's endpoint (LOCAL_LLM), when this process's judge or generator uses it. */
+export interface Endpoints { databaseUrl: string; redisUrl: string | null; llmBaseURL?: string; services: EmbeddedService[] }
 
 /** Injection tokens of infrastructure-only values (core's port tokens live in @forensics/core). */
 export const APP_CONFIG: Token<AppConfig> = Symbol('AppConfig');

@@ -18,6 +18,7 @@ import { AUDIT_QUEUE, AUDIT_RUNS, AUDIT_SCHEDULES, REPORTER_ACTIVITY, REVIEW, RE
 import { PrismaAuditRunRepository } from '../audits/prisma-audit-run.repository';
 import { NoAuditQueue, NoAuditSchedules } from '../audits/bullmq-audit-queue';
 import { startEmbeddedPostgres, startEmbeddedRedis, type EmbeddedService } from '../runtime/embedded-services';
+import { startEmbeddedLocalLlm } from '../runtime/embedded-local-llm';
 import { createVectorStore, PgVectorStore } from '../vector-store';
 import { coreSettingsFor, embedderFor, feedbackTokenSecret, identitySettingsFor, judgeFor, probeFor } from './adapters';
 import { QueueModule } from './queue.module';
@@ -71,11 +72,22 @@ async function resolveEndpoints(config: AppConfig, withQueue: boolean, log: (m: 
       if (redis.owned) services.push(redis);
       redisUrl = redis.url;
     }
-    return { databaseUrl, redisUrl, services };
+    let llmBaseURL: string | undefined;
+    if (config.localLlm && (config.judge.kind === 'openai' || config.generator.kind === 'openai')) {
+      const llm = await startEmbeddedLocalLlm(config.dataDir, config.localLlm, config.projectRoot, log);
+      if (llm.owned) services.push(llm);
+      llmBaseURL = llm.url;
+    }
+    return { databaseUrl, redisUrl, llmBaseURL, services };
   } catch (e) {
     for (const s of services.reverse()) await s.stop().catch(() => {});
     throw e;
   }
+}
+
+/** The config the OpenAI adapters read, pointed at the embedded local LLM when one runs (LOCAL_LLM). */
+function withLlmEndpoint(config: AppConfig, e: Endpoints): AppConfig {
+  return e.llmBaseURL ? { ...config, openai: { ...config.openai, baseURL: e.llmBaseURL } } : config;
 }
 
 /** Closes adapters, then the embedded services this process started, in that order, once. */
@@ -143,9 +155,9 @@ export class InfrastructureModule {
       { provide: EMBEDDER, useFactory: () => embedderFor(config) },
       { provide: METRICS, useFactory: () => new ForensicsMetrics() },
       // Every judge call counted and timed (forensics_judge_calls_total), whichever adapter is configured.
-      { provide: JUDGE, useFactory: (m: ForensicsMetrics) => new MeteredJudge(judgeFor(config), m), inject: [METRICS] },
+      { provide: JUDGE, useFactory: (m: ForensicsMetrics, e: Endpoints) => new MeteredJudge(judgeFor(withLlmEndpoint(config, e)), m), inject: [METRICS, ENDPOINTS] },
       { provide: QUARANTINE_METRICS, useFactory: (m: ForensicsMetrics, prisma: PrismaClient) => { registerDatabaseCollectors(m, prisma); return true; }, inject: [METRICS, PRISMA] },
-      { provide: GENERATOR, useFactory: () => createGenerator(config) },
+      { provide: GENERATOR, useFactory: (e: Endpoints) => createGenerator(withLlmEndpoint(config, e)), inject: [ENDPOINTS] },
       { provide: GRADIENT_PROBE, useFactory: (e: Embedder) => probeFor(config, e.id), inject: [EMBEDDER] },
       // BiRD neighbour lists, cached per store revision (process-wide).
       { provide: NEIGHBOUR_LISTS, useFactory: () => new NeighbourCache() },

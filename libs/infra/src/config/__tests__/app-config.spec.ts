@@ -8,6 +8,9 @@ import {
   validateProgrankParams,
   validateTraceParams,
 } from '@forensics/algorithms';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DEFAULT_AUDIT_SETTINGS } from '@forensics/core';
 import { coreSettingsFor } from '../../nest/adapters';
 import { CONFIG_VARIABLES, ConfigError, DEV_API_KEY, ENV_SCHEMA, loadConfig } from '../app-config';
@@ -185,13 +188,50 @@ describe('loadConfig errors', () => {
     expect(problemsOf({ EMBEDDER: 'onnx', JUDGE: 'openai', PORT: '-1' })).toEqual([
       "PORT must be an integer in [0, 65535], got '-1'",
       "EMBEDDER='onnx' needs ONNX_MODEL_DIR (a folder with model.onnx and tokenizer.json)",
-      "JUDGE='openai' needs OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI endpoint)",
+      "JUDGE='openai' needs OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI endpoint), or LOCAL_LLM (a local GGUF model)",
     ]);
     expect(problemsOf({ EMBEDDER: 'openai', GENERATOR: 'openai' })).toEqual([
       "EMBEDDER='openai', GENERATOR='openai' need OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI endpoint)",
     ]);
     expect(() => loadConfig({ EMBEDDER: 'openai', JUDGE: 'openai', OPENAI_API_KEY: 'sk-x' }, ROOT)).not.toThrow();
     expect(() => loadConfig({ EMBEDDER: 'onnx', ONNX_MODEL_DIR: '/m' }, ROOT)).not.toThrow();
+  });
+
+  describe('LOCAL_LLM', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'local-llm-config-'));
+    mkdirSync(join(dir, 'tiny'));
+    writeFileSync(join(dir, 'tiny', 'model.gguf'), 'GGUF');
+    writeFileSync(join(dir, 'own.gguf'), 'GGUF');
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('by name: MODELS_DIR/NAME/model.gguf; the judge and generator default to openai and to the model, the settings pass through', () => {
+      const config = loadConfig({ LOCAL_LLM: 'tiny', MODELS_DIR: dir, LOCAL_LLM_THREADS: '2', LOCAL_LLM_CONTEXT: '2048', LOCAL_LLM_TIMEOUT_MS: '5000' }, ROOT);
+      expect(config.judge).toMatchObject({ kind: 'openai', model: 'tiny', timeoutMs: 10_000 });
+      expect(config.generator).toEqual({ kind: 'openai', model: 'tiny' });
+      expect(config.openai).toEqual({ baseURL: undefined, apiKey: 'not-needed' });
+      expect(config.localLlm).toEqual({ model: 'tiny', modelPath: join(dir, 'tiny', 'model.gguf'), threads: 2, contextSize: 2048, requestTimeoutMs: 5000, defaultMaxTokens: 256, maxQueue: 64 });
+    });
+
+    it('an explicit JUDGE_TIMEOUT_MS stays', () => {
+      expect(loadConfig({ LOCAL_LLM: 'tiny', MODELS_DIR: dir, JUDGE_TIMEOUT_MS: '7000' }, ROOT).judge.timeoutMs).toBe(7000);
+    });
+
+    it('by path: the model is named after the file', () => {
+      expect(loadConfig({ LOCAL_LLM: join(dir, 'own.gguf') }, ROOT).localLlm).toMatchObject({ model: 'own', modelPath: join(dir, 'own.gguf') });
+    });
+
+    it('refuses a missing model, a second endpoint, another model name and an OpenAI embedder on it', () => {
+      expect(problemsOf({ LOCAL_LLM: 'absent', MODELS_DIR: dir })).toEqual([`LOCAL_LLM='absent': ${join(dir, 'absent', 'model.gguf')} is missing: run \`npm run models -- --llm absent\` (or point MODELS_DIR at your own copy)`]);
+      expect(problemsOf({ LOCAL_LLM: 'tiny', MODELS_DIR: dir, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' })).toEqual(['LOCAL_LLM and OPENAI_BASE_URL are both set: the OpenAI adapters talk to one endpoint; unset one']);
+      expect(problemsOf({ LOCAL_LLM: 'tiny', MODELS_DIR: dir, JUDGE_MODEL: 'gpt-4o-mini' })).toEqual(["JUDGE_MODEL='gpt-4o-mini' but LOCAL_LLM serves 'tiny': unset JUDGE_MODEL or set it to 'tiny'"]);
+      expect(problemsOf({ LOCAL_LLM: 'tiny', MODELS_DIR: dir, EMBEDDER: 'openai' })).toEqual(["EMBEDDER='openai' needs OPENAI_API_KEY (and OPENAI_BASE_URL for a non-OpenAI endpoint)"]);
+    });
+
+    it('JUDGE=offline keeps the local model for the generator only', () => {
+      const config = loadConfig({ LOCAL_LLM: 'tiny', MODELS_DIR: dir, JUDGE: 'offline' }, ROOT);
+      expect(config.judge.kind).toBe('offline');
+      expect(config.generator.kind).toBe('openai');
+    });
   });
 
   it("reports the library's cross-field rules (maxJudgeCalls ≥ k) with the variables that were set", () => {
