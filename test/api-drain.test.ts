@@ -161,7 +161,10 @@ describe('the API drains on SIGTERM', () => {
     expect(during).toMatchObject({ ok: true, status: 503 });
     expect(JSON.parse((during as { body: string }).body)).toMatchObject({ status: 'draining' });
     for (const f of fresh.slice(0, -1)) expect(f).toMatchObject({ ok: true, status: 503 });
-    expect(fresh[fresh.length - 1]).toEqual({ ok: false, code: 'ECONNREFUSED' });
+    // The probe opens a connection every 25 ms until one fails: the one that meets the listening socket's close is
+    // refused, or reset when it reached the kernel's queue in the instant between the last look at the queue and the
+    // close (its GET never read). The requests in flight at the signal are the ones that must not be reset (above).
+    expect(fresh[fresh.length - 1]).toMatchObject({ ok: false, code: expect.stringMatching(/^(ECONNREFUSED|ECONNRESET)$/) });
     // Refused while the process was still draining (not because it had gone).
     expect(refusedAt).toBeLessThan(exit!.at);
     expect(exit).toMatchObject({ code: 0 });

@@ -14,6 +14,14 @@ export const DRAIN_IDLE_GRACE_MS = 1000;
 const SWEEP_EVERY_MS = 25;
 /** The longest the listening socket stays open at the start of a drain to take the connections already queued. */
 const ACCEPT_QUEUED_MAX_MS = 1000;
+/**
+ * The shortest: for this long new connections are still taken and answered (`/health` with 503 draining, any other
+ * request with `Connection: close`), so a health check that opens a connection per probe, or a keep-alive client whose
+ * connection the drain has just closed, reads "draining" instead of a refused connection. Measured need: in CI the
+ * queue was empty at once, the listening socket closed within a millisecond, and the probe that followed the last
+ * keep-alive answer was refused.
+ */
+const ANNOUNCE_MS = 500;
 
 /** What a drain did: requests answered while it ran, requests cut at the timeout, how long it took. */
 export interface DrainResult { finished: number; cut: number; ms: number }
@@ -22,7 +30,7 @@ interface Connection { active: Set<ServerResponse>; idleSince: number }
 
 /**
  * Graceful drain of the API's HTTP server on SIGTERM/SIGINT (issue 57, item 1). `drain(timeoutMs)`:
- * 1. stops accepting connections once those already queued are taken (acceptQueued): the listening
+ * 1. stops accepting connections after ANNOUNCE_MS, once those already queued are taken (acceptQueued): the listening
  *    socket is closed, a new connection is refused, so a load balancer sends it elsewhere — without
  *    Node's `server.close()`, which since Node 19 also destroys every connection without a parsed
  *    request, among them those whose request has arrived but not been read yet;
@@ -75,15 +83,17 @@ export class HttpDrain {
    * loop without a new connection), at most `maxMs`; what is taken meanwhile is answered like any
    * request during the drain.
    */
-  private async acceptQueued(server: Server, maxMs: number): Promise<void> {
+  private async acceptQueued(server: Server, minMs: number, maxMs: number): Promise<void> {
     const address = server.address();
     const port = address && typeof address === 'object' ? address.port : 0;
-    const until = Date.now() + maxMs;
+    const from = Date.now();
+    const until = from + Math.max(minMs, maxMs);
     let quiet = 0;
     while (Date.now() < until) {
       const seen = this.accepted;
       await new Promise((r) => setImmediate(r));
       quiet = this.accepted === seen ? quiet + 1 : 0;
+      if (Date.now() - from < minMs) { await new Promise((r) => setTimeout(r, 10)); continue; }
       const queued = acceptQueueLength(port);
       if (queued === 0 || (queued === null && quiet >= 2)) return;
     }
@@ -100,7 +110,7 @@ export class HttpDrain {
     if (!server) return { finished: 0, cut: 0, ms: 0 };
     this.startedAt = Date.now();
     for (const c of this.connections.values()) for (const res of c.active) if (!res.headersSent) res.setHeader('Connection', 'close');
-    await this.acceptQueued(server, Math.min(ACCEPT_QUEUED_MAX_MS, timeoutMs));
+    await this.acceptQueued(server, Math.min(ANNOUNCE_MS, timeoutMs), Math.min(ACCEPT_QUEUED_MAX_MS, timeoutMs));
     if (server.listening) NetServer.prototype.close.call(server);
     const deadline = this.startedAt + timeoutMs;
     const grace = Math.min(DRAIN_IDLE_GRACE_MS, timeoutMs);
