@@ -26,8 +26,8 @@ import { join, resolve } from 'node:path';
 import { ALL_RULES, NO_RULES, OFFLINE_JUDGE_FEATURES, OFFLINE_JUDGE_MODEL, READER_JUDGE_MODEL } from '@forensics/algorithms';
 import { buildDevRows, byFamily, DEV_VARIANTS, familyOf, JUDGE_FIT_FILES, loadJudgeFitFiles, REVPRAG_SAMPLE, REVPRAG_SEED, VARIANT_COUNT, type DevRow } from '../apps/eval/src/judge-fit/dev-rows';
 import { BAND_TARGETS, DEFAULT_FIT_GRID, fitOfflineJudge, scoreRow, type JudgeFit } from '../apps/eval/src/judge-fit/fit-judge';
-import { CachedReader, READER_JUDGE_FEATURES, readerCachePath, withReaderFeatures } from '../apps/eval/src/judge-fit/reader-rows';
-import { MINILM_ID, MiniLmReader, modelsDirOf, OnnxEmbedder } from '@forensics/infra';
+import { cachedMiniLmReader, READER_JUDGE_FEATURES, withReaderFeatures } from '../apps/eval/src/judge-fit/reader-rows';
+import { MINILM_ID } from '@forensics/infra';
 
 function arg(name: string, fallback?: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -91,12 +91,14 @@ async function main(): Promise<void> {
   if (missing.length) console.error(`fit-offline-judge: not found in ${dataDir} (fitting without them): ${missing.join(', ')}`);
   // The fit's unit is the family: a row's `file` is its family (rows of one family are held out, weighted and inner-held-out together).
   const rowsByGate = new Map<number, DevRow[]>();
-  const reader = withReader ? new CachedReader(new MiniLmReader(new OnnxEmbedder({ modelDir: join(modelsDirOf(process.env.MODELS_DIR), MINILM_ID), id: MINILM_ID })), readerCachePath(join(repoRoot, '.eval'), MINILM_ID)) : undefined;
+  const readerHandle = withReader ? cachedMiniLmReader(join(repoRoot, '.eval')) : undefined;
+  const reader = readerHandle?.cached;
   for (const g of gates) {
     const rows = byFamily(buildDevRows(dev, { partialSupportMin: g, rules, sparse }));
     rowsByGate.set(g, reader ? await withReaderFeatures(rows, reader, (s) => console.error(s)) : rows);
     console.error(`rows for partialSupportMin ${g}: ${rowsByGate.get(g)!.length} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
+  await readerHandle?.close();
   const families = [...new Set(dev.map((d) => familyOf(d.file)))];
 
   const held: Record<string, unknown>[] = [];

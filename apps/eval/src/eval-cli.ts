@@ -1,17 +1,15 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { OfflineJudgeParams } from '@forensics/algorithms';
+import { READER_JUDGE_FIT, type OfflineJudgeParams } from '@forensics/algorithms';
 import type { Embedder, Judge } from '@forensics/core';
 import { loadConfig } from '@forensics/infra/config/app-config';
 import { createEmbedder } from '@forensics/infra/embedders/embedder.factory';
 import { OfflineJudge } from '@forensics/infra/judges/offline-judge.adapter';
 import { OpenAiJudge } from '@forensics/infra/judges/openai-judge.adapter';
-import { MiniLmReader } from '@forensics/infra/judges/minilm-reader';
 import { ReaderJudge, type ReaderJudgeFit } from '@forensics/infra/judges/reader-judge.adapter';
-import { OnnxEmbedder } from '@forensics/infra/embedders/onnx-embedder.adapter';
 import { MINILM_ID } from '@forensics/infra/embedders/embedder.factory';
 import { modelsDirOf } from '@forensics/infra/config/app-config';
-import { CachedReader, readerCachePath } from './judge-fit/reader-rows';
+import { cachedMiniLmReader } from './judge-fit/reader-rows';
 import offlineJudgeFit from '../../../libs/forensics/src/offline-judge/offline-judge.fitted.json';
 import { CachedEmbedder } from './cached-embedder.adapter';
 import { dataName, EvalDataError, loadEvalRecords } from './eval-data';
@@ -24,18 +22,12 @@ import { TrivialAnswerJudge } from './trivial-judge';
 // The options and result types live in eval-options.ts (shared with suite.ts, which eval-cli dispatches to).
 export { EVAL_USAGE, parseEvalArgs, UsageError, type EvalCliOptions, type EvalCliOverrides, type EvalCliResult } from './eval-options';
 
-/** The committed reader judge fit (scripts/fit-offline-judge.ts --reader); absent until it is fitted. */
-export const READER_FIT_FILE = join(__dirname, '..', '..', '..', 'libs', 'forensics', 'src', 'reader', 'reader-judge.fitted.json');
-
-/** The reader judge on all-MiniLM-L6-v2 from MODELS_DIR, its features cached beside the embedding cache. */
+/** The reader judge on all-MiniLM-L6-v2 from MODELS_DIR, its features cached beside the embedding cache; the committed fit unless `fit` is given. */
 function buildReaderJudge(env: NodeJS.ProcessEnv, cacheDir: string, fit?: ReaderJudgeFit): { judge: Judge; close: () => Promise<void> } {
   const modelDir = join(modelsDirOf(env.MODELS_DIR), MINILM_ID);
   if (!existsSync(join(modelDir, 'model.onnx'))) throw new UsageError(`--judge reader needs ${modelDir}/model.onnx: run \`npm run models\` (or point MODELS_DIR at your own copy), or use --judge offline`);
-  if (!fit && !existsSync(READER_FIT_FILE)) throw new UsageError(`--judge reader needs its fit ${READER_FIT_FILE}: npx tsx scripts/fit-offline-judge.ts --reader`);
-  const reader = new MiniLmReader(new OnnxEmbedder({ modelDir, id: MINILM_ID }));
-  const cached = new CachedReader(reader, readerCachePath(cacheDir, MINILM_ID));
-  const judge = new ReaderJudge(cached, fit ?? (JSON.parse(readFileSync(READER_FIT_FILE, 'utf8')) as ReaderJudgeFit));
-  return { judge, close: () => reader.close() };
+  const { cached, close } = cachedMiniLmReader(cacheDir, env);
+  return { judge: new ReaderJudge(cached, fit ?? READER_JUDGE_FIT), close };
 }
 
 function buildJudge(kind: EvalCliOptions['judge'], env: NodeJS.ProcessEnv, offlineParams?: Partial<OfflineJudgeParams>): Judge {
@@ -130,7 +122,7 @@ export async function runEvalCli(
     embeddingCache: cached ? { file: cached.file, hits: cached.hits, misses: cached.misses } : undefined,
     skippedRecords: skipped.length,
     offlineJudgeFit: opts.judge === 'offline' ? (overrides.offlineJudgeFit ?? (overrides.offlineParams ? undefined : (offlineJudgeFit as unknown as ReportMeta['offlineJudgeFit'])))
-      : opts.judge === 'reader' ? (overrides.offlineJudgeFit ?? (overrides.readerFit ? undefined : (JSON.parse(readFileSync(READER_FIT_FILE, 'utf8')) as ReportMeta['offlineJudgeFit']))) : undefined,
+      : opts.judge === 'reader' ? (overrides.offlineJudgeFit ?? (overrides.readerFit ? undefined : (READER_JUDGE_FIT as unknown as ReportMeta['offlineJudgeFit']))) : undefined,
   };
   const files = writeReport(out, meta, summaries);
   log(`report: ${join(out, 'report.md')}`);

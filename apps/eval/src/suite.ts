@@ -13,12 +13,9 @@ import type { EvalCliOptions, EvalCliOverrides, EvalCliResult } from './eval-opt
 import { buildDevRows, byFamily, DEV_VARIANTS, familyOf as fitFamilyOf, JUDGE_FIT_FILES, loadJudgeFitFiles, poisonSetsOf, presentDevFiles, VARIANT_COUNT } from './judge-fit/dev-rows';
 import { COMMITTED_FIT_GRID, DEFAULT_FIT_GRID, fitOfflineJudge, paramsOf, type JudgeFit } from './judge-fit/fit-judge';
 import { decisionOf } from './report';
-import { CachedReader, READER_JUDGE_FEATURES, readerCachePath, withReaderFeatures } from './judge-fit/reader-rows';
+import { cachedMiniLmReader, READER_JUDGE_FEATURES, withReaderFeatures } from './judge-fit/reader-rows';
 import type { DevRow } from './judge-fit/dev-rows';
-import { MiniLmReader } from '@forensics/infra/judges/minilm-reader';
-import { OnnxEmbedder } from '@forensics/infra/embedders/onnx-embedder.adapter';
 import { MINILM_ID } from '@forensics/infra/embedders/embedder.factory';
-import { modelsDirOf } from '@forensics/infra/config/app-config';
 import type { JudgeSummary } from './run-evaluation';
 import { ATTACK_FAMILIES, loadSuiteFiles, type AttackFamily, type EventSample, type LoadedSuiteFile } from './suite-files';
 import { groupedBarChart } from './svg-charts';
@@ -45,12 +42,6 @@ export interface SuiteRow {
 
 const r4 = (x: number | null) => (x === null ? null : Math.round(x * 10000) / 10000);
 const f3 = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : x.toFixed(3));
-
-/** The reader for the family fits' rows: all-MiniLM-L6-v2 from MODELS_DIR behind the eval's feature cache. */
-function readerForFit(cacheDir: string, env: NodeJS.ProcessEnv): { cached: CachedReader; close: () => Promise<void> } {
-  const reader = new MiniLmReader(new OnnxEmbedder({ modelDir: join(modelsDirOf(env.MODELS_DIR), MINILM_ID), id: MINILM_ID }));
-  return { cached: new CachedReader(reader, readerCachePath(cacheDir, MINILM_ID)), close: () => reader.close() };
-}
 
 /** `runEvalCli` is passed in by eval-cli (which dispatches `--suite` here): one harness run per file and poison set. */
 const VETTED_NOTE: Record<'clean' | 'all', string> = {
@@ -92,7 +83,7 @@ export async function runSuite(
     if (cachedFits) log(`suite dev: ${fitCache} holds fits of other rows or another grid; refitting`);
     const fitFiles = loadJudgeFitFiles(dataDir);
     // The reader judge's rows carry the reader's features too (read once, cached in the eval cache folder).
-    const reader = opts.judge === 'reader' ? readerForFit(opts.cacheDir, overrides.env ?? process.env) : undefined;
+    const reader = opts.judge === 'reader' ? cachedMiniLmReader(opts.cacheDir, overrides.env ?? process.env) : undefined;
     const rowsByGate = new Map<number, DevRow[]>();
     for (const g of grid.partialSupportMin) {
       const rows = byFamily(buildDevRows(fitFiles, { partialSupportMin: g }));

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { OFFLINE_JUDGE_FEATURES, READER_FEATURES, type ReaderFeatures } from '@forensics/algorithms';
-import type { ReaderInput, TextReader } from '@forensics/infra';
+import { MINILM_ID, MiniLmReader, modelsDirOf, OnnxEmbedder, type ReaderInput, type TextReader } from '@forensics/infra';
 import type { DevRow } from './dev-rows';
 
 /** The fit's feature list when the reader is on: the rule judge's, then the reader's. */
@@ -63,6 +63,12 @@ export class CachedReader implements TextReader {
   }
 }
 
+/** all-MiniLM-L6-v2 from MODELS_DIR behind the feature cache of `cacheDir` (the fit script's, the suite's and the eval's reader). */
+export function cachedMiniLmReader(cacheDir: string, env: NodeJS.ProcessEnv = process.env): { cached: CachedReader; close: () => Promise<void> } {
+  const reader = new MiniLmReader(new OnnxEmbedder({ modelDir: join(modelsDirOf(env.MODELS_DIR), MINILM_ID), id: MINILM_ID }));
+  return { cached: new CachedReader(reader, readerCachePath(cacheDir, MINILM_ID)), close: () => reader.close() };
+}
+
 /** Rows with the reader's features appended (zeros where the text does not state the answer); a progress line every 1,000 texts read. */
 export async function withReaderFeatures(rows: readonly DevRow[], reader: CachedReader, log: (s: string) => void = () => undefined): Promise<DevRow[]> {
   const read = (r: DevRow) => r.support > 0 && !r.verbatimLong;
@@ -73,9 +79,13 @@ export async function withReaderFeatures(rows: readonly DevRow[], reader: Cached
   const zeros = READER_FEATURES.map(() => 0);
   const out: DevRow[] = [];
   for (const r of rows) {
-    const f = read(r) ? READER_FEATURES.map(((ff) => (n: keyof ReaderFeatures) => ff[n])(await reader.read(readerInputOf(r)))) : zeros;
-    const done = reader.misses - before;
-    if (done && done % 1000 === 0 && read(r)) log(`reader: ${done}/${todo.size} (${((Date.now() - started) / done).toFixed(1)} ms per text)`);
+    let f = zeros;
+    if (read(r)) {
+      const features = await reader.read(readerInputOf(r));
+      f = READER_FEATURES.map((n) => features[n]);
+      const done = reader.misses - before;
+      if (done && done % 1000 === 0) log(`reader: ${done}/${todo.size} (${((Date.now() - started) / done).toFixed(1)} ms per text)`);
+    }
     const x = new Float64Array(r.x.length + READER_FEATURES.length);
     x.set(r.x);
     x.set(f, r.x.length);

@@ -454,7 +454,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     problems.push(`JUDGE='reader' needs ${join(modelsDirOf(v.MODELS_DIR), MINILM_DIR)}/model.onnx: run \`npm run models\` (or point MODELS_DIR at your own copy), or set JUDGE=offline`);
   }
   const generatorKind = v.GENERATOR ?? (openaiEndpoint ? 'openai' : 'offline');
-  if (ok('EMBEDDER') && embedderKind === 'minilm' && !existsSync(join(modelsDirOf(v.MODELS_DIR), MINILM_DIR, 'model.onnx'))) {
+  if (ok('EMBEDDER') && embedderKind === 'minilm' && !minilmPresent) {
     problems.push(`EMBEDDER='minilm' needs ${join(modelsDirOf(v.MODELS_DIR), MINILM_DIR)}/model.onnx: run \`npm run models\` (or point MODELS_DIR at your own copy)`);
   }
   if (ok('EMBEDDER') && embedderKind === 'onnx' && !v.ONNX_MODEL_DIR) {

@@ -27,6 +27,7 @@ try:
 except ImportError as e:  # pragma: no cover (the extra is installed where the tests run)
     raise ImportError("rag_forensics.langchain needs the langchain extra: pip install 'rag-forensics[langchain]'") from e
 
+from ._logged import LoggedAnswer
 from ._models import ServingStatusEntry
 from .async_client import AsyncForensicsClient
 from .client import ForensicsClient
@@ -125,22 +126,8 @@ def _keep_served(docs: Sequence[Document], statuses: Sequence[ServingStatusEntry
     return out
 
 
-@dataclass(frozen=True)
-class LoggedRagAnswer:
-    """A logged answer: the service's answer id and feedback token, and what was logged."""
-
-    answer_id: str
-    feedback_token: str
-    feedback_token_expires_at: str
-    query: str
-    answer: str
-    #: The service ids logged as served: the retrieved documents that reached the model's prompt.
-    served_ids: list[str]
-    #: Their texts, as the app's store holds them (same order).
-    served_texts: list[str]
-
-    def __repr__(self) -> str:  # the feedback token is a bearer credential for one report
-        return f"LoggedRagAnswer(answer_id={self.answer_id!r}, served_ids={self.served_ids!r}, feedback_token=***)"
+#: The logged answer (`LoggedAnswer`, shared with the other framework's logger), under this module's name.
+LoggedRagAnswer = LoggedAnswer
 
 
 @dataclass

@@ -13,7 +13,6 @@ The names and semantics of the TypeScript ``@forensics/llamaindex`` (libs/llamai
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 try:
@@ -24,6 +23,7 @@ try:
 except ImportError as e:  # pragma: no cover (the extra is installed where the tests run)
     raise ImportError("rag_forensics.llamaindex needs the llamaindex extra: pip install 'rag-forensics[llamaindex]'") from e
 
+from ._logged import LoggedAnswer
 from ._models import ServingStatusEntry
 from .client import ForensicsClient
 from .serving import ServingStatusCache
@@ -93,22 +93,8 @@ class ForensicsNodePostprocessor(BaseNodePostprocessor):
         return [n for n, s in zip(nodes, statuses, strict=True) if not s["withheld"]]
 
 
-@dataclass(frozen=True)
-class LoggedLlamaAnswer:
-    """A logged answer: the service's answer id and feedback token, and what was logged."""
-
-    answer_id: str
-    feedback_token: str
-    feedback_token_expires_at: str
-    query: str
-    answer: str
-    #: The service ids logged as served: the known texts of the nodes the synthesizer was given.
-    served_ids: list[str]
-    #: Their texts, as the app's index holds them (same order).
-    served_texts: list[str]
-
-    def __repr__(self) -> str:  # the feedback token is a bearer credential for one report
-        return f"LoggedLlamaAnswer(answer_id={self.answer_id!r}, served_ids={self.served_ids!r}, feedback_token=***)"
+#: The logged answer (`LoggedAnswer`, shared with the other framework's logger), under this module's name.
+LoggedLlamaAnswer = LoggedAnswer
 
 
 class ForensicsAnswerLogger:
