@@ -25,11 +25,16 @@ import { auditSettingsFor, loadConfig } from '@forensics/infra/config/app-config
 import { OfflineJudge } from '@forensics/infra/judges/offline-judge.adapter';
 import { composeUseCases, createInMemoryRepositories, InMemoryAuditRunRepository, InMemoryVectorStore, ScriptedJudge } from '@forensics/core/testing';
 import { CachedEmbedder } from '../cached-embedder.adapter';
+import { newTextsAdmission } from './admission-new-texts';
 import { dataName, loadEvalRecords, oneCollection, type EvalRecord } from '../eval-data';
 
 const C = 'audit-eval';
 
-export interface EvalAuditOptions { data: string; limit?: number; out?: string; cacheDir: string; quiet: boolean }
+export interface EvalAuditOptions {
+  data: string; limit?: number; out?: string; cacheDir: string; quiet: boolean;
+  /** `new-texts`: only the admission check on new questions' texts after a traced batch (admission-new-texts.ts). */
+  only?: 'new-texts';
+}
 
 export function parseEvalAuditArgs(argv: readonly string[]): EvalAuditOptions {
   const v: Record<string, string | true> = {};
@@ -38,21 +43,23 @@ export function parseEvalAuditArgs(argv: readonly string[]): EvalAuditOptions {
     if (!a.startsWith('--')) throw new Error(`unexpected argument '${a}'`);
     const name = a.slice(2);
     if (name === 'quiet') { v.quiet = true; continue; }
-    if (!['data', 'limit', 'out', 'cache'].includes(name)) throw new Error(`unknown option --${name}`);
+    if (!['data', 'limit', 'out', 'cache', 'only'].includes(name)) throw new Error(`unknown option --${name}`);
     const val = argv[++i];
     if (val === undefined || val.startsWith('--')) throw new Error(`--${name} needs a value`);
     v[name] = val;
   }
-  if (typeof v.data !== 'string') throw new Error('usage: npm run -s eval:audit -- --data FILE.jsonl [--limit N] [--out DIR] [--cache DIR] [--quiet]');
+  if (typeof v.data !== 'string') throw new Error('usage: npm run -s eval:audit -- --data FILE.jsonl [--limit N] [--out DIR] [--cache DIR] [--only new-texts] [--quiet]');
+  if (v.only !== undefined && v.only !== 'new-texts') throw new Error(`--only must be new-texts (got '${String(v.only)}')`);
   const limit = typeof v.limit === 'string' ? Number(v.limit) : undefined;
   if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new Error('--limit must be a positive integer');
-  return { data: v.data, limit, out: typeof v.out === 'string' ? v.out : undefined, cacheDir: typeof v.cache === 'string' ? v.cache : '.eval/cache', quiet: v.quiet === true };
+  return { data: v.data, limit, out: typeof v.out === 'string' ? v.out : undefined, cacheDir: typeof v.cache === 'string' ? v.cache : '.eval/cache', quiet: v.quiet === true, ...(v.only ? { only: 'new-texts' as const } : {}) };
 }
 
 export async function runEvalAudit(opts: EvalAuditOptions, embedderOverride?: Embedder): Promise<{ line: Record<string, unknown>; out: string }> {
   const log = (m: string) => { if (!opts.quiet) process.stderr.write(`${m}\n`); };
   const records = loadEvalRecords(resolve(opts.data), opts.limit);
   const embedder: Embedder = embedderOverride ?? await CachedEmbedder.openDefault(opts.cacheDir);
+  if (opts.only === 'new-texts') return runNewTexts(opts, records, embedder, log);
   const repos = createInMemoryRepositories();
   const store = new InMemoryVectorStore();
   const runs = new InMemoryAuditRunRepository();
@@ -201,6 +208,19 @@ function curveSvg(curve: { minMargin: number; recall: number | null; flaggedBeni
  * Siblings: per target, its clean texts + the first 50 gemini_100 variants in a collection of its own;
  * one report (a traceback, offline judge), then one sibling-sweep run. Null when the file has no such variants.
  */
+/** `--only new-texts`: the admission check on new questions' texts after a traced batch; summary.json beside the line. */
+async function runNewTexts(opts: EvalAuditOptions, records: readonly EvalRecord[], embedder: Embedder, log: (m: string) => void) {
+  const res = await newTextsAdmission(records, embedder, new OfflineJudge(), { audit: auditFromEnv(), consensus: consensusFromEnv() }, log);
+  const { genuineExamples, holds, ...rest } = res ?? { genuineExamples: [], holds: [] };
+  const line = { data: dataName(opts.data), encoder: embedder.id, newTexts: res ? rest : null };
+  const out = resolve(opts.out ?? join('.eval', `admission-${dataName(opts.data)}`));
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'summary.json'), JSON.stringify({ ...line, genuineExamples, holds }, null, 2));
+  writeFileSync(join(out, 'report.md'), [`# Admission of new texts: ${dataName(opts.data)}`, '', '```json', JSON.stringify(line), '```', '',
+    ...(genuineExamples.length ? ['Genuine texts held (first 20):', '', ...genuineExamples.map((e) => `- (${e.route}, ${e.label}) for "${e.query}" → "${e.wrongAnswer}": ${e.text}`)] : [])].join('\n'));
+  return { line, out };
+}
+
 /** The reports' consensus check as the service configures it (CONSENSUS_CHECK=off etc., as `npm run eval` reads them). */
 function consensusFromEnv() {
   return loadConfig(process.env).consensus;
