@@ -36,7 +36,7 @@ export interface NewTextsResult {
   /** Genuine texts held, each with the watched question and wrong answer it was held for (the first 20). */
   genuineExamples: { text: string; query: string; wrongAnswer: string; route: string; label: string }[];
   /** Every hold: which arm the text is from, the route, the judge's label, its similarity to the question and the top-N score. */
-  holds: { arm: string; route: string; label: string; similarity: number | null; threshold: number | null; seedSim: number | null }[];
+  holds: { arm: string; route: string; label: string; similarity: number | null; threshold: number | null; seedSim: number | null; query: string; wrongAnswer: string; text: string }[];
 }
 
 const HELD_OUT_POISONS = 2;
@@ -111,7 +111,7 @@ export async function newTextsAdmission(
   }));
   const holds = batch.flatMap((t, i) => {
     const h = holdOf.get(res.ids[i]!);
-    return h && held.has(res.ids[i]!) ? [{ arm: kind.get(t)!, ...h }] : [];
+    return h && held.has(res.ids[i]!) ? [{ arm: kind.get(t)!, ...h, query: reportOf.get(h.eventId)?.question ?? '', wrongAnswer: reportOf.get(h.eventId)?.incorrect_answer ?? '', text: t }] : [];
   });
   const count = (want: (k: string) => boolean): Count => {
     const c: Count = { ingested: 0, held: 0, byRoute: {} };
