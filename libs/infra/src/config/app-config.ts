@@ -31,7 +31,9 @@ import { LOCAL_LLM_DEFAULTS } from '../local-llm/local-llm.params';
 
 /**
  * AUDIT_SCHEDULE: `;`-separated `kind[:collection]=cron` entries, e.g.
- * `reconcile=0 * * * *;cluster-scan:docs=30 3 * * *`. Empty string = no schedules.
+ * `reconcile=0 * * * *;cluster-scan:docs=30 3 * * *`. Empty string = no schedules. An entry without a
+ * collection audits every collection there is at each tick (issue 57: it meant DEFAULT_COLLECTION, and
+ * where the data lives in named collections the hourly reconcile was skipped every hour).
  */
 export function parseAuditSchedule(raw: string): AuditScheduleSpec[] {
   const out: AuditScheduleSpec[] = [];
@@ -44,7 +46,7 @@ export function parseAuditSchedule(raw: string): AuditScheduleSpec[] {
     if (UNBUILT_AUDIT_KINDS.has(kind)) throw new Error(`AUDIT_SCHEDULE: the ${kind} audit is not available in this version`);
     const fields = cron.split(/\s+/).length;
     if (fields < 5 || fields > 6) throw new Error(`AUDIT_SCHEDULE: '${cron}' is not a cron pattern of 5 or 6 fields`);
-    out.push({ kind: kind as AuditKind, collection: collection?.trim() || undefined, cron });
+    out.push({ kind: kind as AuditKind, collection: collection?.trim() || undefined, cron, entry: part });
   }
   return out;
 }
@@ -244,7 +246,7 @@ export const ENV_SCHEMA = z.object({
     try { if (v.trim() !== 'none') parseAuditSchedule(v); } catch (e) { ctx.addIssue({ code: 'custom', message: (e as Error).message }); }
   }), {
     expect: '`;`-separated kind[:collection]=cron entries, or "none"',
-    doc: 'scheduled database audits (worker): e.g. "reconcile=0 * * * *;cluster-scan=30 3 * * *" (cron in UTC; collection defaults to DEFAULT_COLLECTION); "none" = no schedules. Default: reconcile hourly, re-trace every 6 hours',
+    doc: 'scheduled database audits (worker): e.g. "reconcile=0 * * * *;cluster-scan=30 3 * * *" (cron in UTC; an entry without a collection audits every collection); "none" = no schedules. Default: reconcile hourly, re-trace every 6 hours',
   }),
   ADMISSION_CHECK: enumVar(['on', 'off'], 'on', 'admission check at ingestion: new texts that would rank in the top ADMISSION_TOP_N for a watched question (see AUDIT_WATCH) are judged against its wrong answer and held for review, never served'),
   AUDIT_WATCH: enumVar(['reported', 'confirmed'], 'reported', 'which reports the admission check, the sibling sweep and the re-trace watch: reported = every traced report from a reporter at or above AUTO_QUARANTINE_MIN_TRUST not cleared by a reviewer, and reports whose texts were taken out; confirmed = only reports whose texts were taken out of serving'),
@@ -262,7 +264,7 @@ export const ENV_SCHEMA = z.object({
     doc: 'key that encrypts webhook signing secrets at rest (AES-256-GCM via HKDF); unset = derived from the feedback-token secret',
     secret: true,
   }),
-  DEFAULT_COLLECTION: textWithDefault('default', 'collection used when a request names none'),
+  DEFAULT_COLLECTION: textWithDefault('default', 'collection used when a request names none (not by scheduled audits: an AUDIT_SCHEDULE entry without a collection audits every collection)'),
   EVIDENCE: enumVar(['on', 'off'], 'on', 'BiRD / GRADA / ProGRank on every judged candidate'),
   // Service limits (cost per event), tighter than BirdParams.k / ProgrankParams.runs accept; the
   // values are still checked by validateBirdParams / validateProgrankParams.

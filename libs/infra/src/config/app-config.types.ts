@@ -125,5 +125,5 @@ export interface AppConfig {
   readonly audits: Readonly<{ schedules: readonly AuditScheduleSpec[]; concurrency: number; autoQuarantine: boolean; admission: { enabled: boolean; topN: number; answerTopN: number }; watch: 'confirmed' | 'reported' }>;
 }
 
-/** One scheduled audit: kind, collection (undefined = the default collection), cron pattern (UTC). */
-export interface AuditScheduleSpec { kind: AuditKind; collection?: string; cron: string }
+/** One scheduled audit: kind, collection (undefined = every collection), cron pattern (UTC), and the entry as written in AUDIT_SCHEDULE (for the logs). */
+export interface AuditScheduleSpec { kind: AuditKind; collection?: string; cron: string; entry: string }
