@@ -325,6 +325,8 @@ export const ENV_SCHEMA = z.object({
   RATE_LIMIT_ADDRESS_PER_MIN: intVar(0, 1_000_000, 120, 'POST /v1/feedback with a feedback token (browsers): requests per minute per client address (req.ip); 0 = off'),
   RATE_LIMIT_KEY_PER_MIN: intVar(0, 1_000_000, 6000, 'POST /v1/feedback with an API key or session: requests per minute per key; 0 = off'),
   RATE_LIMIT_ANSWERS_PER_MIN: intVar(0, 1_000_000, 6000, 'POST /v1/answers and /v1/rag/answer: requests per minute per API key (each answer mints a feedback token); 0 = off'),
+  // Issue 57 item 4: what the limits do while their store (Redis) does not answer was a silent fail-open.
+  RATE_LIMIT_ON_REDIS_DOWN: enumVar(['open', 'closed'], 'open', 'while the rate limits\' store (Redis) does not answer: open = limited requests are let through unchecked (a report must not be lost because Redis is slow: it is persisted in Postgres and traced once Redis is back); closed = they are refused with 503 and Retry-After. Logged at warn once per outage, at info when Redis answers again'),
 });
 
 export type ConfigEnv = z.output<typeof ENV_SCHEMA>;
@@ -595,7 +597,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     },
     rateLimits: {
       feedbackPerToken: e.RATE_LIMIT_FEEDBACK_PER_MIN, feedbackPerReporter: e.RATE_LIMIT_REPORTER_PER_MIN, feedbackPerAddress: e.RATE_LIMIT_ADDRESS_PER_MIN,
-      feedbackPerKey: e.RATE_LIMIT_KEY_PER_MIN, answersPerKey: e.RATE_LIMIT_ANSWERS_PER_MIN,
+      feedbackPerKey: e.RATE_LIMIT_KEY_PER_MIN, answersPerKey: e.RATE_LIMIT_ANSWERS_PER_MIN, onStoreDown: e.RATE_LIMIT_ON_REDIS_DOWN,
     },
   };
   return deepFreeze(config);

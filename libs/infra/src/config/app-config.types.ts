@@ -120,7 +120,8 @@ export interface AppConfig {
   readonly enhancementMinQuerySimilarity?: number;
   /** Consensus check before decisions (issue 13, item 1; library default DEFAULT_CONSENSUS_PARAMS). */
   readonly consensus: Readonly<ConsensusParams>;
-  readonly rateLimits: Readonly<{ feedbackPerToken: number; feedbackPerReporter: number; feedbackPerAddress: number; feedbackPerKey: number; answersPerKey: number }>;
+  /** `onStoreDown` (RATE_LIMIT_ON_REDIS_DOWN): limited requests let through (`open`) or refused with 503 (`closed`) while Redis does not answer. */
+  readonly rateLimits: Readonly<{ feedbackPerToken: number; feedbackPerReporter: number; feedbackPerAddress: number; feedbackPerKey: number; answersPerKey: number; onStoreDown: 'open' | 'closed' }>;
   /** Database audits (issue 12): schedules from AUDIT_SCHEDULE, worker concurrency, whether findings may quarantine. */
   readonly audits: Readonly<{ schedules: readonly AuditScheduleSpec[]; concurrency: number; autoQuarantine: boolean; admission: { enabled: boolean; topN: number; answerTopN: number }; watch: 'confirmed' | 'reported' }>;
 }
