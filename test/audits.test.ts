@@ -3,15 +3,20 @@
  *  - started over the API, run by the worker, inspected over the API (runs, progress, findings);
  *  - roles: reading needs `read`, starting needs `manage`; bad input is a 400 naming the field;
  *  - job schedulers: registering the same schedule from two workers and after a restart leaves one
- *    scheduler, and each tick makes one run;
+ *    scheduler, and each tick makes one run; an entry without a collection runs over every collection
+ *    (a database of its own), a skipped tick names the setting to change, and the schedulers the setting
+ *    no longer lists (an older worker's `audit-reconcile-default`) are removed;
  *  - a worker process SIGKILLed mid-run: the retried job resumes from the run's checkpoint (no page
  *    counted twice, every divergence repaired once).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { Writable } from 'node:stream';
 import { getQueueToken } from '@nestjs/bullmq';
-import type { Queue } from 'bullmq';
+import { Queue } from 'bullmq';
+import IORedis from 'ioredis';
+import { Client as PgClient } from 'pg';
 import { CreateApiKeyUseCase, IngestCorpusUseCase, StartAuditUseCase, textHash, type AuditRunRow, type Token } from '@forensics/core';
 import { AUDIT_QUEUE_NAME } from '@forensics/infra';
 import { createTestApp, type TestApp } from './support/test-app';
@@ -121,6 +126,73 @@ describe('audit schedules: one scheduler and one run per tick, across workers an
     for (let i = 1; i < runs.length; i++) expect(runs[i]!.createdAt.getTime() - runs[i - 1]!.createdAt.getTime()).toBeGreaterThan(1_500);
     await eventually(async () => (await a.prisma.auditRun.count({ where: { collection, status: 'SUCCEEDED' } })) >= 2, 30_000, 500);
   }, 90_000);
+});
+
+describe('scheduled audits without a collection: every collection, on a database of their own', () => {
+  // Its own database on the test server: "every collection" of the shared one would be every other file's.
+  const database = uniqueName('audits_every');
+  const prefix = uniqueName('q');
+  const missing = uniqueName('missing');
+  const collections = [uniqueName('docs'), uniqueName('faq')];
+  const entries = { every: 'reconcile=*/2 * * * * *', missing: `reconcile:${missing}=*/2 * * * * *` }; // every 2 seconds (6-field cron)
+  const lines: Record<string, any>[] = [];
+  const sink = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l)); done(); } });
+  const admin = () => new PgClient({ connectionString: requireServices().databaseUrl });
+  let t: TestApp | undefined;
+  let redis: IORedis | undefined;
+
+  beforeAll(async () => {
+    const db = admin();
+    await db.connect();
+    await db.query(`CREATE DATABASE "${database}"`);
+    await db.end();
+    // What an older worker left in Redis: the scheduler it made from the entry 'reconcile=0 * * * *' (then: DEFAULT_COLLECTION),
+    // and one set over the API (its data carries params), which must stay.
+    redis = new IORedis(requireServices().redisUrl, { maxRetriesPerRequest: null });
+    const queue = new Queue(AUDIT_QUEUE_NAME, { connection: redis, prefix });
+    await queue.upsertJobScheduler('audit-reconcile-default', { pattern: '0 0 1 1 *', tz: 'UTC' }, { name: 'ScheduledAudit', data: { kind: 'reconcile', collection: 'default' } });
+    await queue.upsertJobScheduler('audit-re-trace-kept', { pattern: '0 0 1 1 *', tz: 'UTC' }, { name: 'ScheduledAudit', data: { kind: 're-trace', collection: 'kept', params: {} } });
+    await queue.close();
+  }, 60_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await redis?.quit();
+    const db = admin();
+    await db.connect();
+    await db.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await db.end();
+  }, 60_000);
+
+  it('audits every collection there is at each tick; a skip names the setting; schedulers AUDIT_SCHEDULE no longer lists are removed', async () => {
+    const url = new URL(requireServices().databaseUrl);
+    url.pathname = `/${database}`;
+    t = await createTestApp({ api: true, worker: true, logs: sink, env: { DATABASE_URL: url.toString(), QUEUE_PREFIX: prefix, AUDIT_SCHEDULE: `${entries.every};${entries.missing}` } });
+    const queue = t.get<Queue>(getQueueToken(AUDIT_QUEUE_NAME) as unknown as Token<Queue>);
+    const ids = (await queue.getJobSchedulers(0, -1, true)).map((s) => s.key).sort();
+    expect(ids).toEqual(['audit-re-trace-kept', `audit-reconcile-${missing}`, 'audit-reconcile-*'].sort());
+    expect(lines.some((l) => l.context === 'audits' && l.msg.startsWith('audit schedule audit-reconcile-default removed: AUDIT_SCHEDULE no longer lists it'))).toBe(true);
+
+    // No collection yet: said once a tick at info; the named one that does not exist is a warning naming its entry.
+    const idle = await eventually(async () => lines.find((l) => l.context === 'audits' && /no collection exists yet/.test(l.msg)), 20_000, 200);
+    expect(idle.level).toBe(30);
+    expect(idle.msg).toContain(`AUDIT_SCHEDULE entry '${entries.every}'`);
+    const skip = await eventually(async () => lines.find((l) => l.context === 'audits' && l.msg.startsWith(`scheduled reconcile audit of '${missing}' skipped`)), 20_000, 200);
+    expect(skip.level).toBe(40);
+    expect(skip.msg).toContain(`'${missing}' does not exist`);
+    expect(skip.msg).toContain(`AUDIT_SCHEDULE's entry '${entries.missing}'`);
+
+    // Two collections: each tick of the entry without a collection runs over both.
+    const since = new Date();
+    for (const c of collections) await t.get(IngestCorpusUseCase).execute({ collection: c, records: texts(3, c) });
+    const done = await eventually(async () => {
+      const rows = await t!.prisma.auditRun.findMany({ where: { createdAt: { gte: since }, status: 'SUCCEEDED' } });
+      return collections.every((c) => rows.some((r) => r.collection === c)) ? rows : null;
+    }, 60_000, 500);
+    expect(done.every((r) => r.kind === 'reconcile' && r.trigger === 'schedule' && r.startedBy === 'scheduler:reconcile')).toBe(true);
+    expect(new Set(done.map((r) => r.collection))).toEqual(new Set(collections));
+    expect(lines.filter((l) => l.context === 'audits' && l.level >= 50)).toEqual([]);
+  }, 120_000);
 });
 
 describe('an audit run killed mid-way resumes', () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Client as PgClient } from 'pg';
+import type { DestinationStream } from 'pino';
 import { EMBEDDER, VECTOR_STORE, type Embedder, type Failpoints, type Repositories, type Token, type VectorStore } from '@forensics/core';
 import { CoreModule, InfrastructureModule, loadConfig, PRISMA, REPOSITORIES, type AppConfig, type PrismaClient } from '@forensics/infra';
 import { createApiApp } from '../../apps/api/src/create-api-app';
@@ -39,6 +40,8 @@ export interface TestAppOptions {
   /** Connect the queue (default true; always true with a worker). */
   queue?: boolean;
   failpoints?: Failpoints;
+  /** With `api`: the process's log lines as JSON (LOG_FORMAT=json) go here; default: no logs. */
+  logs?: DestinationStream;
 }
 
 /** The configuration a test app uses (exported for tests that spawn the worker as a child process). */
@@ -91,14 +94,15 @@ async function failOrphanedFeedback(databaseUrl: string): Promise<void> {
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
-  const config = testConfig(opts.env);
+  if (opts.logs && !opts.api) throw new Error('createTestApp: logs are captured through the API app (api: true)');
+  const config = testConfig(opts.logs ? { LOG_FORMAT: 'json', ...opts.env } : opts.env);
   await failOrphanedFeedback(config.databaseUrl!);
   const infrastructure = InfrastructureModule.forRoot(config, { queue: opts.queue !== false || !!opts.worker, failpoints: opts.failpoints });
   const extra: DynamicModule[] = opts.worker ? [WorkerModule.forRoot(config, infrastructure)] : [];
   let app: INestApplicationContext;
   let url = '';
   if (opts.api) {
-    const http = await createApiApp(config, { logger: false, infrastructure, with: extra });
+    const http = await createApiApp(config, opts.logs ? { infrastructure, with: extra, logDestination: opts.logs } : { logger: false, infrastructure, with: extra });
     await http.listen(0, '127.0.0.1');
     url = (await http.getUrl()).replace('[::1]', '127.0.0.1');
     app = http;

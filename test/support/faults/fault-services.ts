@@ -106,6 +106,16 @@ export class DedicatedRedis {
     await waitForPort(this.port, 10_000);
   }
 
+  /** SIGSTOP: a Redis that stalls — connections stay open, nothing is answered until `resume`. */
+  pause(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  /** SIGCONT: the stalled Redis answers again (what was sent meanwhile included). */
+  resume(): void {
+    this.child?.kill('SIGCONT');
+  }
+
   /** SIGKILL: no shutdown, connections dropped. */
   async kill(): Promise<void> {
     if (!this.child) return;

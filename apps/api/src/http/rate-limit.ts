@@ -1,4 +1,4 @@
-import { applyDecorators, CanActivate, ExecutionContext, Inject, Injectable, Logger, Optional, SetMetadata, UseGuards } from '@nestjs/common';
+import { applyDecorators, CanActivate, ExecutionContext, Inject, Injectable, Logger, Optional, ServiceUnavailableException, SetMetadata, UseGuards } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { createHash } from 'node:crypto';
 import type { Response } from 'express';
@@ -39,9 +39,16 @@ import { callerSource } from './reporter-trust';
  * `forensics_rate_limited_total{route,scope}`.
  *
  * Cost: the scopes of a request are consumed concurrently on the one ioredis connection (one
- * `rlflxIncr` script call each, written back to back, so one network round trip of latency);
- * a Redis that does not answer within RATE_LIMIT_TIMEOUT_MS fails open (logged): intake must not
- * stop because the limiter's store is down.
+ * `rlflxIncr` script call each, written back to back, so one network round trip of latency).
+ *
+ * A store that does not answer — its connection lost (decided at once: nothing piled up in ioredis'
+ * offline queue to be replayed later), or no answer within RATE_LIMIT_TIMEOUT_MS (a Redis that
+ * stalls) — is decided by RATE_LIMIT_ON_REDIS_DOWN (issue 57 item 4: it was a silent fail-open):
+ * `open` (default) lets the request through unchecked, since a report is persisted in Postgres and
+ * traced once Redis is back, and losing it because Redis is slow is worse than an unlimited minute;
+ * `closed` refuses it with 503 and Retry-After. One warning when an outage begins, one info line
+ * with what it let through or refused when the store answers again (not a line per request), and
+ * `forensics_rate_limit_unchecked_total{route,outcome}` counts each such request.
  */
 export type RateLimitedRoute = 'feedback' | 'answers';
 type Scope = 'token' | 'address' | 'key' | 'reporter' | 'answers-key';
@@ -49,6 +56,8 @@ type Scope = 'token' | 'address' | 'key' | 'reporter' | 'answers-key';
 export const RATE_LIMITED_ROUTE = 'forensics:rate-limited-route';
 export const RATE_LIMIT_WINDOW_SEC = 60;
 const RATE_LIMIT_TIMEOUT_MS = 250;
+/** Seconds a client refused under RATE_LIMIT_ON_REDIS_DOWN=closed is told to wait (as for other outages). */
+const STORE_DOWN_RETRY_AFTER_SEC = 5;
 
 /** Applies the rate limits of `route` to an endpoint (after authentication: the guard reads the principal). */
 export const RateLimit = (route: RateLimitedRoute) => applyDecorators(SetMetadata(RATE_LIMITED_ROUTE, route), UseGuards(RateLimitGuard));
@@ -77,6 +86,12 @@ export class RateLimits {
   private readonly log = new Logger('rate-limit');
   private readonly limiters = new Map<Scope, RateLimiterAbstract>();
   private readonly limited: Counter<'route' | 'scope'>;
+  private readonly unchecked: Counter<'route' | 'outcome'>;
+  private readonly onStoreDown: 'open' | 'closed';
+  /** The store outage under way: since when, why, and the requests let through or refused since. */
+  private outage: { since: number; reason: string; requests: number } | null = null;
+  /** Why the store cannot be asked right now without waiting (its connection lost), or null. */
+  private readonly connectionLost: () => string | null = () => null;
   readonly store: 'redis' | 'memory';
 
   constructor(
@@ -88,6 +103,13 @@ export class RateLimits {
     const r = config.rateLimits;
     const points: Record<Scope, number> = { token: r.feedbackPerToken, address: r.feedbackPerAddress, key: r.feedbackPerKey, reporter: r.feedbackPerReporter, 'answers-key': r.answersPerKey };
     this.store = redis ? 'redis' : 'memory';
+    this.onStoreDown = r.onStoreDown;
+    if (redis) {
+      // Lost once connected: decided at once (a first connection still being made is waited for, as a command would).
+      let connectedOnce = redis.status === 'ready';
+      redis.on('ready', () => { connectedOnce = true; });
+      this.connectionLost = () => (connectedOnce && redis.status !== 'ready' ? `connection ${redis.status}` : null);
+    }
     for (const [scope, n] of Object.entries(points) as [Scope, number][]) {
       if (n <= 0) continue;
       const opts = { points: n, duration: RATE_LIMIT_WINDOW_SEC, keyPrefix: `${config.queue.prefix}:rl:${scope}` };
@@ -98,6 +120,10 @@ export class RateLimits {
     this.limited = existing ?? new Counter({
       name: 'forensics_rate_limited_total', help: 'Requests refused with 429 by a rate limit, by route (feedback | answers) and scope (token, address, key, reporter, answers-key)',
       labelNames: ['route', 'scope'] as const, registers: [metrics.registry],
+    });
+    this.unchecked = (metrics.registry.getSingleMetric('forensics_rate_limit_unchecked_total') as Counter<'route' | 'outcome'> | undefined) ?? new Counter({
+      name: 'forensics_rate_limit_unchecked_total', help: 'Rate-limited requests decided without their store (Redis not answering), by route and outcome (let-through under RATE_LIMIT_ON_REDIS_DOWN=open, refused under closed)',
+      labelNames: ['route', 'outcome'] as const, registers: [metrics.registry],
     });
   }
 
@@ -124,6 +150,8 @@ export class RateLimits {
   async check(route: RateLimitedRoute, req: RateLimitSubject, res: { setHeader(name: string, value: string): unknown }): Promise<void> {
     const keys = this.keysOf(route, req);
     if (!keys.length) return;
+    const lost = this.connectionLost();
+    if (lost) return this.storeDown(route, lost, res);
     const consumed = keys.map(([scope, key]) => this.limiters.get(scope)!.consume(key).then((r) => ({ scope, key, ok: true, r }), (e: unknown) => {
       if (e instanceof RateLimiterRes) return { scope, key, ok: false, r: e };
       throw e;
@@ -136,11 +164,11 @@ export class RateLimits {
         new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer from the rate-limit store within ${RATE_LIMIT_TIMEOUT_MS} ms`)), RATE_LIMIT_TIMEOUT_MS); }),
       ]);
     } catch (e) {
-      this.log.warn(`rate limit not applied (${(e as Error).message}): request let through`);
-      return;
+      return this.storeDown(route, (e as Error).message, res);
     } finally {
       clearTimeout(timer);
     }
+    this.storeBack();
     const over = results.filter((x) => !x.ok);
     if (!over.length) return;
     for (const o of over) {
@@ -159,6 +187,28 @@ export class RateLimits {
     res.setHeader('Retry-After', String(retryAfter));
     const names = over.map((o) => `${o.scope} (${this.limiters.get(o.scope)!.points}/min)`).join(', ');
     throw new TooManyRequestsException(`rate limit exceeded on ${route}: ${names}; retry in ${retryAfter} s`);
+  }
+
+  /** A request whose limits could not be checked: let through or refused (RATE_LIMIT_ON_REDIS_DOWN); the outage's first one warns. */
+  private storeDown(route: RateLimitedRoute, reason: string, res: { setHeader(name: string, value: string): unknown }): void {
+    const open = this.onStoreDown === 'open';
+    if (!this.outage) {
+      this.outage = { since: Date.now(), reason, requests: 0 };
+      this.log.warn(`rate limits cannot be checked: their store (Redis) does not answer (${reason}); until it does, rate-limited requests are ${open ? 'let through unchecked' : 'refused with 503'} (RATE_LIMIT_ON_REDIS_DOWN=${this.onStoreDown})`);
+    }
+    this.outage.requests++;
+    this.unchecked.inc({ route, outcome: open ? 'let-through' : 'refused' });
+    if (open) return;
+    res.setHeader('Retry-After', String(STORE_DOWN_RETRY_AFTER_SEC));
+    throw new ServiceUnavailableException('rate limits cannot be checked (their store does not answer): nothing was stored, retry later');
+  }
+
+  /** The store answered: an outage under way ends, said once with what it let through or refused. */
+  private storeBack(): void {
+    if (!this.outage) return;
+    const { since, requests } = this.outage;
+    this.outage = null;
+    this.log.log(`rate limits checked again: their store (Redis) answers after ${((Date.now() - since) / 1000).toFixed(1)} s; ${requests} rate-limited request(s) ${this.onStoreDown === 'open' ? 'let through unchecked' : 'refused with 503'} meanwhile`);
   }
 }
 

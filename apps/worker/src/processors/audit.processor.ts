@@ -2,11 +2,14 @@ import { WorkerHost } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { z } from 'zod';
-import { AUDIT_KINDS, RunAuditUseCase, StartAuditUseCase, ValidationError, type AuditKind } from '@forensics/core';
+import { AUDIT_KINDS, RunAuditUseCase, RunScheduledAuditUseCase, type AuditKind } from '@forensics/core';
 import { AUDIT_RUN_JOB, AUDIT_SCHEDULED_JOB, withLogContext, type AuditJobData } from '@forensics/infra';
 
 const RunPayload = z.object({ runId: z.uuid() });
-const ScheduledPayload = z.object({ kind: z.enum(AUDIT_KINDS as unknown as [AuditKind, ...AuditKind[]]), collection: z.string().min(1), params: z.record(z.string(), z.unknown()).optional() });
+const ScheduledPayload = z.object({
+  kind: z.enum(AUDIT_KINDS as unknown as [AuditKind, ...AuditKind[]]), collection: z.string().min(1), params: z.record(z.string(), z.unknown()).optional(),
+  source: z.enum(['AUDIT_SCHEDULE', 'api']).optional(), entry: z.string().optional(),
+});
 
 /**
  * The `audits` queue (issue 12):
@@ -14,13 +17,14 @@ const ScheduledPayload = z.object({ kind: z.enum(AUDIT_KINDS as unknown as [Audi
  *    leaves its job to be retried (stalled-job detection, attempts with backoff); the handler resumes
  *    from the run's last checkpoint. On the last attempt a failure marks the run FAILED.
  *  - `ScheduledAudit` jobs, added by the job schedulers of AuditSchedules (recurring-jobs.ts) or of the
- *    API (PUT /v1/audits/schedules/:kind): the tick creates a run record and queues it as an `AuditRun` job.
+ *    API (PUT /v1/audits/schedules/:kind): the tick creates a run record per collection it covers (its
+ *    own, or every collection) and queues each as an `AuditRun` job (RunScheduledAuditUseCase).
  */
 @Injectable()
 export class AuditProcessor extends WorkerHost {
   private readonly log = new Logger('audits');
 
-  constructor(@Inject(RunAuditUseCase) private readonly runAudit: RunAuditUseCase, @Inject(StartAuditUseCase) private readonly startAudit: StartAuditUseCase) {
+  constructor(@Inject(RunAuditUseCase) private readonly runAudit: RunAuditUseCase, @Inject(RunScheduledAuditUseCase) private readonly scheduled: RunScheduledAuditUseCase) {
     super();
   }
 
@@ -31,14 +35,14 @@ export class AuditProcessor extends WorkerHost {
   private async tick(job: Job<AuditJobData>): Promise<unknown> {
     const p = ScheduledPayload.safeParse(job.data);
     if (!p.success) { this.log.warn(`scheduled audit job ${job.id} has bad data: ${p.error.message}`); return { skipped: 'bad data' }; }
-    try {
-      const run = await this.startAudit.execute({ kind: p.data.kind, collection: p.data.collection, params: p.data.params, trigger: 'schedule', actor: `scheduler:${p.data.kind}` });
-      return { runId: run.id };
-    } catch (e) {
-      // A schedule for a collection that does not exist (yet) is skipped, not failed: nothing to audit.
-      if (e instanceof ValidationError) { this.log.warn(`scheduled ${p.data.kind} audit skipped: ${e.message}`); return { skipped: e.message }; }
-      throw e;
+    const out = await this.scheduled.execute(p.data);
+    // A schedule of every collection on a service with no texts yet has nothing to do: said, not warned.
+    // A named collection that does not exist is a schedule to fix: warned, naming the setting.
+    for (const s of out.skipped) {
+      if (s.collection === null) this.log.log(`scheduled ${p.data.kind} audit: ${s.reason}`);
+      else this.log.warn(`scheduled ${p.data.kind} audit of '${s.collection}' skipped: ${s.reason}`);
     }
+    return { runIds: out.runs.map((r) => r.id), skipped: out.skipped.map((s) => s.reason) };
   }
 
   private async run(job: Job<AuditJobData>): Promise<unknown> {

@@ -33,7 +33,7 @@ export class BullMqAuditSchedules implements AuditSchedules {
   async upsert(s: { kind: string; collection: string; cron: string; params: Record<string, unknown> }): Promise<AuditSchedule> {
     try {
       await this.queue.upsertJobScheduler(auditSchedulerId(s.kind, s.collection), { pattern: s.cron, tz: 'UTC' }, {
-        name: AUDIT_SCHEDULED_JOB, data: { kind: s.kind, collection: s.collection, params: s.params }, opts: { removeOnComplete: { count: 10 }, removeOnFail: { count: 50 } },
+        name: AUDIT_SCHEDULED_JOB, data: { kind: s.kind, collection: s.collection, params: s.params, source: 'api' }, opts: { removeOnComplete: { count: 10 }, removeOnFail: { count: 50 } },
       });
     } catch (e) {
       if (/pattern|cron|Invalid/i.test((e as Error).message)) throw new ValidationError(`cron: ${(e as Error).message}`);

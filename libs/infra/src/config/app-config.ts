@@ -31,7 +31,9 @@ import { LOCAL_LLM_DEFAULTS } from '../local-llm/local-llm.params';
 
 /**
  * AUDIT_SCHEDULE: `;`-separated `kind[:collection]=cron` entries, e.g.
- * `reconcile=0 * * * *;cluster-scan:docs=30 3 * * *`. Empty string = no schedules.
+ * `reconcile=0 * * * *;cluster-scan:docs=30 3 * * *`. Empty string = no schedules. An entry without a
+ * collection audits every collection there is at each tick (issue 57: it meant DEFAULT_COLLECTION, and
+ * where the data lives in named collections the hourly reconcile was skipped every hour).
  */
 export function parseAuditSchedule(raw: string): AuditScheduleSpec[] {
   const out: AuditScheduleSpec[] = [];
@@ -44,7 +46,7 @@ export function parseAuditSchedule(raw: string): AuditScheduleSpec[] {
     if (UNBUILT_AUDIT_KINDS.has(kind)) throw new Error(`AUDIT_SCHEDULE: the ${kind} audit is not available in this version`);
     const fields = cron.split(/\s+/).length;
     if (fields < 5 || fields > 6) throw new Error(`AUDIT_SCHEDULE: '${cron}' is not a cron pattern of 5 or 6 fields`);
-    out.push({ kind: kind as AuditKind, collection: collection?.trim() || undefined, cron });
+    out.push({ kind: kind as AuditKind, collection: collection?.trim() || undefined, cron, entry: part });
   }
   return out;
 }
@@ -244,7 +246,7 @@ export const ENV_SCHEMA = z.object({
     try { if (v.trim() !== 'none') parseAuditSchedule(v); } catch (e) { ctx.addIssue({ code: 'custom', message: (e as Error).message }); }
   }), {
     expect: '`;`-separated kind[:collection]=cron entries, or "none"',
-    doc: 'scheduled database audits (worker): e.g. "reconcile=0 * * * *;cluster-scan=30 3 * * *" (cron in UTC; collection defaults to DEFAULT_COLLECTION); "none" = no schedules. Default: reconcile hourly, re-trace every 6 hours',
+    doc: 'scheduled database audits (worker): e.g. "reconcile=0 * * * *;cluster-scan=30 3 * * *" (cron in UTC; an entry without a collection audits every collection); "none" = no schedules. Default: reconcile hourly, re-trace every 6 hours',
   }),
   ADMISSION_CHECK: enumVar(['on', 'off'], 'on', 'admission check at ingestion: new texts that would rank in the top ADMISSION_TOP_N for a watched question (see AUDIT_WATCH) are judged against its wrong answer and held for review, never served'),
   AUDIT_WATCH: enumVar(['reported', 'confirmed'], 'reported', 'which reports the admission check, the sibling sweep and the re-trace watch: reported = every traced report from a reporter at or above AUTO_QUARANTINE_MIN_TRUST not cleared by a reviewer, and reports whose texts were taken out; confirmed = only reports whose texts were taken out of serving'),
@@ -262,7 +264,7 @@ export const ENV_SCHEMA = z.object({
     doc: 'key that encrypts webhook signing secrets at rest (AES-256-GCM via HKDF); unset = derived from the feedback-token secret',
     secret: true,
   }),
-  DEFAULT_COLLECTION: textWithDefault('default', 'collection used when a request names none'),
+  DEFAULT_COLLECTION: textWithDefault('default', 'collection used when a request names none (not by scheduled audits: an AUDIT_SCHEDULE entry without a collection audits every collection)'),
   EVIDENCE: enumVar(['on', 'off'], 'on', 'BiRD / GRADA / ProGRank on every judged candidate'),
   // Service limits (cost per event), tighter than BirdParams.k / ProgrankParams.runs accept; the
   // values are still checked by validateBirdParams / validateProgrankParams.
@@ -323,6 +325,8 @@ export const ENV_SCHEMA = z.object({
   RATE_LIMIT_ADDRESS_PER_MIN: intVar(0, 1_000_000, 120, 'POST /v1/feedback with a feedback token (browsers): requests per minute per client address (req.ip); 0 = off'),
   RATE_LIMIT_KEY_PER_MIN: intVar(0, 1_000_000, 6000, 'POST /v1/feedback with an API key or session: requests per minute per key; 0 = off'),
   RATE_LIMIT_ANSWERS_PER_MIN: intVar(0, 1_000_000, 6000, 'POST /v1/answers and /v1/rag/answer: requests per minute per API key (each answer mints a feedback token); 0 = off'),
+  // Issue 57 item 4: what the limits do while their store (Redis) does not answer was a silent fail-open.
+  RATE_LIMIT_ON_REDIS_DOWN: enumVar(['open', 'closed'], 'open', 'while the rate limits\' store (Redis) does not answer: open = limited requests are let through unchecked (a report must not be lost because Redis is slow: it is persisted in Postgres and traced once Redis is back); closed = they are refused with 503 and Retry-After. Logged at warn once per outage, at info when Redis answers again'),
 });
 
 export type ConfigEnv = z.output<typeof ENV_SCHEMA>;
@@ -593,7 +597,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
     },
     rateLimits: {
       feedbackPerToken: e.RATE_LIMIT_FEEDBACK_PER_MIN, feedbackPerReporter: e.RATE_LIMIT_REPORTER_PER_MIN, feedbackPerAddress: e.RATE_LIMIT_ADDRESS_PER_MIN,
-      feedbackPerKey: e.RATE_LIMIT_KEY_PER_MIN, answersPerKey: e.RATE_LIMIT_ANSWERS_PER_MIN,
+      feedbackPerKey: e.RATE_LIMIT_KEY_PER_MIN, answersPerKey: e.RATE_LIMIT_ANSWERS_PER_MIN, onStoreDown: e.RATE_LIMIT_ON_REDIS_DOWN,
     },
   };
   return deepFreeze(config);

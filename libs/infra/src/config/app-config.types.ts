@@ -120,10 +120,11 @@ export interface AppConfig {
   readonly enhancementMinQuerySimilarity?: number;
   /** Consensus check before decisions (issue 13, item 1; library default DEFAULT_CONSENSUS_PARAMS). */
   readonly consensus: Readonly<ConsensusParams>;
-  readonly rateLimits: Readonly<{ feedbackPerToken: number; feedbackPerReporter: number; feedbackPerAddress: number; feedbackPerKey: number; answersPerKey: number }>;
+  /** `onStoreDown` (RATE_LIMIT_ON_REDIS_DOWN): limited requests let through (`open`) or refused with 503 (`closed`) while Redis does not answer. */
+  readonly rateLimits: Readonly<{ feedbackPerToken: number; feedbackPerReporter: number; feedbackPerAddress: number; feedbackPerKey: number; answersPerKey: number; onStoreDown: 'open' | 'closed' }>;
   /** Database audits (issue 12): schedules from AUDIT_SCHEDULE, worker concurrency, whether findings may quarantine. */
   readonly audits: Readonly<{ schedules: readonly AuditScheduleSpec[]; concurrency: number; autoQuarantine: boolean; admission: { enabled: boolean; topN: number; answerTopN: number }; watch: 'confirmed' | 'reported' }>;
 }
 
-/** One scheduled audit: kind, collection (undefined = the default collection), cron pattern (UTC). */
-export interface AuditScheduleSpec { kind: AuditKind; collection?: string; cron: string }
+/** One scheduled audit: kind, collection (undefined = every collection), cron pattern (UTC), and the entry as written in AUDIT_SCHEDULE (for the logs). */
+export interface AuditScheduleSpec { kind: AuditKind; collection?: string; cron: string; entry: string }

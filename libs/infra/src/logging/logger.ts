@@ -33,7 +33,7 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /**
  * pino-http's options for the API's request lines: the request id (a well-formed `X-Request-Id` or
  * a new UUID, echoed in the response header), only method, URL, id and status, never headers or
- * bodies. Used by JsonLoggingModule (every Nest route) and by the intake's fast path, which logs
+ * bodies; a 503 at warn, and no made-up error with a stack for a 5xx. Used by JsonLoggingModule (every Nest route) and by the intake's fast path, which logs
  * POST /v1/feedback the same way without going through Nest.
  */
 export function jsonHttpLoggingOptions(logger: PinoInstance): HttpLoggingOptions {
@@ -49,7 +49,16 @@ export function jsonHttpLoggingOptions(logger: PinoInstance): HttpLoggingOptions
       req: (req: { id?: unknown; method?: string; url?: string }) => ({ id: req.id, method: req.method, url: req.url?.split('?')[0] }),
       res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
     },
-    customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    // A 503 is an answer the service chose (a dependency down, /health degraded, draining), and whoever
+    // chose it logs why at warn: its request line is a warning too, not an error.
+    customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) => (err || (res.statusCode >= 500 && res.statusCode !== 503) ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    // For a 5xx that no error came with, pino-http makes one up ("failed with status code 503") whose
+    // stack is its own: it says nothing the status does not. Left out; a real error is kept.
+    customErrorObject: (_req: IncomingMessage, res: ServerResponse, error: Error, val: Record<string, unknown>) => {
+      if (error.message !== `failed with status code ${res.statusCode}`) return val;
+      const { err: _madeUp, ...rest } = val;
+      return rest;
+    },
   };
 }
 

@@ -39,6 +39,10 @@ export class QueueUnreachableError extends Error {
 export class BullMqTracebackQueue implements TracebackQueue {
   private producer: { connection: IORedis; queue: Queue<TracebackJobData>; ready: Promise<void> } | null = null;
   private closed = false;
+  /** The shared connection's last error (`connect ECONNREFUSED …`), for the health check's reason. */
+  private lastConnectionError: string | null = null;
+  /** Whether the shared connection has been ready once: after that, not ready = lost. */
+  private connectedOnce = false;
 
   constructor(
     private readonly queue: Queue<TracebackJobData>,
@@ -49,6 +53,9 @@ export class BullMqTracebackQueue implements TracebackQueue {
     // reconnect attempt of an outage as an unhandled error. One warn line per 30 s instead.
     const log = new Logger('queue');
     queue.on('error', rateLimitedErrorLog((m) => log.warn(m), `${queue.name} queue: redis connection error (reconnecting)`));
+    connection.on('error', (e: Error) => { this.lastConnectionError = e.message; });
+    this.connectedOnce = connection.status === 'ready';
+    connection.on('ready', () => { this.lastConnectionError = null; this.connectedOnce = true; });
   }
 
   async enqueueTraceback(feedbackId: string): Promise<void> {
@@ -170,6 +177,10 @@ export class BullMqTracebackQueue implements TracebackQueue {
   }
 
   async ping(): Promise<void> {
+    // Connection lost: said at once with its last error, instead of a PING waiting in the offline
+    // queue until the health check's timeout ("timeout after 3000 ms" said nothing of why). A first
+    // connection still being made is waited for.
+    if (this.connectedOnce && this.connection.status !== 'ready') throw new Error(`not connected (${this.connection.status}${this.lastConnectionError ? `; last error: ${this.lastConnectionError}` : ''})`);
     const pong = await this.connection.ping();
     if (pong !== 'PONG') throw new Error(`redis answered ${pong}`);
   }

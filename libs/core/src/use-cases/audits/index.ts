@@ -5,7 +5,7 @@ import { SiblingSweepAudit } from './sibling-sweep/sibling-sweep.audit';
 import { CancelAuditRunUseCase, GetAuditRunUseCase, ListAuditFindingsUseCase, ListAuditRunsUseCase, StartAuditUseCase } from './manage-audits.use-case';
 import { RunAuditUseCase } from './run-audit.use-case';
 import { AdmissionCheck } from './admission/admission-check';
-import { DeleteAuditScheduleUseCase, ListAuditSchedulesUseCase, SetAuditScheduleUseCase } from './audit-schedules.use-case';
+import { DeleteAuditScheduleUseCase, ListAuditSchedulesUseCase, RunScheduledAuditUseCase, SetAuditScheduleUseCase } from './audit-schedules.use-case';
 
 export * from './cluster-scan/cluster-scan.audit';
 export * from './re-trace/re-trace.audit';
@@ -24,4 +24,4 @@ export const AUDIT_HANDLERS = [ReconcileAudit, SiblingSweepAudit, ReTraceAudit, 
 
 /** The audit use cases (runner + management), for USE_CASES. */
 export const AUDIT_USE_CASES = [...AUDIT_HANDLERS, RunAuditUseCase, StartAuditUseCase, ListAuditRunsUseCase, GetAuditRunUseCase, ListAuditFindingsUseCase, CancelAuditRunUseCase,
-  ListAuditSchedulesUseCase, SetAuditScheduleUseCase, DeleteAuditScheduleUseCase, AdmissionCheck] as const;
+  ListAuditSchedulesUseCase, SetAuditScheduleUseCase, DeleteAuditScheduleUseCase, RunScheduledAuditUseCase, AdmissionCheck] as const;

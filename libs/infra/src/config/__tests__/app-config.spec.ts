@@ -275,3 +275,20 @@ describe('core settings', () => {
     expect(problemsOf({ AUDIT_WATCH: 'everything' }).join('\n')).toMatch(/AUDIT_WATCH/);
   });
 });
+
+describe('AUDIT_SCHEDULE and RATE_LIMIT_ON_REDIS_DOWN (issue 57 item 4)', () => {
+  it('an entry without a collection is every collection (collection undefined), never DEFAULT_COLLECTION; each entry keeps its text for the logs', () => {
+    const c = loadConfig({ DEFAULT_COLLECTION: 'kb', AUDIT_SCHEDULE: 'reconcile=0 * * * *; cluster-scan:docs=30 3 * * *' }, ROOT);
+    expect(c.audits.schedules).toEqual([
+      { kind: 'reconcile', collection: undefined, cron: '0 * * * *', entry: 'reconcile=0 * * * *' },
+      { kind: 'cluster-scan', collection: 'docs', cron: '30 3 * * *', entry: 'cluster-scan:docs=30 3 * * *' },
+    ]);
+    expect(loadConfig({ AUDIT_SCHEDULE: 'none' }, ROOT).audits.schedules).toEqual([]);
+  });
+
+  it('the limits fail open by default; closed on request; anything else refused naming the variable', () => {
+    expect(loadConfig({}, ROOT).rateLimits.onStoreDown).toBe('open');
+    expect(loadConfig({ RATE_LIMIT_ON_REDIS_DOWN: 'closed' }, ROOT).rateLimits.onStoreDown).toBe('closed');
+    expect(problemsOf({ RATE_LIMIT_ON_REDIS_DOWN: 'ajar' }).join('\n')).toMatch(/RATE_LIMIT_ON_REDIS_DOWN/);
+  });
+});
