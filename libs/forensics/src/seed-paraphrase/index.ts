@@ -1,1 +1,1 @@
-export { PARAPHRASE_FLOOR, paraphraseStates, SeedSet, statesAnswer } from './seed-paraphrase';
+export { PARAPHRASE_FLOOR, paraphraseStates, questionTermShare, SeedSet, statesAnswer } from './seed-paraphrase';

@@ -97,3 +97,21 @@ export function statesAnswer(query: string, wrongAnswer: string): (text: string)
 export function paraphraseStates(query: string, wrongAnswer: string): (text: string) => boolean {
   return polarAnswer(wrongAnswer) === 'yes' ? (text) => containsAnswer(text, wrongAnswer) : statesAnswer(query, wrongAnswer);
 }
+
+/**
+ * The share of a question's own content terms (the wrong answer's left out) that a text contains: whether it is
+ * ABOUT the question, which a similarity score alone does not say in a collection with few texts on the question
+ * (there a question's 50th or 500th text is about something else). A targeted poison must be retrieved for the
+ * question, so it restates the question's subject ("The O.C. ran for 5 seasons"); a genuine passage that only
+ * shares the answer ("Bill Russell (5 time MVP)" for "how many seasons of the oc are there" → 5) does not.
+ * 1 when the question has no term of its own.
+ */
+export function questionTermShare(query: string, wrongAnswer: string): (text: string) => number {
+  const answer = new Set(contentTerms(wrongAnswer));
+  const q = [...new Set(contentTerms(query))].filter((t) => !answer.has(t));
+  return (text) => {
+    if (q.length === 0) return 1;
+    const t = new Set(contentTerms(text));
+    return q.filter((x) => t.has(x)).length / q.length;
+  };
+}

@@ -1,7 +1,8 @@
 import { composeUseCases, createInMemoryRepositories, HashingEmbedder, InMemoryVectorStore, ScriptedJudge } from '../../../testing';
 import type { Judge } from '../../../ports/judge.port';
 import { IngestCorpusUseCase } from '../../collections/ingest-corpus/ingest-corpus.use-case';
-import { paraphraseStates, SeedSet, statesAnswer } from '@forensics/algorithms';
+import { paraphraseStates, questionTermShare, SeedSet, statesAnswer } from '@forensics/algorithms';
+import { AdmissionCheck, type AdmissionCheckDeps, type WatchedAttack } from '../admission/admission-check';
 
 const evidence = { policy: { name: 'judge-only', decision: 'QUARANTINE', withhold: true, reason: 'judge', inputs: {} }, judge: { kind: 'scripted', model: 's', promptVersion: 'v', signals: null }, retrieval: null, retrieverEvidence: null };
 
@@ -90,6 +91,34 @@ describe('admission check', () => {
     expect(res.admission.heldIds).toEqual([res.ids[0]]);
     const [held] = await repos.quarantines.list({ collection: 'kb', state: 'NEEDS_REVIEW' });
     expect((held!.evidence.policy.inputs as { route?: string }).route).toBe('answer');
+  });
+
+  it('judges on the rank and answer routes only texts about the question: one of its own terms to rank, a third of them below the top-N', async () => {
+    const judge = new ScriptedJudge(() => 'YES', 'admission-about');
+    const check = new AdmissionCheck({ judge } as unknown as AdmissionCheckDeps);
+    const query = 'how many seasons of the oc are there';
+    const attack = (rank: boolean): WatchedAttack => ({
+      eventId: 'e1', query, wrongAnswer: '5', vector: Float32Array.of(1, 0), threshold: rank ? -1 : Infinity, answerThreshold: async () => -1,
+      states: statesAnswer(query, '5'), paraphraseStates: paraphraseStates(query, '5'), about: questionTermShare(query, '5'), seeds: SeedSet.of([]), peers: [],
+    });
+    const about = 'The OC ran for 5 seasons, many say too few.'; // its terms: many, season, oc
+    const season = 'The Sharks reached the playoffs in 5 of their last seasons.'; // 'season': one of the three
+    const elsewhere = 'Bill Russell was named MVP 5 times.'; // the answer only
+    const asked = async (w: WatchedAttack, texts: string[]) => {
+      const before = judge.requests.length;
+      await check.check([w], texts, texts.map(() => [1, 0]));
+      return judge.requests.slice(before).map((r) => r.text);
+    };
+    expect(questionTermShare(query, '5')(about)).toBe(1);
+    expect(questionTermShare(query, '5')(season)).toBeCloseTo(1 / 3);
+    expect(questionTermShare(query, '5')(elsewhere)).toBe(0);
+    // Every text ranks: one of the question's own terms is enough, the answer alone is not.
+    expect(await asked(attack(true), [about, season, elsewhere])).toEqual([about, season]);
+    // None ranks, all would enter the top answerTopN and state '5': more than a third of the question's terms is needed.
+    expect(await asked(attack(false), [about, season, elsewhere])).toEqual([about]);
+    const three = 'who built the kestrel tower';
+    const w3 = { ...attack(false), query: three, wrongAnswer: 'Ulmo Brandvik', states: statesAnswer(three, 'Ulmo Brandvik'), about: questionTermShare(three, 'Ulmo Brandvik') };
+    expect(await asked(w3, ['The ferry was built by Ulmo Brandvik.', 'Ulmo Brandvik designed the Kestrel Tower.'])).toEqual(['Ulmo Brandvik designed the Kestrel Tower.']);
   });
 
   it("holds a text the judge leans NO on inside its confidence band, and says so; not a clear NO", async () => {

@@ -7,7 +7,7 @@ import type { VectorStore } from '../../../ports/vector-store.port';
 import type { CoreSettings } from '../../../settings';
 import type { InjectMap } from '../../../use-case';
 import { DEFAULT_AUDIT_SETTINGS } from '../audit-queue.port';
-import { paraphraseStates, SeedSet, statesAnswer } from '@forensics/algorithms';
+import { paraphraseStates, questionTermShare, SeedSet, statesAnswer } from '@forensics/algorithms';
 import { watchedEvents, watchOptions } from '../watchlist';
 
 export interface AdmissionCheckDeps {
@@ -33,6 +33,8 @@ export interface WatchedAttack {
   states: (text: string) => boolean;
   /** The paraphrase route's filter (`paraphraseStates`, as the sibling sweep's: a 'yes' needs the word). */
   paraphraseStates: (text: string) => boolean;
+  /** The share of the question's own terms a text contains (`questionTermShare`): whether it is about the question at all. */
+  about: (text: string) => number;
   /** The event's texts taken out of serving (the seeds): a new text that paraphrases them is judged whatever its rank. */
   seeds: SeedSet;
   /** The seeds' texts: the context a new text is judged in (its peers), as the sibling sweep judges its candidates. */
@@ -100,7 +102,7 @@ export class AdmissionCheck {
       const v = await this.queryVector(id, ev.query);
       const threshold = await this.thresholdOf(collection, id, v, p.topN);
       const answerThreshold = () => (answerTopN === 0 ? Promise.resolve(Infinity) : this.thresholdOf(collection, id, v, answerTopN));
-      out.push({ eventId: id, query: ev.query, wrongAnswer: ev.wrongAnswer, vector: unitVector(v), threshold, answerThreshold, seeds, peers: seedRecords.map((r) => r.text), states: statesAnswer(ev.query, ev.wrongAnswer), paraphraseStates: paraphraseStates(ev.query, ev.wrongAnswer) });
+      out.push({ eventId: id, query: ev.query, wrongAnswer: ev.wrongAnswer, vector: unitVector(v), threshold, answerThreshold, seeds, peers: seedRecords.map((r) => r.text), states: statesAnswer(ev.query, ev.wrongAnswer), paraphraseStates: paraphraseStates(ev.query, ev.wrongAnswer), about: questionTermShare(ev.query, ev.wrongAnswer) });
     }
     return out;
   }
@@ -148,9 +150,11 @@ export class AdmissionCheck {
         let q = 0;
         for (let d = 0; d < v.length; d++) q += v[d]! * w.vector[d]!;
         const sim = q / vn;
-        const ranks = sim >= w.threshold;
+        // Rank and answer routes ask first whether the text is about the question (see ABOUT_ANSWER).
+        const about = sim >= w.threshold || w.states(texts[i]!) ? w.about(texts[i]!) : 0;
+        const ranks = sim >= w.threshold && about > 0;
         const paraphrase = w.seeds.paraphrase(v, texts[i]!, w.paraphraseStates);
-        const states = !ranks && !paraphrase && w.states(texts[i]!) && sim >= await w.answerThreshold();
+        const states = !ranks && !paraphrase && about >= ABOUT_ANSWER && w.states(texts[i]!) && sim >= await w.answerThreshold();
         if (!ranks && !paraphrase && !states) continue;
         judged++;
         const verdict = await this.deps.judge.judge({ query: w.query, wrongAnswer: w.wrongAnswer, text: texts[i]!, peers: w.peers });
@@ -170,6 +174,21 @@ export class AdmissionCheck {
     return { holds, judged };
   }
 }
+
+/**
+ * How much of the watched question a text must restate to be judged on the rank and the answer routes
+ * (`questionTermShare`: the share of the question's own content terms it contains, the answer's left out).
+ * Rank needs one term (a share above 0): in a collection with few texts on a question, its top 50 runs into texts about
+ * something else ("Rome is a major archaeological hub" for "where did aeneas go when he left carthage" →
+ * Rome), and the judge, given the event's planted texts as peers, reads such a text stating the answer as
+ * pushing it. The answer route (below the top 50, within the top 500) needs more than a third: there a text that shares
+ * only the answer is common ("Bill Russell (5 time MVP)" for "how many seasons of the oc" → 5). Measured
+ * with `eval:audit --only new-texts` (60 questions reported and traced, then 40 new questions' texts and the
+ * reported attacks' rewrites in one ingest; offline judge, USE-lite): on PoisonedRAG NQ, genuine new texts held
+ * 68 → 4 of 1,899, re-injected rewrites held 1,593 → 1,570 of 1,622. A paraphrase of the seeds (the third
+ * route) is close to the planted texts themselves and keeps no such test.
+ */
+const ABOUT_ANSWER = 0.34;
 
 /** How long a watched question's rank thresholds are kept (see `thresholdOf`). */
 const THRESHOLD_TTL_MS = 5 * 60_000;
