@@ -107,11 +107,16 @@ export function paraphraseStates(query: string, wrongAnswer: string): (text: str
  * 1 when the question has no term of its own.
  */
 export function questionTermShare(query: string, wrongAnswer: string): (text: string) => number {
-  const answer = new Set(contentTerms(wrongAnswer));
-  const q = [...new Set(contentTerms(query))].filter((t) => !answer.has(t));
+  const answer = new Set(contentTerms(foldAcronyms(wrongAnswer)));
+  const q = [...new Set(contentTerms(foldAcronyms(query)))].filter((t) => !answer.has(t));
   return (text) => {
     if (q.length === 0) return 1;
-    const t = new Set(contentTerms(text));
+    const t = new Set(contentTerms(foldAcronyms(text)));
     return q.filter((x) => t.has(x)).length / q.length;
   };
+}
+
+/** "The O.C." → "The OC": a dotted acronym is one term, as a question typed without the dots ("the oc") has it. */
+function foldAcronyms(text: string): string {
+  return text.replace(/\b(?:[A-Za-z]\.){2,}/g, (m) => m.replace(/\./g, ''));
 }

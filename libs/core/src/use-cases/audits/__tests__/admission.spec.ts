@@ -112,6 +112,7 @@ describe('admission check', () => {
     expect(questionTermShare(query, '5')(about)).toBe(1);
     expect(questionTermShare(query, '5')(season)).toBeCloseTo(1 / 3);
     expect(questionTermShare(query, '5')(elsewhere)).toBe(0);
+    expect(questionTermShare(query, '5')('The O.C. ran for many seasons.')).toBe(1); // a dotted acronym is one term
     // Every text ranks: one of the question's own terms is enough, the answer alone is not.
     expect(await asked(attack(true), [about, season, elsewhere])).toEqual([about, season]);
     // None ranks, all would enter the top answerTopN and state '5': more than a third of the question's terms is needed.
