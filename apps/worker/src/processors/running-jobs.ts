@@ -17,6 +17,8 @@ interface Running {
   startedAt: number;
   /** The last step the run reported (progress: 'round', 'traced', …), for the hand-back line. */
   lastStep: string | null;
+  /** Why it was stopped (an AbortSignal keeps its first reason; a lost lock must win over the drain). */
+  reason: StopReason | null;
 }
 
 /** One running job as its processor sees it: the signal to pass down, where it got to, and what to do once it stopped. */
@@ -44,7 +46,7 @@ export class RunningJobs {
   private readonly running = new Map<string, Running>();
 
   start(job: Job, token: string | undefined): RunningJob {
-    const r: Running = { job, token, controller: new AbortController(), startedAt: Date.now(), lastStep: null };
+    const r: Running = { job, token, controller: new AbortController(), startedAt: Date.now(), lastStep: null, reason: null };
     const key = job.id ?? '';
     this.running.set(key, r);
     return {
@@ -61,7 +63,8 @@ export class RunningJobs {
     const r = this.running.get(jobId);
     if (!r) return false;
     // A lost lock wins over the drain: the job cannot be moved any more.
-    if (!r.controller.signal.aborted || reason === 'lock-lost') r.controller.abort(new JobStopped(reason));
+    if (r.reason !== 'lock-lost') r.reason = reason;
+    r.controller.abort(new JobStopped(reason));
     return true;
   }
 
@@ -78,7 +81,7 @@ export class RunningJobs {
   }
 
   private async handBack(r: Running, describe: (line: string) => void): Promise<never> {
-    const reason = (r.controller.signal.reason as JobStopped | undefined)?.reason ?? 'drain-timeout';
+    const reason = r.reason ?? 'drain-timeout';
     const where = r.lastStep ? `after '${r.lastStep}'` : 'before its first step';
     if (reason === 'lock-lost') {
       describe(`job ${r.job.id} stopped ${where}: its lock was lost; the queue runs it again after its last completed step`);
