@@ -35,13 +35,13 @@ const RERUN_IS_HARMLESS: Record<string, string> = {
   [MAINTENANCE_QUEUE_NAME]: 'the reconciler enqueues only what has no live job',
 };
 
-/** A processor that can stop one of its running jobs at the job's next safe point (TracebackProcessor). */
+/** A processor that can stop one of its running jobs at the job's next safe point (TracebackProcessor.running). */
 export interface StoppableJobs {
-  stopJob(jobId: string, why: 'lock-lost'): boolean;
+  running: { stop(jobId: string, why: 'lock-lost'): boolean };
 }
 
 function isStoppable(host: unknown): host is StoppableJobs {
-  return typeof (host as Partial<StoppableJobs>).stopJob === 'function';
+  return typeof (host as Partial<StoppableJobs>).running?.stop === 'function';
 }
 
 /**
@@ -120,7 +120,7 @@ export class JobLocks implements OnApplicationBootstrap, OnApplicationShutdown {
       for (const id of jobIds) {
         const ms = now - (this.renewedAt.get(id) ?? now);
         this.renewedAt.delete(id);
-        const stopped = stoppable?.stopJob(id, 'lock-lost') ?? false;
+        const stopped = stoppable?.running.stop(id, 'lock-lost') ?? false;
         this.log.warn(`${queue} job ${id}: ${this.silence(ms)}, longer than its lock lasts (${lockS} s, WORKER_LOCK_MS), so the lock expired and could not be renewed; the queue will run the job again (here or on another worker) and that is harmless: ${harmless}${stopped ? '. This worker stops its own run at the next safe point, so the two runs do not overlap' : ''}`);
       }
     });

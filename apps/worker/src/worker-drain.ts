@@ -58,7 +58,7 @@ export class WorkerDrain implements OnApplicationBootstrap {
   async run(why: string, close: () => Promise<void>): Promise<DrainResult> {
     const t0 = Date.now();
     const drainMs = this.config.queue.drainMs;
-    const running = () => this.traceback.flatMap((p) => p.runningJobs());
+    const running = () => this.traceback.flatMap((p) => p.running.list());
     const othersRunning = () => [...this.others.entries()].flatMap(([w, ids]) => [...ids].map((id) => `${w.name} job ${id}`));
     this.log.log(`${why}: taking no new jobs; ${running().length + othersRunning().length} running job(s) get up to ${drainMs} ms to finish (WORKER_DRAIN_MS)`);
     let handedBack = 0;
@@ -67,7 +67,7 @@ export class WorkerDrain implements OnApplicationBootstrap {
     let giveUp: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'gave-up'>((resolve) => {
       handBack = setTimeout(() => {
-        const ids = this.traceback.flatMap((p) => p.handBackAll());
+        const ids = this.traceback.flatMap((p) => p.running.stopAll('drain-timeout'));
         handedBack = ids.length;
         if (ids.length) this.log.warn(`drain timeout after ${Date.now() - t0} ms: stopping ${ids.length} traceback job(s) at their next safe point to hand them back (${ids.join(', ')})`);
       }, drainMs);

@@ -8,9 +8,9 @@ import { JobLocks, jobLockOptions } from '../job-locks';
 
 class FakeHost extends WorkerHost {
   readonly stopped: string[] = [];
+  readonly running = { stop: (jobId: string) => { this.stopped.push(jobId); return true; } };
   constructor(worker: EventEmitter) { super(); (this as unknown as { _worker: EventEmitter })._worker = worker; }
   async process(): Promise<void> {}
-  stopJob(jobId: string): boolean { this.stopped.push(jobId); return true; }
 }
 
 function setup() {

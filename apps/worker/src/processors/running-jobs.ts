@@ -24,7 +24,8 @@ interface Running {
 /** One running job as its processor sees it: the signal to pass down, where it got to, and what to do once it stopped. */
 export interface RunningJob {
   readonly signal: AbortSignal;
-  progress(step: string): void;
+  /** A step the run reported (its onProgress): kept for the hand-back line ('round 2', 'traced', …). */
+  progress(step: string, detail?: Record<string, unknown>): void;
   /** True when the run was stopped (the caught error is then the stop, whatever the run threw). */
   readonly stopped: boolean;
   /** Hands a stopped job back to the queue (drain) or leaves it to the stalled check (lock lost); logs one line; always throws WaitingError. */
@@ -51,11 +52,27 @@ export class RunningJobs {
     this.running.set(key, r);
     return {
       signal: r.controller.signal,
-      progress: (step) => { r.lastStep = step; },
+      progress: (step, detail) => { r.lastStep = step === 'round' ? `round ${String(detail?.round)}` : step; },
       get stopped() { return r.controller.signal.aborted; },
       handBack: (describe) => this.handBack(r, describe),
       done: () => { if (this.running.get(key) === r) this.running.delete(key); },
     };
+  }
+
+  /**
+   * Runs `fn` as the running job `job`: a run that was stopped is handed back (`say` gets its one line; WaitingError is
+   * thrown, whatever `fn` threw); any other outcome is `fn`'s.
+   */
+  async run<T>(job: Job, token: string | undefined, fn: (run: RunningJob) => Promise<T>, say: (line: string) => void): Promise<T> {
+    const run = this.start(job, token);
+    try {
+      return await fn(run);
+    } catch (e) {
+      if (run.stopped) return await run.handBack(say);
+      throw e;
+    } finally {
+      run.done();
+    }
   }
 
   /** Stops one running job (at its next safe point); false when it is not running here. */
