@@ -51,12 +51,17 @@ function isStoppable(host: unknown): host is StoppableJobs {
  * late). For every processor's worker:
  *  - a lock renewed late (no answer for more than LOCK_RENEW_MS + 5 s) but in time: one line, "no job runs twice";
  *  - a lock that could not be renewed (expired meanwhile): one line per job saying how long Redis did not
- *    answer, that the job will run again and why that is harmless; a traceback job still running here is
- *    stopped at its next safe point (StoppableJobs), so two workers never run it at once;
+ *    answer, that the job will run again and why that is harmless. When Redis was the clear cause (no
+ *    renewal for longer than the lock, this process not blocked), a traceback job still running here is
+ *    stopped at its next safe point (StoppableJobs), so its re-run does not overlap it. Otherwise — this
+ *    process's own event loop was blocked long enough to explain it, or the gap is not known — the run goes on:
+ *    the cause is here and would come back in the re-run (stopping each run would end, after
+ *    maxStalledCount stalls, in a FAILED event), while a run that goes on finishes and its re-run finds it done;
  *  - a job that finished here after its lock expired: one line, the same reassurance;
  *  - a job this worker's stalled check moved back to wait: one line.
- * "How long" is the time since the job's lock was last renewed (or the job started), with how long this
- * process's own event loop was blocked meanwhile — a blocked worker misses renewals as a silent Redis does.
+ * "How long" is the time since the job's lock was last renewed (or the job started), against the longest
+ * stall of this process's event loop meanwhile, watched from the moment this provider is built (a
+ * BullMQ worker takes jobs before the app has finished starting, while start-up work may block the loop).
  */
 @Injectable()
 export class JobLocks implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -64,12 +69,20 @@ export class JobLocks implements OnApplicationBootstrap, OnApplicationShutdown {
   /** Per job id: when its lock was last renewed (or the job became active here). */
   private readonly renewedAt = new Map<string, number>();
   private readonly detach: Array<() => void> = [];
-  private loopTimer: NodeJS.Timeout | null = null;
+  private loopTimer: NodeJS.Timeout | null;
   private lastTick = Date.now();
   /** Stalls of this process's event loop over 1 s in the last 10 minutes: when each ended and how long. */
   private stalls: Array<{ at: number; ms: number }> = [];
 
-  constructor(@Inject(DiscoveryService) private readonly discovery: DiscoveryService, @Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(@Inject(DiscoveryService) private readonly discovery: DiscoveryService, @Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.loopTimer = setInterval(() => {
+      const now = Date.now();
+      const stall = now - this.lastTick - 500;
+      this.lastTick = now;
+      if (stall > 1000) this.stalls = [...this.stalls.filter((x) => x.at > now - 600_000), { at: now, ms: stall }];
+    }, 500);
+    this.loopTimer.unref();
+  }
 
   onApplicationBootstrap(): void {
     for (const wrapper of this.discovery.getProviders()) {
@@ -79,14 +92,6 @@ export class JobLocks implements OnApplicationBootstrap, OnApplicationShutdown {
       try { worker = host.worker; } catch { worker = undefined; }
       if (worker) this.watch(worker, isStoppable(host) ? host : undefined);
     }
-    this.lastTick = Date.now();
-    this.loopTimer = setInterval(() => {
-      const now = Date.now();
-      const stall = now - this.lastTick - 500;
-      this.lastTick = now;
-      if (stall > 1000) this.stalls = [...this.stalls.filter((x) => x.at > now - 600_000), { at: now, ms: stall }];
-    }, 500);
-    this.loopTimer.unref();
   }
 
   onApplicationShutdown(): void {
@@ -113,15 +118,21 @@ export class JobLocks implements OnApplicationBootstrap, OnApplicationShutdown {
       for (const id of jobIds) this.renewedAt.set(id, now);
       if (!late.length) return;
       const ms = Math.max(...late.map((j) => j.ms));
-      this.log.warn(`${this.silence(ms)}: the ${queue} lock${late.length === 1 ? '' : 's'} of job${late.length === 1 ? '' : 's'} ${late.map((j) => j.id).join(', ')} went unrenewed that long, but a lock lasts ${lockS} s (WORKER_LOCK_MS) and ${late.length === 1 ? 'it was' : 'they were'} renewed in time: no job runs twice`);
+      this.log.warn(`${this.cause(ms).words}: the ${queue} lock${late.length === 1 ? '' : 's'} of job${late.length === 1 ? '' : 's'} ${late.map((j) => j.id).join(', ')} went unrenewed that long, but a lock lasts ${lockS} s (WORKER_LOCK_MS) and ${late.length === 1 ? 'it was' : 'they were'} renewed in time: no job runs twice`);
     });
     on('lockRenewalFailed', (jobIds: string[]) => {
       const now = Date.now();
       for (const id of jobIds) {
-        const ms = now - (this.renewedAt.get(id) ?? now);
+        const since = this.renewedAt.get(id);
         this.renewedAt.delete(id);
-        const stopped = stoppable?.running.stop(id, 'lock-lost') ?? false;
-        this.log.warn(`${queue} job ${id}: ${this.silence(ms)}, longer than its lock lasts (${lockS} s, WORKER_LOCK_MS), so the lock expired and could not be renewed; the queue will run the job again (here or on another worker) and that is harmless: ${harmless}${stopped ? '. This worker stops its own run at the next safe point, so the two runs do not overlap' : ''}`);
+        const gapMs = since === undefined ? null : now - since;
+        const cause = this.cause(gapMs);
+        // Stopped only when Redis is the clear cause: no renewal for longer than the lock, this process not blocked.
+        const stopped = !cause.blocked && gapMs !== null && gapMs >= this.config.queue.lockMs && (stoppable?.running.stop(id, 'lock-lost') ?? false);
+        const here = stopped ? '. This worker stops its own run at the next safe point, so the two runs do not overlap'
+          : cause.blocked && stoppable ? '. Its run goes on here (stopping it would only meet the same block again); the re-run finds it done'
+            : stoppable ? '. Its run goes on here; the re-run finds it done or resumes after it' : '';
+        this.log.warn(`${queue} job ${id}: ${cause.words}, longer than its lock lasts (${lockS} s, WORKER_LOCK_MS), so the lock expired and could not be renewed; the queue will run the job again (here or on another worker) and that is harmless: ${harmless}${here}`);
       }
     });
     const onError = (err: Error) => {
@@ -138,13 +149,20 @@ export class JobLocks implements OnApplicationBootstrap, OnApplicationShutdown {
     });
   }
 
-  /** "Redis did not answer for about N s", or that this process was blocked, from the gap and the loop's longest stall within it. */
-  private silence(ms: number): string {
-    const since = Date.now() - ms;
+  /**
+   * Why a lock went `gapMs` without renewal (null: not known, the job started before this process watched):
+   * this process's event loop was blocked long enough to explain it — for half the gap, or as long as a lock
+   * outlives its renewal interval — or else Redis did not answer.
+   */
+  private cause(gapMs: number | null): { blocked: boolean; words: string } {
+    const lockMs = this.config.queue.lockMs;
+    const margin = lockMs - jobLockOptions(lockMs).lockRenewTime;
+    const since = Date.now() - (gapMs ?? 2 * lockMs);
     const stall = Math.max(0, ...this.stalls.filter((x) => x.at >= since).map((x) => x.ms));
-    const s = Math.round(ms / 1000);
-    return stall >= ms / 2
-      ? `this worker's event loop was blocked for ${Math.round(stall / 1000)} s (no lock renewal for about ${s} s)`
-      : `Redis did not answer this worker for about ${s} s`;
+    const blocked = stall >= margin || (gapMs !== null && stall >= gapMs / 2);
+    const gap = gapMs === null ? 'longer than its lock' : `about ${Math.round(gapMs / 1000)} s`;
+    return blocked
+      ? { blocked, words: `this worker's event loop was blocked for ${(stall / 1000).toFixed(1)} s (no lock renewal for ${gap})` }
+      : { blocked, words: gapMs === null ? 'Redis did not answer this worker for longer than the lock' : `Redis did not answer this worker for ${gap}` };
   }
 }

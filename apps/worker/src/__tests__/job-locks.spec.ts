@@ -13,11 +13,11 @@ class FakeHost extends WorkerHost {
   async process(): Promise<void> {}
 }
 
-function setup() {
+function setup(lockMs = 60_000) {
   const worker = Object.assign(new EventEmitter(), { name: 'traceback' });
   const host = new FakeHost(worker);
   const discovery = { getProviders: () => [{ isDependencyTreeStatic: () => true, instance: host }] } as unknown as DiscoveryService;
-  const locks = new JobLocks(discovery, { queue: { lockMs: 60_000 } } as AppConfig);
+  const locks = new JobLocks(discovery, { queue: { lockMs } } as AppConfig);
   const lines: string[] = [];
   jest.spyOn(Logger.prototype, 'warn').mockImplementation((m: unknown) => { lines.push(String(m)); });
   locks.onApplicationBootstrap();
@@ -77,5 +77,19 @@ describe('JobLocks: what a Redis pause did, in words', () => {
     expect(lines.slice(2)).toEqual(['traceback worker: redis connection error (reconnecting): connect ECONNREFUSED 127.0.0.1:6379']);
     locks.onApplicationShutdown();
     expect(worker.listenerCount('error')).toBe(1);
+  });
+
+  it('a lock lost while this process\'s own event loop was blocked: the line says so and the run goes on (the block would come back in the re-run)', async () => {
+    jest.restoreAllMocks(); // real time: the loop is really blocked below
+    const { worker, host, locks, lines } = setup(2_000);
+    worker.emit('active', { id: 'trace-a' });
+    const until = Date.now() + 2_500;
+    while (Date.now() < until) { /* a synchronous stretch longer than the lock */ }
+    await new Promise((r) => setTimeout(r, 600)); // the loop monitor's next tick records the stall
+    worker.emit('lockRenewalFailed', ['trace-a']);
+    expect(host.stopped).toEqual([]);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^traceback job trace-a: this worker's event loop was blocked for \d\.\d s \(no lock renewal for about \d s\), longer than its lock lasts \(2 s, WORKER_LOCK_MS\), .*Its run goes on here \(stopping it would only meet the same block again\); the re-run finds it done$/);
+    locks.onApplicationShutdown();
   });
 });
