@@ -68,7 +68,7 @@ describe.each(['open', 'closed'] as const)('rate limits with RATE_LIMIT_ON_REDIS
   it(`Redis stalled (SIGSTOP): every limited request ${mode === 'open' ? 'let through' : 'refused with 503'}, one warning for the outage, one info line after`, async () => {
     const stored = await storedReports();
     const before = await unchecked();
-    redis.pause();
+    redis.freeze();
     const rs = [];
     for (let i = 0; i < 5; i++) rs.push(await report());
     const a = await answer();

@@ -117,7 +117,7 @@ describe('npm start stops when told', () => {
       // npm exits only once the service has stopped (so `wait $SERVICE_PID` means stopped).
       expect(t.npmGoneMs).toBeGreaterThanOrEqual(0);
       // In order: the worker closed its queue, then the API and the servers were stopped.
-      expect(s.log()).toMatch(new RegExp(`${signal}: stopping the worker[^]*SIGTERM: finishing active jobs[^]*stopped in`));
+      expect(s.log()).toMatch(new RegExp(`${signal}: stopping the worker[^]*SIGTERM: taking no new jobs[^]*stopped in`));
     }, 420_000);
   }
 
@@ -138,7 +138,7 @@ describe('npm start stops when told', () => {
     process.kill(owner, 'SIGKILL');
     const t = await watchStop(s, 'SIGKILL to serve', ORPHANS_GONE_WITHIN_MS);
     expect(t.allGoneMs).toBeLessThanOrEqual(ORPHANS_GONE_WITHIN_MS);
-    expect(s.log()).toMatch(/supervisor gone: finishing active jobs/);
+    expect(s.log()).toMatch(/supervisor gone: taking no new jobs/);
   }, 420_000);
 
   it('SIGKILL to npm: the serve process notices its parent is gone and stops everything', async () => {
@@ -146,6 +146,6 @@ describe('npm start stops when told', () => {
     process.kill(s.servicePid, 'SIGKILL');
     const t = await watchStop(s, 'SIGKILL to npm', ORPHANS_GONE_WITHIN_MS);
     expect(t.allGoneMs).toBeLessThanOrEqual(ORPHANS_GONE_WITHIN_MS);
-    expect(s.log()).toMatch(/npm is gone: stopping the worker[^]*SIGTERM: finishing active jobs[^]*stopped in/);
+    expect(s.log()).toMatch(/npm is gone: stopping the worker[^]*SIGTERM: taking no new jobs[^]*stopped in/);
   }, 420_000);
 });

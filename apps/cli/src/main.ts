@@ -6,7 +6,7 @@ import { EMBEDDER, IngestCorpusUseCase, ValidationError, VECTOR_STORE, VetCollec
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setPriority, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { CoreModule, InfrastructureModule, loadConfig, onParentGone, requireEmbeddedPrerequisites, SUPERVISOR_PID_ENV } from '@forensics/infra';
+import { CoreModule, InfrastructureModule, loadConfig, onParentGone, requireEmbeddedPrerequisites, SUPERVISOR_PID_ENV, workerStopGraceMs } from '@forensics/infra';
 import { readIngestJsonl } from './jsonl';
 import { progressBar } from './progress';
 
@@ -68,7 +68,7 @@ async function ingest(argv: string[]): Promise<void> {
  * p99 52 ms at nice 10, 1947 and 47 ms at nice 19; the worker is meant to trace in the idle time). It finds
  * the embedded Postgres and Redis this process started (DATA_DIR/run) and is restarted if it dies.
  */
-function superviseWorker(n: number): { stop(): Promise<void> } {
+function superviseWorker(n: number, graceMs: number): { stop(): Promise<void> } {
   const entry = join(__dirname, '..', '..', 'worker', 'src', 'main.ts');
   let child: ChildProcess | null = null;
   let stopping = false;
@@ -92,8 +92,8 @@ function superviseWorker(n: number): { stop(): Promise<void> } {
       if (!c || c.exitCode !== null) return;
       const exited = new Promise<void>((r) => c.once('exit', () => r()));
       c.kill('SIGTERM');
-      // Active jobs finish first (as with docker compose's stop grace period); then it is killed.
-      const kill = setTimeout(() => c.kill('SIGKILL'), 120_000);
+      // Active jobs finish or are handed back first (WORKER_DRAIN_MS; as with docker compose's stop grace period); then it is killed.
+      const kill = setTimeout(() => c.kill('SIGKILL'), graceMs);
       await exited;
       clearTimeout(kill);
     },
@@ -137,7 +137,7 @@ async function serve(): Promise<void> {
   drainMs = config.shutdownDrainMs;
   await app.listen(config.port, config.host);
   if (stopping) return;
-  workers = Array.from({ length: config.queue.workerProcesses }, (_, i) => superviseWorker(i + 1));
+  workers = Array.from({ length: config.queue.workerProcesses }, (_, i) => superviseWorker(i + 1, workerStopGraceMs(config)));
   const url = await app.getUrl();
   console.log(`serving on ${url} — review console ${url}/console (log in with an API key), docs at ${url}/docs${config.devApiKey ? `; development API key '${config.apiKeys[0]}'` : ''}`);
 }

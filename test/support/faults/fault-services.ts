@@ -106,14 +106,31 @@ export class DedicatedRedis {
     await waitForPort(this.port, 10_000);
   }
 
-  /** SIGSTOP: a Redis that stalls — connections stay open, nothing is answered until `resume`. */
-  pause(): void {
+  /** SIGSTOP: a Redis that stalls — connections stay open, nothing is answered until `resume` (`pause(ms)` does both). */
+  freeze(): void {
     this.child?.kill('SIGSTOP');
   }
 
   /** SIGCONT: the stalled Redis answers again (what was sent meanwhile included). */
   resume(): void {
     this.child?.kill('SIGCONT');
+  }
+
+  /**
+   * SIGSTOP for `ms`, then SIGCONT: Redis answers nothing meanwhile but keeps its connections and its data
+   * (a paused VM, a long fork); keys whose TTL passes meanwhile have expired when it goes on.
+   */
+  async pause(ms: number): Promise<{ from: number; to: number }> {
+    if (!this.child) throw new Error('redis is not running');
+    const child = this.child;
+    child.kill('SIGSTOP');
+    const from = Date.now();
+    try {
+      await new Promise((r) => setTimeout(r, ms));
+    } finally {
+      child.kill('SIGCONT');
+    }
+    return { from, to: Date.now() };
   }
 
   /** SIGKILL: no shutdown, connections dropped. */

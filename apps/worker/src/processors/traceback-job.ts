@@ -7,6 +7,7 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import { z } from 'zod';
 import { GeneratorError, JudgeError, PermanentError, type ProcessFeedbackEventUseCase } from '@forensics/core';
 import { isTransientFailure, type TracebackJobData } from '@forensics/infra';
+import type { RunningJob } from './running-jobs';
 
 /** The job payload: the feedback id only (the row holds everything else, including the step). */
 export const TracebackJobPayload = z.object({ feedbackId: z.uuid() });
@@ -21,6 +22,14 @@ export function isPermanent(e: unknown): boolean {
 /** The log context of a job: its id and (bounded) feedback event id. */
 export function tracebackLogContext(job: Job<TracebackJobData>): { jobId: string | undefined; feedbackId: string | undefined } {
   return { jobId: job.id, feedbackId: typeof job.data?.feedbackId === 'string' ? job.data.feedbackId.slice(0, 64) : undefined };
+}
+
+/** The job's progress callback: the step is kept by its running job (for a hand-back line) and, with FORENSICS_DEBUG set, logged. */
+export function jobProgress(id: string, run: Pick<RunningJob, 'progress'>, log: (message: string) => void): (step: string, detail?: Record<string, unknown>) => void {
+  return (step, detail) => {
+    run.progress(step, detail);
+    if (process.env.FORENSICS_DEBUG) log(`${id}: ${step} ${JSON.stringify(detail ?? {})}`);
+  };
 }
 
 /** The job's log line for a finished pipeline run. */

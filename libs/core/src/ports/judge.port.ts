@@ -25,6 +25,8 @@ export interface JudgeRequest {
    * and its peers.
    */
   context?: readonly string[];
+  /** Aborted: the run that asked stops (the worker's drain timeout, a lost job lock); a judge that calls out cancels the call. */
+  signal?: AbortSignal;
 }
 
 export interface JudgeVerdict {

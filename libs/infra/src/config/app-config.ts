@@ -231,7 +231,8 @@ export const ENV_SCHEMA = z.object({
   QUEUE_BACKOFF_MS: intVar(0, 3_600_000, 2000, 'first retry delay of a failed job (ms)'),
   WORKER_CONCURRENCY: intVar(1, 64, 2, 'jobs per worker process'),
   WORKER_PROCESSES: intVar(1, 16, 1, '`npm start`: worker processes it runs beside the API (each WORKER_CONCURRENCY jobs; see Performance for when a second one pays)'),
-  WORKER_LOCK_MS: intVar(1000, 600_000, 30_000, 'job lock of a worker; a job whose worker died is taken over after about this long'),
+  WORKER_LOCK_MS: intVar(1000, 600_000, 60_000, 'job lock of a worker (renewed every 5 s at most): a Redis pause or a blocked worker shorter than about this minus 5 s re-runs no job; a job whose worker died is taken over after about this long'),
+  WORKER_DRAIN_MS: intVar(0, 600_000, 90_000, 'on SIGTERM/SIGINT the worker takes no new job and gives its active jobs this long (ms) to finish; then a traceback job is stopped at its next safe point and handed back to the queue for another worker; keep it 10 s or more below the stop grace period (compose and npm start: 120 s)'),
   REVIEW_CLAIM_TTL_SEC: intVar(10, 3600, 300, 'review console: how long opening an item claims it for its reviewer (renewed while open; expires by itself)'),
   REVIEW_REASONS: variable(z.string().default('').superRefine((v, ctx) => {
     try { if (v.trim()) parseReasonLabels(v); } catch (e) { ctx.addIssue({ code: 'custom', message: (e as Error).message }); }
@@ -566,7 +567,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, projectRoot = r
       ? { model: localLlm.model, modelPath: localLlm.modelPath, threads: e.LOCAL_LLM_THREADS, contextSize: e.LOCAL_LLM_CONTEXT, requestTimeoutMs: e.LOCAL_LLM_TIMEOUT_MS, defaultMaxTokens: e.LOCAL_LLM_MAX_TOKENS, maxQueue: LOCAL_LLM_DEFAULTS.maxQueue }
       : undefined,
     trace: { k: e.TRACE_K, maxRounds: e.TRACE_MAX_ROUNDS, maxJudgeCalls: e.TRACE_MAX_JUDGE_CALLS, judgeConcurrency: e.JUDGE_CONCURRENCY },
-    queue: { attempts: e.QUEUE_ATTEMPTS, backoffMs: e.QUEUE_BACKOFF_MS, workerConcurrency: e.WORKER_CONCURRENCY, workerProcesses: e.WORKER_PROCESSES, prefix: e.QUEUE_PREFIX, lockMs: e.WORKER_LOCK_MS, sweepEveryMs: e.SWEEP_EVERY_MS, enqueueTimeoutMs: e.QUEUE_ENQUEUE_TIMEOUT_MS },
+    queue: { attempts: e.QUEUE_ATTEMPTS, backoffMs: e.QUEUE_BACKOFF_MS, workerConcurrency: e.WORKER_CONCURRENCY, workerProcesses: e.WORKER_PROCESSES, prefix: e.QUEUE_PREFIX, lockMs: e.WORKER_LOCK_MS, drainMs: e.WORKER_DRAIN_MS, sweepEveryMs: e.SWEEP_EVERY_MS, enqueueTimeoutMs: e.QUEUE_ENQUEUE_TIMEOUT_MS },
     defaultCollection: e.DEFAULT_COLLECTION,
     evidence: { enabled: e.EVIDENCE === 'on', birdK: e.BIRD_K, progrankRuns: e.PROGRANK_RUNS, progrankTokenDropout: e.PROGRANK_TOKEN_DROPOUT },
     probe: { kind: e.PROBE, modelDir: e.PROBE_MODEL_DIR },

@@ -77,7 +77,7 @@ export interface AppConfig {
   /** LOCAL_LLM without OPENAI_BASE_URL: the GGUF the embedded mode serves to the OpenAI adapters (../local-llm). */
   readonly localLlm?: Readonly<LocalLlmParams>;
   readonly trace: Readonly<{ k: number; maxRounds: number; maxJudgeCalls: number; judgeConcurrency: number }>;
-  readonly queue: Readonly<{ attempts: number; backoffMs: number; workerConcurrency: number; workerProcesses: number; prefix: string; lockMs: number; sweepEveryMs: number; enqueueTimeoutMs: number }>;
+  readonly queue: Readonly<{ attempts: number; backoffMs: number; workerConcurrency: number; workerProcesses: number; prefix: string; lockMs: number; /** WORKER_DRAIN_MS: how long active jobs get to finish after SIGTERM/SIGINT (apps/worker/src/worker-drain.ts). */ drainMs: number; sweepEveryMs: number; enqueueTimeoutMs: number }>;
   readonly defaultCollection: string;
   /** Retriever-side evidence and the quarantine decision policy (BiRD arXiv 2605.20123 §4; GRADA arXiv 2505.07546 §3; ProGRank arXiv 2603.22934 §3). */
   readonly evidence: Readonly<{ enabled: boolean; birdK: number; progrankRuns: number; progrankTokenDropout: number }>;

@@ -72,7 +72,7 @@ export class OpenAiJudge implements Judge {
     let label: VerdictLabel = 'UNDETERMINED';
 
     for (let attempt = 1; attempt <= 1 + this.maxReasks; attempt++) {
-      const completion = await this.complete(prompt, attempt);
+      const completion = await this.complete(prompt, attempt, request.signal);
       const choice = completion.choices?.[0];
       // A null content (refusal, content filter) is an unusable reply like any other.
       replies.push(choice?.message?.content ?? '');
@@ -96,13 +96,13 @@ export class OpenAiJudge implements Judge {
     };
   }
 
-  private async complete(prompt: string, attempt: number) {
+  private async complete(prompt: string, attempt: number, signal?: AbortSignal) {
     try {
       return await this.client.chat.completions.create({
         model: this.model,
         messages: [{ role: 'user', content: prompt }],
         temperature: 0,
-      });
+      }, { signal });
     } catch (error) {
       const failure = classifyOpenAiError(error);
       const status = failure.status === undefined ? 'no HTTP response' : `HTTP ${failure.status}`;

@@ -6,3 +6,4 @@ export * from './transient-failure';
 export * from './queue-registry';
 export * from './dead-letters';
 export * from './recurring-job';
+export { NOT_A_CONNECTION_LOG } from './queue-error-logs';

@@ -6,6 +6,12 @@ import { QueueRegistry } from './queue-registry';
 import { rateLimitedErrorLog } from './transient-failure';
 
 /**
+ * Marks an `error` listener that is not a connection-error log (the worker's JobLocks, which reads lock
+ * errors only): QueueErrorLogs still gives that worker its connection-error line.
+ */
+export const NOT_A_CONNECTION_LOG: unique symbol = Symbol('not a connection-error log');
+
+/**
  * BullMQ queues and workers emit their Redis connection's errors as `error` events; with no
  * listener BullMQ prints each one (every reconnect attempt of an outage) as an unhandled error.
  * At bootstrap, every registered queue and every worker (any @Processor) that has no `error`
@@ -31,7 +37,8 @@ export class QueueErrorLogs implements OnApplicationBootstrap {
       if (!(instance instanceof WorkerHost)) continue;
       let worker: Worker | undefined;
       try { worker = instance.worker; } catch { worker = undefined; } // not started (no worker in this process)
-      if (worker && worker.listenerCount('error') === 0) worker.on('error', rateLimitedErrorLog((m) => this.log.warn(m), `${worker.name} worker: redis connection error (reconnecting)`));
+      const logs = worker?.listeners('error').filter((l) => !(l as { [NOT_A_CONNECTION_LOG]?: true })[NOT_A_CONNECTION_LOG]).length ?? 0;
+      if (worker && logs === 0) worker.on('error', rateLimitedErrorLog((m) => this.log.warn(m), `${worker.name} worker: redis connection error (reconnecting)`));
     }
   }
 }

@@ -26,15 +26,26 @@ export function isTransientFailure(e: unknown, depth = 0): boolean {
 }
 
 /**
+ * A BullMQ worker error saying that a job's lock was gone when it was to be renewed or the job to be
+ * recorded finished or failed: Redis answered, late (a pause longer than the lock) — not a connection
+ * error. The worker's JobLocks (apps/worker/src/job-locks.ts) says what it means in its own lines.
+ */
+export function isLockError(err: { message?: unknown } | undefined): boolean {
+  return typeof err?.message === 'string' && /^(could not renew lock for job |Missing lock for job |Lock mismatch for job |Job \S+ is not in the active state)/.test(err.message);
+}
+
+/**
  * A listener for BullMQ's `error` events (a worker's Redis connection dropping and reconnecting):
  * logs at warn, at most once per `everyMs`, with how many errors were folded into the line —
  * an outage gives one line every `everyMs`, not one per reconnect attempt. Without a listener
- * BullMQ/ioredis print every attempt as an unhandled error.
+ * BullMQ/ioredis print every attempt as an unhandled error. Lock errors (isLockError) are left out:
+ * they are not about the connection.
  */
 export function rateLimitedErrorLog(warn: (message: string) => void, what: string, everyMs = 30_000, now: () => number = Date.now): (err: Error) => void {
   let last = -Infinity;
   let folded = 0;
   return (err: Error) => {
+    if (isLockError(err)) return;
     const t = now();
     if (t - last < everyMs) { folded++; return; }
     const more = folded ? ` (${folded} more since the last report)` : '';

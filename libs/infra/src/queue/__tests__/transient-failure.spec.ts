@@ -1,5 +1,5 @@
 import { QueueUnreachableError } from '../bullmq-traceback-queue';
-import { isTransientFailure, rateLimitedErrorLog } from '../transient-failure';
+import { isLockError, isTransientFailure, rateLimitedErrorLog } from '../transient-failure';
 
 describe('isTransientFailure', () => {
   it('is true for an unreachable dependency, through cause chains', () => {
@@ -35,5 +35,24 @@ describe('rateLimitedErrorLog', () => {
     now = 30_001;
     log(new Error('Connection is closed.'));
     expect(lines).toEqual(['redis: connect ECONNREFUSED 127.0.0.1:6379', 'redis: Connection is closed. (50 more since the last report)']);
+  });
+});
+
+describe('lock errors are not connection errors', () => {
+  // BullMQ 6's messages (lock-manager.js, finished-errors.js): Redis answered, but the job's lock was gone.
+  const lockErrors = ['could not renew lock for job trace-1', 'Missing lock for job trace-1. moveToFinished', 'Lock mismatch for job trace-1. Cmd moveToFinished from active', 'Job trace-1 is not in the active state. moveToFailed'];
+
+  it('isLockError tells them from connection errors', () => {
+    expect(lockErrors.map((m) => isLockError(new Error(m)))).toEqual(lockErrors.map(() => true));
+    expect(['connect ECONNREFUSED 127.0.0.1:6379', 'Connection is closed.', 'Missing key for job trace-1. moveToFinished'].map((m) => isLockError(new Error(m)))).toEqual([false, false, false]);
+  });
+
+  it('the connection-error line leaves them out (the worker\'s JobLocks says what they mean)', () => {
+    const lines: string[] = [];
+    const log = rateLimitedErrorLog((m) => lines.push(m), 'traceback worker: redis connection error', 30_000, () => 0);
+    for (const m of lockErrors) log(new Error(m));
+    expect(lines).toEqual([]);
+    log(new Error('connect ECONNREFUSED 127.0.0.1:6379'));
+    expect(lines).toEqual(['traceback worker: redis connection error: connect ECONNREFUSED 127.0.0.1:6379']);
   });
 });

@@ -13,6 +13,13 @@ export interface ProcessFeedbackEventCommand {
   feedbackId: string;
   /** Progress reporting (e.g. the job's log); the event row is what resumption reads. */
   onProgress?: (step: string, detail?: Record<string, unknown>) => Promise<void> | void;
+  /**
+   * Aborted: stop at the next safe point and throw the signal's reason (the worker's drain timeout, or a job
+   * lock lost). Safe points lie between writes that belong together — between steps, before each judge call,
+   * between rounds, before each text's decision (a quarantine's Postgres and store writes stay one unit) — so
+   * the stopped run leaves what a later run resumes from, and nothing of it runs on once it has thrown.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ProcessFeedbackEventResult {
@@ -65,6 +72,8 @@ export class ProcessFeedbackEventUseCase {
     const skip = (status: FeedbackStatus, step: PipelineStep | null): ProcessFeedbackEventResult =>
       ({ feedbackId: id, status, skipped: true, resumedAfter: step, trace: null, verification: null, enhanced: false });
     if (isTerminal(before.status)) return skip(before.status, before.step);
+    const signal = cmd.signal;
+    signal?.throwIfAborted();
     const ev = await feedback.transition(id, { from: PENDING_STATUSES, to: 'TRACING', incrementAttempts: true });
     if (!ev) {
       // Another writer finished or failed it between the read and the transition.
@@ -76,21 +85,24 @@ export class ProcessFeedbackEventUseCase {
 
     let trace: TracebackOutcome | null = null;
     if (step === null) {
-      trace = await this.deps.traceback.execute({ feedbackId: id, onProgress: cmd.onProgress });
+      trace = await this.deps.traceback.execute({ feedbackId: id, onProgress: cmd.onProgress, signal });
       step = await this.complete(id, 'traced', cmd);
     }
     let verification: Verification | null = null;
+    signal?.throwIfAborted();
     if (step === 'traced') {
       verification = (await this.deps.verify.execute({ feedbackId: id })).verification;
       step = await this.complete(id, 'verified', cmd);
     }
     let enhanced = false;
+    signal?.throwIfAborted();
     if (step === 'verified') {
       const current = (await feedback.get(id))!;
       if (current.correctAnswer) enhanced = (await this.deps.enhance.execute({ feedbackId: id, actor: this.deps.settings.workerActor, authority: 'report' })).enhancement.state === 'ACTIVE';
       step = await this.complete(id, 'enhanced', cmd);
     }
     failpoints.hit('pipeline.before-finish');
+    signal?.throwIfAborted();
 
     const done = (await feedback.get(id))!;
     const outcome: FeedbackStatus = done.trace?.outcome ?? trace?.status ?? 'TRACED';

@@ -30,6 +30,8 @@ export interface RunTracebackCommand {
   feedbackId: string;
   /** Called at each persisted step (progress reporting only: the rows are the source of truth). */
   onProgress?: (step: string, detail?: Record<string, unknown>) => Promise<void> | void;
+  /** Aborted: stop at the next safe point (ProcessFeedbackEventCommand.signal); judge calls in flight are aborted too. */
+  signal?: AbortSignal;
 }
 
 export interface TracebackOutcome {
@@ -88,6 +90,7 @@ export class RunTracebackUseCase {
 
   async execute(cmd: RunTracebackCommand): Promise<TracebackOutcome> {
     const { feedback, documents, verdicts, enhancements, store, embedder, judge, settings } = this.deps;
+    const signal = cmd.signal;
     const ev = await feedback.get(cmd.feedbackId);
     if (!ev) throw new PermanentError(`feedback event ${cmd.feedbackId} does not exist`);
     const collection = await documents.getCollection(ev.collection);
@@ -133,7 +136,9 @@ export class RunTracebackUseCase {
       servedContext ??= peers;
       const context = servedContext;
       const labels: Record<string, Label> = {};
+      // mapPool settles every call in flight before it throws: an aborted batch writes no verdict after it returns.
       await mapPool(ids, settings.trace.judgeConcurrency, async (id) => {
+        signal?.throwIfAborted();
         const doc = docs.get(id);
         if (!doc) throw new PermanentError(`document ${id} is in the vector store but not registered`);
         const done = prior.get(id);
@@ -148,7 +153,9 @@ export class RunTracebackUseCase {
           return;
         }
         judgeCalls++;
-        const v = await judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text: doc.text, peers: peers.filter((p) => p !== doc.text), context });
+        const v = await judge.judge({ query: ev.query, wrongAnswer: ev.wrongAnswer, text: doc.text, peers: peers.filter((p) => p !== doc.text), context, signal });
+        // An aborted call's reply (if the judge returned one anyway) is not saved: the run stops here.
+        signal?.throwIfAborted();
         labels[id] = v.label;
         await verdicts.save({
           feedbackId: ev.id, documentId: id, round, label: v.label, judgeKind: judge.kind, judgeModel: judge.model,
@@ -169,6 +176,7 @@ export class RunTracebackUseCase {
     }
 
     for (;;) {
+      signal?.throwIfAborted();
       const req = nextRetrieval(state);
       if (!req) break;
       const search = async () => (await store.search(ev.collection, { vector: qvec, k: req.k, excludeIds: [...req.excludeIds, ...proxyIds] })).filter((h) => !isRetrievalProxy(h));
@@ -218,6 +226,7 @@ export class RunTracebackUseCase {
         }
       }
     };
+    signal?.throwIfAborted();
     await attachEvidence(judgedIds);
     await cmd.onProgress?.('evidence', { candidates: Object.keys(evidence).length });
 
@@ -272,6 +281,8 @@ export class RunTracebackUseCase {
     };
     /** Decides one judged text and applies it; true when the text left serving (quarantined or withheld). */
     const decideOne = async (id: string): Promise<boolean> => {
+      // Between two texts' decisions, never inside one (QuarantineText writes Postgres, then the store).
+      signal?.throwIfAborted();
       const v = finalVerdicts.get(id);
       const label = (state.verdicts[id] ?? v?.label) as Label;
       const e = evidence[id];
@@ -316,6 +327,7 @@ export class RunTracebackUseCase {
     const extra = { poisoned: [] as string[], benign: [] as string[], undetermined: [] as string[] };
     const seen = new Set([...judgedIds, ...proxyIds]);
     while (benignWithheld && topUp.rounds < state.params.maxRounds) {
+      signal?.throwIfAborted();
       const hits = (await store.search(ev.collection, { vector: qvec!, k: ev.k, excludeIds: proxyIds })).filter((h) => !isRetrievalProxy(h));
       const fresh = hits.map((h) => h.id).filter((id) => !seen.has(id));
       if (!fresh.length || judgeCalls + fresh.length > state.params.maxJudgeCalls) break;
@@ -334,10 +346,13 @@ export class RunTracebackUseCase {
       }
     }
     // Complete any quarantine of this event left half-done by a crash (Postgres written, store not).
+    signal?.throwIfAborted();
     await this.deps.syncQuarantines.execute({ feedbackId: ev.id });
     await cmd.onProgress?.('quarantined', { count: state.poisoned.length });
 
     const status: 'TRACED' | 'BOUNDED' = state.status === 'BOUNDED' ? 'BOUNDED' : 'TRACED';
+    // The last safe point of the trace: its outcome and its audit entry are written together.
+    signal?.throwIfAborted();
     await feedback.update(ev.id, {
       trace: {
         state: summarizeTrace(state), rounds: state.rounds, boundReason: state.boundReason ?? null, outcome: status,
