@@ -44,7 +44,7 @@ const HISTORY_PHRASES: RegExp[] = [
   /\b(git|README) history\b/i,
 ];
 
-/** Names whose `-vN` is someone else's version, not a judge's: a model's, or the LLM judge's prompt (`rf-v1`, `rf-v1-quote`). */
+/** Names whose `-vN` is someone else's version, not a judge's: a model's, or the LLM judge's prompt (`rf-v1`, `rf-v1-quote`, `rf-v2`). */
 const THIRD_PARTY_NAMES = /\bMiniLM-L\d+-v\d+\b|\brf-v\d+(?:-quote)?\b/gi;
 
 const DATE = /\b20\d\d-\d\d-\d\d\b/;
@@ -176,6 +176,8 @@ describe('docs/results.md holds the latest run of each measure', () => {
       expect(ok(`${run}\n\n| judge | x |\n|---|---|\n| v${j - 1} | 1 |\n`)).toEqual([expect.stringContaining(`v${j - 1}`)]);
       expect(ok(`judge \`offline-evidence-v${j - 2}\` read the same\n`).length).toBeGreaterThan(0);
       expect(ok(`\`${MODELS.reader.prefix}-v${MODELS.reader.version + 1}\`\n`).length).toBeGreaterThan(0);
+      // The LLM judge's prompts are not judge versions.
+      expect(ok(`${run}: prompts \`rf-v1\`, \`rf-v1-quote\` and \`rf-v2\` on judge v${j}\n`)).toEqual([]);
     });
 
     it('flags the wording of history', () => {

@@ -4,7 +4,14 @@
  * poisoned + 20 clean passages each) through the HTTP API, report one wrong answer per question,
  * wait for the tracebacks, print a per-question table and one JSON line with the totals.
  *
- *   npm run demo            (options: --questions N, --keep-data, --data-dir DIR, --only-wrong)
+ *   npm run demo            (options: --questions N, --keep-data, --data-dir DIR, --only-wrong, --llm NAME)
+ *
+ * Who answers: by default the offline generator, an extractive stand-in without an LLM (it quotes the best-matching
+ * sentence of the top passages). `--llm NAME` makes the RAG's answers, the verification re-runs and the benign texts a
+ * local LLM's (LOCAL_LLM=NAME, GENERATOR=openai: the service's OpenAI generator on the embedded endpoint; the judge
+ * stays JUDGE's, the rules unless set, so the tracing takes what it takes without it). LOCAL_LLM set in the
+ * environment does what it does for the service: the LLM judges and answers. The first lines say which generator and
+ * model answer, and the summary line names them (`generator`, `generatorModel`).
  * The data dir is wiped at the start (unless --keep-data) and kept at the end, so `npm start` on it
  * shows the demo's quarantined texts in the review console. It also subscribes a local webhook
  * receiver (signatures verified) and keeps, in the data dir, the deliveries it received
@@ -17,7 +24,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { answerMatches } from '@forensics/algorithms';
 import { documentIdFor, stripReservedMarkers, textHash, verifyWebhookSignature } from '@forensics/core';
-import { freePort, loadConfig, requireEmbeddedPrerequisites, startEmbeddedPostgres, startEmbeddedRedis, startupFailureLine, waitForPort, type EmbeddedService } from '@forensics/infra';
+import { freePort, loadConfig, requireEmbeddedPrerequisites, startEmbeddedLocalLlm, startEmbeddedPostgres, startEmbeddedRedis, startupFailureLine, waitForPort, type EmbeddedService } from '@forensics/infra';
 import { progressBar } from './progress';
 
 interface DemoQuestion { id: string; question: string; correct_answer: string; incorrect_answer: string; poisoned_texts: string[]; clean_texts: string[] }
@@ -42,11 +49,16 @@ async function main(): Promise<void> {
   const onlyWrong = process.argv.includes('--only-wrong');
   const questions: DemoQuestion[] = readFileSync(join(ROOT, 'demo', 'poisonedrag-nq-20.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).slice(0, nQ);
   const say = (m: string) => process.stderr.write(`${m}\n`);
+  // --llm NAME: the local LLM as the generator only; the judge is JUDGE's (the rules when unset), not the LLM.
+  const llm = arg('llm');
+  const baseEnv: NodeJS.ProcessEnv = llm ? { ...process.env, LOCAL_LLM: llm, GENERATOR: 'openai', JUDGE: process.env.JUDGE ?? 'offline' } : process.env;
 
   // A fresh knowledge base each run, so every run starts from the same state.
   if (!keep) rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
-  const config = loadConfig({ ...process.env, DATA_DIR: dataDir });
+  const config = loadConfig({ ...baseEnv, DATA_DIR: dataDir });
+  say(`answers: ${generatorLine(config)}`);
+  say(`judge: ${config.judge.kind}${config.judge.kind === 'openai' ? ` (${config.judge.model}${config.localLlm ? ', the local LLM' : ''})` : ''}`);
   const services: EmbeddedService[] = [];
   const children: ChildProcess[] = [];
   const cleanup = async () => {
@@ -59,6 +71,9 @@ async function main(): Promise<void> {
     say('starting embedded PostgreSQL and Redis …');
     const databaseUrl = config.databaseUrl ?? (await startEmbeddedPostgres(dataDir, say).then((s) => { services.push(s); return s.url; }));
     const redisUrl = config.redisUrl ?? (await startEmbeddedRedis(dataDir, say).then((s) => { services.push(s); return s.url; }));
+    // The local LLM is started here, before the API and the worker, which then find it (DATA_DIR/run/local-llm.json)
+    // instead of both loading it at once; it stops with the demo.
+    if (config.localLlm && (config.judge.kind === 'openai' || config.generator.kind === 'openai')) services.push(await startEmbeddedLocalLlm(dataDir, config.localLlm, ROOT, say));
     const port = await freePort();
     const workerMetricsPort = await freePort();
     // A webhook receiver on loopback (allowed for the demo's processes only: WEBHOOK_ALLOW_PRIVATE).
@@ -78,7 +93,7 @@ async function main(): Promise<void> {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
     const env = {
-      ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DATA_DIR: dataDir, PORT: String(port), API_KEYS: API_KEY,
+      ...baseEnv, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, DATA_DIR: dataDir, PORT: String(port), API_KEYS: API_KEY,
       WEBHOOK_ALLOW_PRIVATE: 'true', WORKER_METRICS_PORT: String(workerMetricsPort),
     };
     const launch = (name: string, entry: string) => {
@@ -138,12 +153,16 @@ async function main(): Promise<void> {
     hookSecret = String(hook.secret);
     const app = await http('POST', '/v1/admin/keys', { name: 'demo-app', scopes: ['feedback'] });
     // Which answers were wrong: the offline generator answers extractively from the top passage, and
-    // for most questions that is a clean one even with five planted texts in the top 5. The planted
+    // for most questions that is a clean one even with five planted texts in the top 5 (an LLM reads all
+    // five and repeats the planted answer more often: --llm). The planted
     // texts are the attack whether or not this answer showed it, so by default every question is
     // reported with the attacker's target answer (as a red team, or the next user who gets it, would);
     // --only-wrong reports only the answers that were wrong. The demo says which it does.
     const answered = [];
     for (const q of questions) answered.push({ q, before: await http('POST', '/v1/rag/answer', { collection: COLLECTION, query: q.question, k: 5 }) });
+    // What the API says answered, beside what the demo configured (the two are one unless the API was set up otherwise).
+    const served = (answered[0]?.before.generator ?? {}) as { kind?: string; model?: string; promptVersion?: string };
+    say(`answered by the ${served.kind} generator, model ${served.model}, prompt ${served.promptVersion}${served.kind === 'offline' ? ' (no LLM)' : ''}`);
     const wrongNow = answered.filter((a) => answerMatches(String(a.before.answer), a.q.incorrect_answer)).length;
     const toReport = onlyWrong ? answered.filter((a) => answerMatches(String(a.before.answer), a.q.incorrect_answer)) : answered;
     say(onlyWrong
@@ -235,7 +254,7 @@ async function main(): Promise<void> {
       poisonedJudged, recall: +(tp / Math.max(1, poisonedTexts)).toFixed(3), benignQuarantineRate: +(fp / Math.max(1, benignJudged)).toFixed(3),
       evidence: ev, needsReview: review, undetermined, judgeCalls, statuses,
       answersWrongBefore: wrongBefore, answersCorrectAfter: correctAfter,
-      generator: String((e0(events)?.before.generator as { kind?: string } | undefined)?.kind ?? 'unknown'),
+      generator: String(served.kind ?? 'unknown'), generatorModel: String(served.model ?? 'unknown'),
       embedder: String(health.embedder), vectorStore: (health.vectorStore as { kind: string }).kind,
     };
     // What an operator would see: both processes' metrics, and the webhook deliveries as received
@@ -262,7 +281,13 @@ async function main(): Promise<void> {
   }
 }
 
-function e0<T>(xs: T[]): T | undefined { return xs[0]; }
+/** Who writes the answers, in words: the first line of the demo's output. */
+function generatorLine(config: ReturnType<typeof loadConfig>): string {
+  const g = config.generator;
+  if (g.kind === 'offline') return `the offline generator (offline-extractive-v1): no LLM, an extractive stand-in that quotes the best-matching sentence of the top passages`;
+  if (config.localLlm) return `the local LLM ${g.model} (${config.localLlm.modelPath}, node-llama-cpp on this machine's CPU) through the service's OpenAI generator: the answers are the model's`;
+  return `the OpenAI generator, model ${g.model} at ${config.openai.baseURL ?? 'https://api.openai.com/v1'}: the answers are the model's`;
+}
 
 function trunc(s: string, n: number): string { return s.length > n ? `${s.slice(0, n - 1)}…` : s; }
 

@@ -221,7 +221,7 @@ export const ENV_SCHEMA = z.object({
   LOCAL_LLM_MAX_TOKENS: intVar(1, 32_768, LOCAL_LLM_DEFAULTS.defaultMaxTokens, 'LOCAL_LLM: reply tokens when a request sets no max_tokens (the adapters set none)'),
   JUDGE_TIMEOUT_MS: intVar(100, 600_000, 60_000, 'timeout of one judge request (ms); with LOCAL_LLM unset = LOCAL_LLM_TIMEOUT_MS + 5 s'),
   JUDGE_MAX_REASKS: intVar(0, 10, 2, 're-asks after an unlabelled judge reply'),
-  JUDGE_PROMPT: enumVar(['rf-v1-quote', 'rf-v1'], 'rf-v1-quote', "LLM judge prompt: rf-v1-quote = the paper's rf-v1 plus one sentence asking for the claim's sentences as [Quote: …] (claim spans on the review page); rf-v1 = the paper's prompt verbatim, no spans"),
+  JUDGE_PROMPT: enumVar(['rf-v1-quote', 'rf-v1', 'rf-v2'], 'rf-v1-quote', "LLM judge prompt: rf-v1-quote = the paper's rf-v1 plus one sentence asking for the claim's sentences as [Quote: …] (claim spans on the review page); rf-v1 = the paper's prompt verbatim, no spans; rf-v2 = rf-v1-quote with the question, the wrong answer and the text each between tags, said to be data and never instructions (docs/security.md)"),
   JUDGE_CONCURRENCY: intVar(1, 64, 4, 'judge calls in flight within a round'),
   // RAGForensics bounds: ranges as in TraceParams (validateTraceParams), defaults DEFAULT_TRACE_PARAMS.
   TRACE_K: intVar(1, 100, DEFAULT_TRACE_PARAMS.k, 'K of RAGForensics: texts per retrieval round (library default)'),

@@ -72,7 +72,7 @@ export interface AppConfig {
   readonly embedder: Readonly<{ kind: 'use-lite' | 'minilm' | 'onnx' | 'openai'; onnxModelDir?: string; model?: string; dimension?: number }>;
   /** MODELS_DIR resolved: where `npm run models` lays the model files. */
   readonly modelsDir: string;
-  readonly judge: Readonly<{ kind: 'reader' | 'offline' | 'openai'; /** kind 'reader': the encoder's folder. */ readerModelDir?: string; model: string; timeoutMs: number; maxReasks: number; prompt: 'rf-v1' | 'rf-v1-quote' }>;
+  readonly judge: Readonly<{ kind: 'reader' | 'offline' | 'openai'; /** kind 'reader': the encoder's folder. */ readerModelDir?: string; model: string; timeoutMs: number; maxReasks: number; prompt: 'rf-v1' | 'rf-v1-quote' | 'rf-v2' }>;
   readonly openai: Readonly<{ baseURL?: string; apiKey?: string }>;
   /** LOCAL_LLM without OPENAI_BASE_URL: the GGUF the embedded mode serves to the OpenAI adapters (../local-llm). */
   readonly localLlm?: Readonly<LocalLlmParams>;

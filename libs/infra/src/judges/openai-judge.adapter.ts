@@ -1,7 +1,7 @@
 import { locateSentences } from '@forensics/algorithms';
 import { JudgeError, type Judge, type JudgeRequest, type JudgeVerdict, type VerdictLabel } from '@forensics/core';
 import { classifyOpenAiError, createOpenAiClient, type OpenAiClient } from '../openai/openai-client';
-import { parseRfLabel, parseRfQuotes, renderRf, RF_V1, RF_V1_QUOTE, type RfPromptVersion } from './rf-prompts';
+import { parseRfLabel, parseRfQuotes, renderRf, RF_PROMPT_VERSIONS, RF_V1, type RfPromptVersion } from './rf-prompts';
 
 export interface OpenAiJudgeConfig {
   /** Base URL including `/v1` (OpenAI or any OpenAI-compatible server). */
@@ -14,7 +14,7 @@ export interface OpenAiJudgeConfig {
   maxReasks?: number;
   /** Transport retries done by the `openai` package itself (429, 5xx, timeouts). Default 2. */
   maxRetries?: number;
-  /** 'rf-v1' (default: the paper's prompt verbatim) or 'rf-v1-quote' (also asks for the claim's sentences: claim spans, issue 35). */
+  /** 'rf-v1' (default: the paper's prompt verbatim), 'rf-v1-quote' (also asks for the claim's sentences: claim spans, issue 35) or 'rf-v2' (rf-v1-quote with the untrusted values kept as data, issue 60). */
   prompt?: RfPromptVersion;
 }
 
@@ -50,7 +50,7 @@ export class OpenAiJudge implements Judge {
     if (!config.model) throw new Error('OpenAiJudge: model is required');
     const maxReasks = config.maxReasks ?? OPENAI_JUDGE_DEFAULT_MAX_REASKS;
     if (!Number.isInteger(maxReasks) || maxReasks < 0) throw new RangeError(`OpenAiJudge: maxReasks must be a non-negative integer, got ${maxReasks}`);
-    if (config.prompt !== undefined && config.prompt !== RF_V1 && config.prompt !== RF_V1_QUOTE) throw new RangeError(`OpenAiJudge: prompt must be ${RF_V1} or ${RF_V1_QUOTE}, got ${String(config.prompt)}`);
+    if (config.prompt !== undefined && !RF_PROMPT_VERSIONS.includes(config.prompt)) throw new RangeError(`OpenAiJudge: prompt must be one of ${RF_PROMPT_VERSIONS.join(', ')}, got ${String(config.prompt)}`);
     this.model = config.model;
     this.promptVersion = config.prompt ?? RF_V1;
     this.maxReasks = maxReasks;
@@ -84,7 +84,7 @@ export class OpenAiJudge implements Judge {
     }
 
     // Claim spans: the labelled reply's quotes that are found in the text (a quote not found gives no span; none is guessed).
-    const quotes = label === 'YES' && this.promptVersion === RF_V1_QUOTE ? parseRfQuotes(replies[replies.length - 1]) : [];
+    const quotes = label === 'YES' && this.promptVersion !== RF_V1 ? parseRfQuotes(replies[replies.length - 1]) : [];
     const spans = locateSentences(request.text, quotes);
     return {
       label,
