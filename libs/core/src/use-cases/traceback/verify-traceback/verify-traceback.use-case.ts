@@ -5,13 +5,13 @@ import type { Embedder } from '../../../ports/embedder.port';
 import type { Generator } from '../../../ports/generator.port';
 import type { Judge } from '../../../ports/judge.port';
 import type {
-  AuditLogRepository, DocumentRepository, EnhancementRepository, FeedbackEventRepository, FeedbackRow, QuarantineRepository, Verification, VerificationDetails, VerdictRepository,
+  AuditLogRepository, DocumentRepository, EnhancementRepository, FeedbackEventRepository, FeedbackRow, QuarantineRepository, QuarantineRow, Verification, VerificationDetails, VerdictRepository,
 } from '../../../ports/repositories';
 import { AUDIT_LOG, CORE_SETTINGS, DOCUMENTS, EMBEDDER, ENHANCEMENTS, FEEDBACK_EVENTS, GENERATOR, JUDGE, QUARANTINES, VECTOR_STORE, VERDICTS } from '../../../ports/tokens';
 import type { VectorStore } from '../../../ports/vector-store.port';
 import type { CoreSettings } from '../../../settings';
 import type { InjectMap } from '../../../use-case';
-import { servingView } from '../../serving/serving-view/serving-view';
+import { servingView, type ServedContext } from '../../serving/serving-view/serving-view';
 import { servedContextOf } from '../served-context';
 
 export interface VerificationResult {
@@ -62,65 +62,70 @@ export class VerifyTracebackUseCase {
   constructor(private readonly deps: VerifyTracebackDeps) {}
 
   async execute(cmd: { feedbackId: string }): Promise<VerificationResult> {
-    const { feedback, verdicts, generator } = this.deps;
+    const { feedback, generator } = this.deps;
     const ev = await feedback.get(cmd.feedbackId);
     if (!ev) throw new NotFoundError(`feedback event ${echoInput(cmd.feedbackId)} does not exist`);
     const records = await this.deps.quarantines.list({ feedbackId: ev.id });
     const removed = records.filter((r) => r.state === 'QUARANTINED' || (r.state === 'NEEDS_REVIEW' && !r.servedDuringReview));
-    const quarantinedCount = removed.length;
     let result: VerificationResult;
     try {
       const view = await servingView(this.deps, ev.collection, ev.query, ev.k, this.deps.settings.enhancementServing?.minQuerySimilarity);
-      const servedIds = view.contexts.map((c) => c.id);
       if (generator.kind !== 'offline') {
+        const servedIds = view.contexts.map((c) => c.id);
         const out = await generator.generate({ query: ev.query, contexts: view.contexts.map((c) => c.text), enhanced: view.enhanced });
         const stillWrong = answerMatches(out.answer, ev.wrongAnswer);
         result = {
           verification: stillWrong ? 'NON_POISONED' : 'POISONED',
           details: { method: 'rerun-rag', answerAfter: out.answer, matchesWrongAnswer: stillWrong, generator: `${generator.kind}:${generator.model}`, promptVersion: out.promptVersion, servedIds },
         };
-      } else {
-        const listed = await verdicts.list(ev.id);
-        const prior = new Map(listed.map((v) => [v.documentId, v.label]));
-        const supporting: string[] = [];
-        const undetermined: string[] = [];
-        const served = view.contexts.filter((c) => !c.enhancement);
-        const removedDocs = await this.deps.documents.get(removed.map((r) => r.documentId));
-        // A residual text reads a served answer as the traceback did: against what the user was served (the event's
-        // first round, where a quoted answer sentence came from), the texts now served beside it as its peers.
-        const servedTexts = served.map((c) => c.text);
-        const firstServed = await servedContextOf(this.deps.documents, listed);
-        for (const c of served) {
-          const label = prior.get(c.id) ?? (await this.judgeResidual(ev, c.id, c.text, servedTexts.filter((t) => t !== c.text), firstServed));
-          if (label === 'YES') supporting.push(c.id);
-          else if (label === 'UNDETERMINED') undetermined.push(c.id);
-        }
-        // The answer as the judge reads it (a served answer's framing off, a quoted sentence as its span): matched word
-        // for word as reported, a framed answer is stated by no text and the check could only say INCONCLUSIVE.
-        const read = consensusAnswer(ev.wrongAnswer, [...removedDocs.map((d) => d.text), ...served.map((c) => c.text)], ev.query);
-        const removedStating = removedDocs.filter((d) => containsAnswer(d.text, read)).length;
-        const servedStating = served.filter((c) => containsAnswer(c.text, read)).length;
-        const share = removedStating + servedStating ? removedStating / (removedStating + servedStating) : 0;
-        const consensus = consensusCheck(read, served.map((c) => ({ id: c.id, text: c.text })), validateConsensusParams(this.deps.settings.consensus));
-        const verification: Verification = supporting.length || undetermined.length ? 'INCONCLUSIVE'
-          : quarantinedCount === 0 ? 'NON_POISONED'
-            : consensus.suspected ? 'NON_POISONED'
-              : share >= 0.5 ? 'POISONED' : 'INCONCLUSIVE';
-        result = {
-          verification,
-          details: {
-            method: 'residual-support', servedIds, stillSupporting: supporting, undetermined, quarantinedByTrace: quarantinedCount, generator: `${generator.kind}:${generator.model}`,
-            removedStatingAnswer: removedStating, servedStatingAnswer: servedStating, removedShare: Math.round(share * 1000) / 1000,
-            consensusAfter: { suspected: consensus.suspected, groups: consensus.clusters.length, reason: consensus.reason },
-          },
-        };
-      }
+      } else result = await this.residualSupport(ev, view, removed);
     } catch (e) {
       result = { verification: 'INCONCLUSIVE', details: { method: generator.kind !== 'offline' ? 'rerun-rag' : 'residual-support', error: (e as Error).message } };
     }
     await feedback.update(ev.id, { verification: result.verification, verificationDetails: result.details });
     await this.deps.audit.append({ actor: this.deps.settings.workerActor, action: `verification.${result.verification.toLowerCase()}`, entityType: 'FeedbackEvent', entityId: ev.id, details: { method: result.details.method } });
     return result;
+  }
+
+  /** The offline check (see the class comment): the residual support of the wrong answer once the removed texts are gone. */
+  private async residualSupport(ev: FeedbackRow, view: { contexts: readonly ServedContext[] }, removed: readonly QuarantineRow[]): Promise<VerificationResult> {
+    const { verdicts, generator } = this.deps;
+    const quarantinedCount = removed.length;
+    const servedIds = view.contexts.map((c) => c.id);
+    const listed = await verdicts.list(ev.id);
+    const prior = new Map(listed.map((v) => [v.documentId, v.label]));
+    const supporting: string[] = [];
+    const undetermined: string[] = [];
+    const served = view.contexts.filter((c) => !c.enhancement);
+    const removedDocs = await this.deps.documents.get(removed.map((r) => r.documentId));
+    // A residual text reads a served answer as the traceback did: against what the user was served (the event's
+    // first round, where a quoted answer sentence came from), the texts now served beside it as its peers.
+    const servedTexts = served.map((c) => c.text);
+    const firstServed = await servedContextOf(this.deps.documents, listed);
+    for (const c of served) {
+      const label = prior.get(c.id) ?? (await this.judgeResidual(ev, c.id, c.text, servedTexts.filter((t) => t !== c.text), firstServed));
+      if (label === 'YES') supporting.push(c.id);
+      else if (label === 'UNDETERMINED') undetermined.push(c.id);
+    }
+    // The answer as the judge reads it (a served answer's framing off, a quoted sentence as its span): matched word
+    // for word as reported, a framed answer is stated by no text and the check could only say INCONCLUSIVE.
+    const read = consensusAnswer(ev.wrongAnswer, [...removedDocs.map((d) => d.text), ...served.map((c) => c.text)], ev.query);
+    const removedStating = removedDocs.filter((d) => containsAnswer(d.text, read)).length;
+    const servedStating = served.filter((c) => containsAnswer(c.text, read)).length;
+    const share = removedStating + servedStating ? removedStating / (removedStating + servedStating) : 0;
+    const consensus = consensusCheck(read, served.map((c) => ({ id: c.id, text: c.text })), validateConsensusParams(this.deps.settings.consensus));
+    const verification: Verification = supporting.length || undetermined.length ? 'INCONCLUSIVE'
+      : quarantinedCount === 0 ? 'NON_POISONED'
+        : consensus.suspected ? 'NON_POISONED'
+          : share >= 0.5 ? 'POISONED' : 'INCONCLUSIVE';
+    return {
+      verification,
+      details: {
+        method: 'residual-support', servedIds, stillSupporting: supporting, undetermined, quarantinedByTrace: quarantinedCount, generator: `${generator.kind}:${generator.model}`,
+        removedStatingAnswer: removedStating, servedStatingAnswer: servedStating, removedShare: Math.round(share * 1000) / 1000,
+        consensusAfter: { suspected: consensus.suspected, groups: consensus.clusters.length, reason: consensus.reason },
+      },
+    };
   }
 
   /**
