@@ -129,12 +129,8 @@ export async function newTextsAdmission(
   const genuine = count((k) => k === 'genuine');
   const reinjected = { ...count((k) => k === 'given' || k === 'gpt4'), givenHeldOut: batch.filter((t) => kind.get(t) === 'given').length, gpt4: batch.filter((t) => kind.get(t) === 'gpt4').length };
   const freshPlanted = count((k) => k === 'freshPlanted');
-  const genuineExamples = batch.flatMap((t, i) => {
-    const h = holdOf.get(res.ids[i]!);
-    if (kind.get(t) !== 'genuine' || !held.has(res.ids[i]!) || !h) return [];
-    const r = reportOf.get(h.eventId);
-    return [{ text: t.slice(0, 200), query: r?.question ?? '', wrongAnswer: r?.incorrect_answer ?? '', route: h.route, label: h.label }];
-  }).slice(0, 20);
+  const genuineExamples = holds.filter((h) => h.arm === 'genuine').slice(0, 20)
+    .map((h) => ({ text: h.text.slice(0, 200), query: h.query, wrongAnswer: h.wrongAnswer, route: h.route, label: h.label }));
   const out = {
     watchedQuestions: watched.length, watchedEvents: watchedCount, freshQuestions: fresh.length, judged: res.admission.judged, seconds: +((Date.now() - t0) / 1000).toFixed(1),
     genuine, reinjected, freshPlanted, genuineExamples, holds,

@@ -86,8 +86,9 @@ export const RF_V2 = 'rf-v2';
 export type RfPromptVersion = typeof RF_V1 | typeof RF_V1_QUOTE | typeof RF_V2;
 export const RF_PROMPT_VERSIONS: readonly RfPromptVersion[] = [RF_V1, RF_V1_QUOTE, RF_V2];
 
-/** The tags of rf-v2's data blocks. */
-export const RF_V2_TAGS = ['question', 'response', 'context'] as const;
+/** The tags of rf-v2's data blocks: a value loses the `<` of any of them (`asPromptData`). */
+const RF_V2_TAGS = ['question', 'response', 'context'] as const;
+const RF_V2_TAG_IN_VALUE = new RegExp(`<(\\s*\\/?\\s*)(${RF_V2_TAGS.join('|')})(?![\\p{L}\\p{N}_-])`, 'giu');
 
 /**
  * An untrusted value as rf-v2 puts it between its tags: `<context>`, `</ context >` and the like (any case, spaces
@@ -97,7 +98,7 @@ export const RF_V2_TAGS = ['question', 'response', 'context'] as const;
  */
 export function asPromptData(value: string): string {
   return value
-    .replace(/<(\s*\/?\s*)(question|response|context)(?![\p{L}\p{N}_-])/giu, '&lt;$1$2')
+    .replace(RF_V2_TAG_IN_VALUE, '&lt;$1$2')
     .replace(/\[(\s*)(label|quote)(\s*):/giu, '($1$2$3:');
 }
 

@@ -150,11 +150,11 @@ export class AdmissionCheck {
         let q = 0;
         for (let d = 0; d < v.length; d++) q += v[d]! * w.vector[d]!;
         const sim = q / vn;
-        // Rank and answer routes ask first whether the text is about the question (see ABOUT_ANSWER).
-        const about = sim >= w.threshold || w.states(texts[i]!) ? w.about(texts[i]!) : 0;
-        const ranks = sim >= w.threshold && about > 0;
+        // The rank and answer routes judge only a text about the question (see ABOUT_ANSWER); each lexical test runs once.
+        const near = sim >= w.threshold;
+        const ranks = near && w.about(texts[i]!) > 0;
         const paraphrase = w.seeds.paraphrase(v, texts[i]!, w.paraphraseStates);
-        const states = !ranks && !paraphrase && about >= ABOUT_ANSWER && w.states(texts[i]!) && sim >= await w.answerThreshold();
+        const states = !near && !paraphrase && w.states(texts[i]!) && w.about(texts[i]!) >= ABOUT_ANSWER && sim >= await w.answerThreshold();
         if (!ranks && !paraphrase && !states) continue;
         judged++;
         const verdict = await this.deps.judge.judge({ query: w.query, wrongAnswer: w.wrongAnswer, text: texts[i]!, peers: w.peers });
