@@ -2,6 +2,14 @@
  * Worker throughput benchmark (issue 15, item 3).
  *
  *   npm run -s bench:worker -- [--texts 100000] [--events 50] [--workers 1,2] [--data-dir DIR] [--cpu-prof DIR] [--env KEY=VALUE ...]
+ *   npm run -s bench:worker -- --shape production [--events 60] [--after-ingest 30]
+ *
+ * `--shape production` (issue 57 item 5) is the shape docs/operations.md describes for production: pgvector in the
+ * embedded PostgreSQL 15 (VECTOR_STORE=pgvector), the embedded Redis with AOF, evidence and judge at their defaults,
+ * only PoisonedRAG NQ questions with every clean and planted text of theirs (`--dataset poisonedrag_nq
+ * --clean-per-question all --texts 0`: no filler), 60 events per worker count. After the runs, `--after-ingest N`
+ * more questions' texts are ingested into the traced collection with the admission check on (the traced events'
+ * questions watched), and a JSON line gives that ingest's rate and what the check held.
  *
  * 1. A collection of `--texts` texts on embedded Postgres + Redis + the embedded vector store.
  *    Embedding 100k texts with the default embedder (USE-lite, TF.js wasm) is out of reach on 2
@@ -24,12 +32,14 @@
  *    every event is terminal. One JSON line per worker count:
  *    {"workers","events","eventsPerMin","p50Ms","p95Ms","judgeConcurrencyMax","timeShare":{…},"cores","load1",…}
  *    latency = received (createdAt) → terminal (updatedAt of TRACED/BOUNDED/FAILED); timeShare =
- *    each kind's wall time over the events' processing time, summed over events (bench/worker-timed.ts).
+ *    each kind's wall time over the events' processing time, summed over events (bench/worker-timed.ts);
+ *    steps = where an event's time goes by traceback step (load, retrieve, judge, evidence, decide, topUp,
+ *    persist, verify, enhance, other): mean self milliseconds per event and share of the events' processing time.
  * `--cpu-prof DIR` runs each worker process under `node --cpu-prof` and leaves its .cpuprofile in DIR.
  * Needs ../shared/data (exits with a message when it is absent).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import { join, resolve } from 'node:path';
 import { NestFactory } from '@nestjs/core';
@@ -37,6 +47,7 @@ import { Client } from 'pg';
 import { DOCUMENTS, documentIdFor, EMBEDDER, IngestCorpusUseCase, SubmitFeedbackUseCase, textHash, VECTOR_STORE, type DocumentRepository, type Embedder, type VectorStore } from '../libs/core/src';
 import { CoreModule, InfrastructureModule, loadConfig } from '../libs/infra/src';
 import { startEmbeddedPostgres, startEmbeddedRedis } from '../libs/infra/src/runtime/embedded-services';
+import { startPgVectorCluster, type PgVectorCluster } from '../test/support/pgvector-cluster';
 
 const ROOT = resolve(__dirname, '..');
 const DATA_DIR = resolve(ROOT, '..', 'shared', 'data');
@@ -44,16 +55,27 @@ const COLLECTION = 'bench100k';
 const log = (m: string) => process.stderr.write(`[bench:worker] ${m}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Args { texts: number; events: number; cleanPerQuestion: number; workers: number[]; dataDir: string | null; cpuProf: string | null; env: Record<string, string>; timeoutS: number }
+interface Args {
+  texts: number; events: number; cleanPerQuestion: number; workers: number[]; dataDir: string | null; cpuProf: string | null; env: Record<string, string>; timeoutS: number;
+  shape: 'bench' | 'production'; dataset: string | null; afterIngest: number;
+}
 function parseArgs(argv: string[]): Args {
-  const a: Args = { texts: 100_000, events: 50, cleanPerQuestion: 10, workers: [1, 2], dataDir: null, cpuProf: null, env: {}, timeoutS: 3600 };
+  const a: Args = { texts: 100_000, events: 50, cleanPerQuestion: 10, workers: [1, 2], dataDir: null, cpuProf: null, env: {}, timeoutS: 3600, shape: 'bench', dataset: null, afterIngest: 0 };
+  // The production shape's defaults first, so flags after it override them.
+  if (argv.some((x, i) => x === '--shape=production' || (x === '--shape' && argv[i + 1] === 'production'))) {
+    Object.assign(a, { shape: 'production', texts: 0, events: 60, cleanPerQuestion: Number.POSITIVE_INFINITY, dataset: 'poisonedrag_nq', afterIngest: 30 });
+    a.env = { VECTOR_STORE: 'pgvector' };
+  }
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     const val = () => inline ?? argv[++i];
     switch (flag) {
       case '--texts': a.texts = Number(val()); break;
       case '--events': a.events = Number(val()); break;
-      case '--clean-per-question': a.cleanPerQuestion = Number(val()); break;
+      case '--clean-per-question': { const v = val(); a.cleanPerQuestion = v === 'all' ? Number.POSITIVE_INFINITY : Number(v); break; }
+      case '--shape': { const v = val(); if (v !== 'production' && v !== 'bench') throw new Error(`--shape is 'production' or 'bench', not '${v}'`); break; }
+      case '--dataset': a.dataset = val(); break;
+      case '--after-ingest': a.afterIngest = Number(val()); break;
       case '--workers': a.workers = val().split(',').map(Number); break;
       case '--data-dir': a.dataDir = resolve(val()); break;
       case '--cpu-prof': a.cpuProf = resolve(val()); break;
@@ -62,7 +84,9 @@ function parseArgs(argv: string[]): Args {
       default: throw new Error(`unknown argument ${argv[i]} (see the header of bench/worker.bench.ts)`);
     }
   }
-  if (!(a.texts > 0 && a.events > 0 && a.workers.every((w) => w >= 1))) throw new Error('--texts, --events and --workers must be positive');
+  if (!(a.texts >= 0 && a.events > 0 && a.workers.every((w) => w >= 1) && a.afterIngest >= 0 && a.cleanPerQuestion >= 0)) {
+    throw new Error('--events and --workers must be positive; --texts, --after-ingest and --clean-per-question at least 0');
+  }
   return a;
 }
 
@@ -70,7 +94,7 @@ interface Row { question: string; incorrect_answer: string; dataset?: string; po
 
 interface Question { query: string; wrongAnswer: string; poisoned: string[]; clean: string[] }
 
-function loadData(): { texts: string[]; questions: Question[] } {
+function loadData(dataset: string | null): { texts: string[]; questions: Question[] } {
   const seen = new Set<string>();
   const texts: string[] = [];
   const questions: Question[] = [];
@@ -81,7 +105,7 @@ function loadData(): { texts: string[]; questions: Question[] } {
       for (const t of [...(r.poisoned_texts ?? []), ...(r.gold_texts ?? []), ...(r.clean_texts ?? []), ...(r.clean_texts_bge ?? [])]) {
         if (typeof t === 'string' && t.trim() && !seen.has(t)) { seen.add(t); texts.push(t); }
       }
-      if (f.startsWith('poisonedrag_') && r.question && r.incorrect_answer) {
+      if ((dataset ? f === `${dataset}.jsonl` : f.startsWith('poisonedrag_')) && r.question && r.incorrect_answer) {
         questions.push({ query: r.question, wrongAnswer: r.incorrect_answer, poisoned: r.poisoned_texts ?? [], clean: r.clean_texts ?? [] });
       }
     }
@@ -125,8 +149,14 @@ async function main(): Promise<void> {
   const dataDir = args.dataDir ?? mkdtempSync(join(os.tmpdir(), 'worker-bench-'));
   mkdirSync(dataDir, { recursive: true });
   if (args.cpuProf) mkdirSync(args.cpuProf, { recursive: true });
-  log(`data dir ${dataDir}; ${args.texts} texts, ${args.events} events, workers ${args.workers.join(',')}; load ${os.loadavg()[0].toFixed(2)} on ${cores} cores`);
-  const pg = await startEmbeddedPostgres(dataDir, log);
+  log(`${args.shape === 'production' ? 'production shape: ' : ''}data dir ${dataDir}; ${args.texts} texts, ${args.events} events, workers ${args.workers.join(',')}; load ${os.loadavg()[0].toFixed(2)} on ${cores} cores`);
+  // The production shape: one PostgreSQL 15 with pgvector (Debian's server, as the pgvector tests start it) holding
+  // both the service's tables and the vectors, durable writes on (the test clusters turn fsync off).
+  if (args.shape === 'production') chmodSync(dataDir, 0o755); // the cluster runs as the postgres user when we are root
+  const pg = args.shape === 'production'
+    ? await startPgVectorCluster({ settings: { fsync: 'on', synchronous_commit: 'on', full_page_writes: 'on' }, dir: join(dataDir, 'pgvector') })
+    : await startEmbeddedPostgres(dataDir, log);
+  if (args.shape === 'production') log(`PostgreSQL 15 with pgvector on 127.0.0.1:${(pg as PgVectorCluster).port} (fsync on)`);
   const redis = await startEmbeddedRedis(dataDir, log);
   const env: Record<string, string> = {
     DATA_DIR: dataDir, DATABASE_URL: pg.url, REDIS_URL: redis.url, JUDGE: 'offline', API_KEYS: 'bench-key-0123456789abcdef', FEEDBACK_TOKEN_SECRET: 'bench-secret-0123456789abcdef0123456789', ...args.env,
@@ -137,10 +167,12 @@ async function main(): Promise<void> {
   const db = new Client({ connectionString: pg.url });
   await db.connect();
   try {
-    const { texts: all, questions } = loadData();
+    const { texts: all, questions } = loadData(args.dataset);
+    if (args.dataset && !questions.length) throw new Error(`--dataset ${args.dataset}: no ${args.dataset}.jsonl with questions in ${DATA_DIR}`);
     // Each worker count gets questions of its own (the verdict cache is shared across events).
     const shuffled = questions.map((q, i) => ({ q, k: (i * 2654435761) % 4294967291 })).sort((a, b) => a.k - b.k).map((x) => x.q);
-    if (shuffled.length < args.events * args.workers.length) throw new Error(`only ${shuffled.length} questions for ${args.events} events × ${args.workers.length} runs`);
+    const runsNeed = args.events * args.workers.length;
+    if (shuffled.length < runsNeed + args.afterIngest) throw new Error(`only ${shuffled.length} questions for ${args.events} events × ${args.workers.length} runs and ${args.afterIngest} ingested after`);
     const used = shuffled.slice(0, args.events * args.workers.length);
     const real = [...new Set(used.flatMap((q) => [...q.poisoned, ...q.clean.slice(0, args.cleanPerQuestion)]))];
     const embedder = app.get<Embedder>(EMBEDDER);
@@ -210,7 +242,7 @@ async function main(): Promise<void> {
       const utc = (d: Date) => d.getTime() - d.getTimezoneOffset() * 60_000;
       const latencies = rows.map((r) => utc(r.updatedAt) - utc(r.createdAt));
       const spanMs = Math.max(...rows.map((r) => utc(r.updatedAt))) - start;
-      const recs = readFileSync(timings, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { totalMs: number; ms: Record<string, number>; calls?: Record<string, [number, number]>; judgeCalls: number; judgeInFlightMaxProcess: number });
+      const recs = readFileSync(timings, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { totalMs: number; ms: Record<string, number>; steps: Record<string, number>; calls?: Record<string, [number, number]>; judgeCalls: number; judgeInFlightMaxProcess: number });
       const total = recs.reduce((a, r) => a + r.totalMs, 0);
       const share = (k: string) => +(recs.reduce((a, r) => a + r.ms[k], 0) / total).toFixed(3);
       // Mean per event of each timed port method: [calls, ms] (wall time; calls of one event may overlap).
@@ -218,13 +250,42 @@ async function main(): Promise<void> {
       for (const r of recs) for (const [k, [n, ms]] of Object.entries(r.calls ?? {})) { const c = (byCall[k] ??= [0, 0]); c[0] += n; c[1] += ms; }
       const callsPerEvent = Object.fromEntries(Object.entries(byCall).sort((a, b) => b[1][1] - a[1][1]).map(([k, [n, ms]]) => [k, [+(n / recs.length).toFixed(1), Math.round(ms / recs.length)]]));
       const timeShare = { retrieval: share('retrieval'), judge: share('judge'), evidence: share('evidence'), postgres: share('postgres') };
+      // Where an event's time goes, step by step (self times, bench/worker-timed.ts): mean ms per event and share.
+      const stepMs: Record<string, number> = {};
+      for (const r of recs) for (const [k, v] of Object.entries(r.steps ?? {})) stepMs[k] = (stepMs[k] ?? 0) + v;
+      stepMs.other = Math.max(0, total - Object.values(stepMs).reduce((a, b) => a + b, 0));
+      const steps = Object.fromEntries(Object.entries(stepMs).map(([k, v]) => [k, { ms: Math.round(v / Math.max(1, recs.length)), share: +(v / Math.max(1, total)).toFixed(3) }]));
       console.log(JSON.stringify({
         workers, events: ids.length, eventsPerMin: +((ids.length / spanMs) * 60_000).toFixed(1), p50Ms: Math.round(pct(latencies, 0.5)), p95Ms: Math.round(pct(latencies, 0.95)),
         judgeConcurrencyMax: Math.max(0, ...recs.map((r) => r.judgeInFlightMaxProcess)), // other = verify/enhance/loop code outside the timed calls (≥ 0; a Postgres call straddling the evidence stretch's edge counts twice).
         timeShare: { ...timeShare, other: Math.max(0, +(1 - Object.values(timeShare).reduce((a, b) => a + b, 0)).toFixed(3)) },
+        steps,
         perEventMs: { mean: Math.round(total / Math.max(1, recs.length)), judgeCalls: +(recs.reduce((a, r) => a + r.judgeCalls, 0) / Math.max(1, recs.length)).toFixed(1), calls: callsPerEvent },
-        statuses: rows.reduce<Record<string, number>>((a, r) => ({ ...a, [r.status]: (a[r.status] ?? 0) + 1 }), {}),
-        timed: recs.length, texts: ingest.count, realTexts: real.length, workerConcurrency: config.queue.workerConcurrency, judge: config.judge.kind, embedder: embedder.id, store: store.kind, cores, load1: +load1.toFixed(2), load1Max: +loadMax.toFixed(2),
+        evidence: config.evidence?.enabled ?? null, statuses: rows.reduce<Record<string, number>>((a, r) => ({ ...a, [r.status]: (a[r.status] ?? 0) + 1 }), {}),
+        shape: args.shape, timed: recs.length, texts: ingest.count, realTexts: real.length, workerConcurrency: config.queue.workerConcurrency, judge: config.judge.kind, embedder: embedder.id, store: store.kind, cores, load1: +load1.toFixed(2), load1Max: +loadMax.toFixed(2),
+      }));
+    }
+    if (args.afterIngest > 0) {
+      // New questions' texts into the traced collection: the admission check watches the traced events' questions.
+      const after = shuffled.slice(runsNeed, runsNeed + args.afterIngest);
+      const planted = new Set(after.flatMap((q) => q.poisoned));
+      const texts = [...new Set(after.flatMap((q) => [...q.poisoned, ...q.clean.slice(0, args.cleanPerQuestion)]))].filter((t) => !realSet.has(t));
+      log(`ingesting ${texts.length} texts of ${after.length} new questions after the traces (admission check ${!config.audits.admission.enabled ? 'off' : 'on'}); load ${os.loadavg()[0].toFixed(2)}`);
+      const t2 = performance.now();
+      lastLog = 0;
+      const res = await app.get(IngestCorpusUseCase).execute({
+        collection: COLLECTION, records: texts.map((text) => ({ text })),
+        onProgress: (p) => { if (performance.now() - lastLog > 15_000) { lastLog = performance.now(); log(`after-trace ingest ${p.done}/${p.total}, ${(p.done / ((performance.now() - t2) / 1000)).toFixed(1)} texts/s; load ${os.loadavg()[0].toFixed(2)}`); } },
+      });
+      const seconds = (performance.now() - t2) / 1000;
+      const heldTexts = (await documents.get(res.admission.heldIds)).map((d) => d.text);
+      const heldPlanted = heldTexts.filter((t) => planted.has(t)).length;
+      console.log(JSON.stringify({
+        ingestAfterTrace: {
+          questions: after.length, texts: texts.length, inserted: res.inserted, seconds: +seconds.toFixed(1), perSec: +(res.inserted / seconds).toFixed(1),
+          admission: { watched: res.admission.watched, judged: res.admission.judged, held: res.admission.held, heldGenuine: res.admission.held - heldPlanted, heldPlanted },
+          embedder: embedder.id, store: store.kind, cores, load1: +os.loadavg()[0].toFixed(2),
+        },
       }));
     }
   } finally {
