@@ -1,6 +1,6 @@
 import { consensusAnswer, consensusCheck, containsAnswer, sourceOf, validateConsensusParams, type ConsensusParams, type ConsensusResult } from '@forensics/algorithms';
 import type { Embedder } from '../../../ports/embedder.port';
-import type { VectorStore } from '../../../ports/vector-store.port';
+import type { ScoredHit, VectorStore } from '../../../ports/vector-store.port';
 import type { TraceRun } from './trace-run';
 
 /** The check's result as the event records it: null when nothing was judged YES, `{ error }` when it failed. */
@@ -45,8 +45,11 @@ export class ConsensusOf {
   /**
    * The check's pool: the question's dense top-N (serving texts, enhancement proxies excluded; the texts the judge
    * found inducing the answer too when CONSENSUS_SUSPECTS=exclude, so a planted group reworded past the
-   * near-duplicate rule cannot vouch for itself); the texts that state the reported answer are embedded (stored
-   * vectors are not returned by search) so near-duplicates are grouped by cosine as well as by shared terms.
+   * near-duplicate rule cannot vouch for itself); the vectors of the texts that state the reported answer are read
+   * back from the store (search returns none) so near-duplicates are grouped by cosine as well as by shared terms.
+   * They are the vectors the collection's embedder wrote (`load` refuses a worker with another embedder); a text
+   * whose vector the store lacks is embedded. Embedding them all again cost the production shape ~1.3 s an event
+   * with USE-lite on 2 cores (bench:worker --shape production), a third of its time.
    */
   private async check(run: TraceRun, suspects: readonly string[]): Promise<ConsensusResult> {
     const { ev, proxyIds } = run;
@@ -56,8 +59,18 @@ export class ConsensusOf {
     // The texts stating the answer as the check reads it (a framed or quoted answer is stated by no text word for word).
     const read = consensusAnswer(ev.wrongAnswer, hits.map((h) => h.text), ev.query);
     const sup = hits.filter((h) => containsAnswer(h.text, read));
-    const vectors = sup.length >= p.minClusters ? await this.deps.embedder.embed(sup.map((h) => h.text)) : [];
-    const byId = new Map(sup.map((h, i) => [h.id, vectors[i]]));
+    const byId = sup.length >= p.minClusters ? await this.vectorsOf(ev.collection, sup) : new Map<string, Float32Array>();
     return consensusCheck(ev.wrongAnswer, hits.map((h) => ({ id: h.id, text: h.text, vector: byId.get(h.id), source: sourceOf(h.payload, p.sourceKey) })), p, ev.query, suspects);
+  }
+
+  /** The stored vectors of `hits` by id; those the store does not hold, embedded. */
+  private async vectorsOf(collection: string, hits: readonly ScoredHit[]): Promise<Map<string, Float32Array>> {
+    const byId = new Map((await this.deps.store.fetch(collection, hits.map((h) => h.id))).map((r) => [r.id, r.vector]));
+    const missing = hits.filter((h) => !(byId.get(h.id)?.length === this.deps.embedder.dimension));
+    if (missing.length) {
+      const vectors = await this.deps.embedder.embed(missing.map((h) => h.text));
+      missing.forEach((h, i) => byId.set(h.id, vectors[i]!));
+    }
+    return byId;
   }
 }

@@ -41,6 +41,22 @@ describe('ConsensusOf.readConsensus', () => {
     expect(r.protectedIds.size).toBe(0);
   });
 
+  it("reads the supporters' vectors from the store: nothing is embedded again, and one the store lacks is embedded", async () => {
+    const stored = await setup('Velna', INDEPENDENT);
+    const embed = jest.spyOn(stored.embedder, 'embed');
+    const fetch = jest.spyOn(stored.store, 'fetch');
+    expect((await stored.consensus.readConsensus(stored.run)).suspected).toBe(true);
+    expect(fetch).toHaveBeenCalledTimes(1);
+    expect(embed).not.toHaveBeenCalled();
+    const lacking = await setup('Velna', INDEPENDENT);
+    const gone = lacking.id(INDEPENDENT[2]!);
+    const realFetch = lacking.store.fetch.bind(lacking.store);
+    jest.spyOn(lacking.store, 'fetch').mockImplementation(async (c, ids) => (await realFetch(c, ids)).filter((r) => r.id !== gone));
+    const embedLacking = jest.spyOn(lacking.embedder, 'embed');
+    expect((await lacking.consensus.readConsensus(lacking.run)).suspected).toBe(true);
+    expect(embedLacking).toHaveBeenCalledWith([INDEPENDENT[2]]);
+  });
+
   it('is not run when nothing was judged YES, and a failure is recorded without a suspicion', async () => {
     const none = await setup('Marsk', []);
     const search = jest.spyOn(none.store, 'search');

@@ -1,8 +1,8 @@
-import { HashingEmbedder, ScriptedJudge } from '../../../../testing';
+import { InMemoryVectorStore, ScriptedJudge } from '../../../../testing';
 import { traceReport } from './report-harness';
 
 /**
- * The consensus check embeds the texts of its pool that state the reported answer, to group near-duplicates by vector
+ * The consensus check reads the vectors of the texts of its pool that state the reported answer (from the store), to group near-duplicates by vector
  * as well as by shared words. An app reports the answer it served ("Based on the provided context, Charles Dickens."),
  * which no text states word for word: the texts stating it must be found by the answer as the check reads it (its
  * framing off), or the planted group is compared by words alone and its reworded members count as independent voices.
@@ -23,12 +23,13 @@ const judge = () => new ScriptedJudge((req) => (STATING.includes(req.text) ? { l
 describe('the consensus check reads a served answer without its framing (issue 33)', () => {
   afterEach(() => jest.restoreAllMocks());
 
-  const embed = HashingEmbedder.prototype.embed;
-  const embeddedStating = async (wrongAnswer: string) => {
+  const fetch = InMemoryVectorStore.prototype.fetch;
+  const vectorsRead = async (wrongAnswer: string) => {
     const batches: string[][] = [];
-    const spy = jest.spyOn(HashingEmbedder.prototype, 'embed').mockImplementation(async function (this: HashingEmbedder, texts: readonly string[]) {
-      batches.push([...texts]);
-      return embed.call(this, texts);
+    const spy = jest.spyOn(InMemoryVectorStore.prototype, 'fetch').mockImplementation(async function (this: InMemoryVectorStore, collection: string, ids: readonly string[]) {
+      const records = await fetch.call(this, collection, ids);
+      batches.push(records.map((r) => r.text));
+      return records;
     });
     await traceReport({ texts: [...STATING, ...OTHER], judge: judge(), query: QUERY, wrongAnswer });
     spy.mockRestore();
@@ -36,8 +37,8 @@ describe('the consensus check reads a served answer without its framing (issue 3
     return batches.filter((b) => b.length >= STATING.length && b.every((t) => t.includes('Charles Dickens'))).map((b) => b.length);
   };
 
-  it('embeds the texts stating a framed answer, as it does for the bare answer', async () => {
-    expect(await embeddedStating('Charles Dickens')).toEqual([STATING.length]);
-    expect(await embeddedStating('Based on the provided context, Charles Dickens.')).toEqual([STATING.length]);
+  it('reads the vectors of the texts stating a framed answer, as it does for the bare answer', async () => {
+    expect(await vectorsRead('Charles Dickens')).toEqual([STATING.length]);
+    expect(await vectorsRead('Based on the provided context, Charles Dickens.')).toEqual([STATING.length]);
   });
 });
