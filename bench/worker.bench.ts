@@ -2,12 +2,13 @@
  * Worker throughput benchmark (issue 15, item 3).
  *
  *   npm run -s bench:worker -- [--texts 100000] [--events 50] [--workers 1,2] [--data-dir DIR] [--cpu-prof DIR] [--env KEY=VALUE ...]
- *   npm run -s bench:worker -- --shape production [--events 60] [--after-ingest 30]
+ *   npm run -s bench:worker -- --shape production [--workers 2] [--events 60] [--after-ingest 30]
  *
  * `--shape production` (issue 57 item 5) is the shape docs/operations.md describes for production: pgvector in the
  * embedded PostgreSQL 15 (VECTOR_STORE=pgvector), the embedded Redis with AOF, evidence and judge at their defaults,
  * only PoisonedRAG NQ questions with every clean and planted text of theirs (`--dataset poisonedrag_nq
- * --clean-per-question all --texts 0`: no filler), 60 events per worker count. After the runs, `--after-ingest N`
+ * --clean-per-question all --texts 0`: no filler), 60 events, two worker processes. The file has 100 questions, so run
+ * `--workers 1` and `--workers 2` as two invocations (each a fresh cluster). After the runs, `--after-ingest N`
  * more questions' texts are ingested into the traced collection with the admission check on (the traced events'
  * questions watched), and a JSON line gives that ingest's rate and what the check held.
  *
@@ -63,7 +64,7 @@ function parseArgs(argv: string[]): Args {
   const a: Args = { texts: 100_000, events: 50, cleanPerQuestion: 10, workers: [1, 2], dataDir: null, cpuProf: null, env: {}, timeoutS: 3600, shape: 'bench', dataset: null, afterIngest: 0 };
   // The production shape's defaults first, so flags after it override them.
   if (argv.some((x, i) => x === '--shape=production' || (x === '--shape' && argv[i + 1] === 'production'))) {
-    Object.assign(a, { shape: 'production', texts: 0, events: 60, cleanPerQuestion: Number.POSITIVE_INFINITY, dataset: 'poisonedrag_nq', afterIngest: 30 });
+    Object.assign(a, { shape: 'production', texts: 0, events: 60, workers: [2], cleanPerQuestion: Number.POSITIVE_INFINITY, dataset: 'poisonedrag_nq', afterIngest: 30 });
     a.env = { VECTOR_STORE: 'pgvector' };
   }
   for (let i = 0; i < argv.length; i++) {
