@@ -10,7 +10,8 @@
  * --clean-per-question all --texts 0`: no filler), 60 events, two worker processes. The file has 100 questions, so run
  * `--workers 1` and `--workers 2` as two invocations (each a fresh cluster). After the runs, `--after-ingest N`
  * more questions' texts are ingested into the traced collection with the admission check on (the traced events'
- * questions watched), and a JSON line gives that ingest's rate and what the check held.
+ * questions watched), and a JSON line gives that ingest's rate and what the check held; `--holds FILE` writes each hold
+ * (planted or genuine, the reason recorded, the text) as a JSON line.
  *
  * 1. A collection of `--texts` texts on embedded Postgres + Redis + the embedded vector store.
  *    Embedding 100k texts with the default embedder (USE-lite, TF.js wasm) is out of reach on 2
@@ -40,7 +41,7 @@
  * Needs ../shared/data (exits with a message when it is absent).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import { join, resolve } from 'node:path';
 import { NestFactory } from '@nestjs/core';
@@ -58,10 +59,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Args {
   texts: number; events: number; cleanPerQuestion: number; workers: number[]; dataDir: string | null; cpuProf: string | null; env: Record<string, string>; timeoutS: number;
-  shape: 'bench' | 'production'; dataset: string | null; afterIngest: number;
+  shape: 'bench' | 'production'; dataset: string | null; afterIngest: number; holdsFile: string | null;
 }
 function parseArgs(argv: string[]): Args {
-  const a: Args = { texts: 100_000, events: 50, cleanPerQuestion: 10, workers: [1, 2], dataDir: null, cpuProf: null, env: {}, timeoutS: 3600, shape: 'bench', dataset: null, afterIngest: 0 };
+  const a: Args = { texts: 100_000, events: 50, cleanPerQuestion: 10, workers: [1, 2], dataDir: null, cpuProf: null, env: {}, timeoutS: 3600, shape: 'bench', dataset: null, afterIngest: 0, holdsFile: null };
   // The production shape's defaults first, so flags after it override them.
   if (argv.some((x, i) => x === '--shape=production' || (x === '--shape' && argv[i + 1] === 'production'))) {
     Object.assign(a, { shape: 'production', texts: 0, events: 60, workers: [2], cleanPerQuestion: Number.POSITIVE_INFINITY, dataset: 'poisonedrag_nq', afterIngest: 30 });
@@ -77,6 +78,7 @@ function parseArgs(argv: string[]): Args {
       case '--shape': { const v = val(); if (v !== 'production' && v !== 'bench') throw new Error(`--shape is 'production' or 'bench', not '${v}'`); break; }
       case '--dataset': a.dataset = val(); break;
       case '--after-ingest': a.afterIngest = Number(val()); break;
+      case '--holds': a.holdsFile = resolve(val()); break;
       case '--workers': a.workers = val().split(',').map(Number); break;
       case '--data-dir': a.dataDir = resolve(val()); break;
       case '--cpu-prof': a.cpuProf = resolve(val()); break;
@@ -281,6 +283,12 @@ async function main(): Promise<void> {
       const seconds = (performance.now() - t2) / 1000;
       const heldTexts = (await documents.get(res.admission.heldIds)).map((d) => d.text);
       const heldPlanted = heldTexts.filter((t) => planted.has(t)).length;
+      if (args.holdsFile) {
+        // Every hold with the reason the check recorded, for reading why a genuine text was kept out.
+        const held = (await db.query('SELECT d.text, q.reason FROM "QuarantineRecord" q JOIN "Document" d ON d.id = q."documentId" WHERE q."documentId" = ANY($1::uuid[])', [res.admission.heldIds])).rows as { text: string; reason: string }[];
+        writeFileSync(args.holdsFile, held.map((h) => JSON.stringify({ planted: planted.has(h.text), reason: h.reason, text: h.text })).join('\n') + '\n');
+        log(`${held.length} holds with their reasons in ${args.holdsFile}`);
+      }
       console.log(JSON.stringify({
         ingestAfterTrace: {
           questions: after.length, texts: texts.length, inserted: res.inserted, seconds: +seconds.toFixed(1), perSec: +(res.inserted / seconds).toFixed(1),
