@@ -11,7 +11,8 @@
  * - `offline-evidence-vNN` and `reader-minilm-vNN` name only `OFFLINE_JUDGE_MODEL` and `READER_JUDGE_MODEL`, and the
  *   shorthand `vNN` (a judge version: "judge v27", "fits v28") is the current rule judge's number, or the reader's
  *   right after "reader"; link targets (decision file names) are not read;
- * - none of the history phrases below.
+ * - none of the history phrases below;
+ * - every table has its header row (a separator row right under a paragraph renders the rows as text).
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -108,6 +109,14 @@ export function resultsDocProblems(markdown: string, models: CurrentModels): str
     if (!commitInRows && !COMMIT.test(runText)) problems.push(`${where}: no commit (or "commit not recorded") in its run line`);
   }
 
+  // A separator row right under a line that is not a table row: the table lost its header (markdown then renders
+  // the rows as text).
+  let inFence = false;
+  lines.forEach((line, k) => {
+    if (/^(```|~~~)/.test(line)) inFence = !inFence;
+    if (!inFence && /^\|[\s:|-]+\|\s*$/.test(line) && line.includes('-') && !(lines[k - 1] ?? '').startsWith('|')) problems.push(`line ${k + 1}: a table with no header row`);
+  });
+
   const { judge, reader } = models;
   lines.forEach((raw, k) => {
     const at = `line ${k + 1}`;
@@ -168,6 +177,10 @@ describe('docs/results.md holds the latest run of each measure', () => {
       expect(ok(`## X\n\n\`cmd\`, 2026-11-28, load 2.\n\n${table}`)).toEqual([expect.stringContaining('no commit')]);
       expect(ok(`## X\n\nload 2, 155d227\n\n| run | x |\n|---|---|\n| 2026-11-28, 7003e33 | 1 |\n| 7003e33 | 2 |\n`))
         .toEqual([expect.stringContaining('row 2 has no date')]);
+    });
+
+    it('flags a table that lost its header row', () => {
+      expect(ok(`## X\n\n\`cmd\`, 2026-11-28, load 2, commit 155d227.\n\n|---|---|\n| 1 | 2 |\n`)).toEqual([expect.stringContaining('no header row')]);
     });
 
     it('flags a superseded judge version in a cell or a paragraph, not the current ones or a link target', () => {
