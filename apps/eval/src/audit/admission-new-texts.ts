@@ -92,9 +92,10 @@ export async function newTextsAdmission(
   };
   const clash = new Set<string>();
   for (const r of fresh) { for (const t of r.clean_texts) add(t, 'genuine', clash); for (const t of r.poisoned_texts) add(t, 'freshPlanted', clash); }
+  const plantedFor = new Map<string, EvalRecord>();
   for (const r of watched) {
-    for (const t of r.poisoned_texts.slice(-HELD_OUT_POISONS)) add(t, 'given', clash);
-    for (const t of r.poisoned_variants?.gpt4 ?? []) add(t, 'gpt4', clash);
+    for (const t of r.poisoned_texts.slice(-HELD_OUT_POISONS)) { add(t, 'given', clash); plantedFor.set(t, r); }
+    for (const t of r.poisoned_variants?.gpt4 ?? []) { add(t, 'gpt4', clash); plantedFor.set(t, r); }
   }
   for (const t of clash) kind.delete(t);
   const batch = [...kind.keys()];
@@ -131,9 +132,12 @@ export async function newTextsAdmission(
   const freshPlanted = count((k) => k === 'freshPlanted');
   const genuineExamples = holds.filter((h) => h.arm === 'genuine').slice(0, 20)
     .map((h) => ({ text: h.text.slice(0, 200), query: h.query, wrongAnswer: h.wrongAnswer, route: h.route, label: h.label }));
+  // The re-injected texts the check let through, with the report they belong to (what to read when recall drops).
+  const missed = batch.flatMap((t, i) => (kind.get(t) === 'given' || kind.get(t) === 'gpt4') && !held.has(res.ids[i]!)
+    ? [{ arm: kind.get(t)!, query: plantedFor.get(t)?.question ?? '', wrongAnswer: plantedFor.get(t)?.incorrect_answer ?? '', text: t }] : []);
   const out = {
     watchedQuestions: watched.length, watchedEvents: watchedCount, freshQuestions: fresh.length, judged: res.admission.judged, seconds: +((Date.now() - t0) / 1000).toFixed(1),
-    genuine, reinjected, freshPlanted, genuineExamples, holds,
+    genuine, reinjected, freshPlanted, genuineExamples, holds, missed,
   };
   log(`new texts: genuine held ${genuine.held}/${genuine.ingested}, re-injected held ${reinjected.held}/${reinjected.ingested}, new questions' poisons held ${freshPlanted.held}/${freshPlanted.ingested}`);
   return out;

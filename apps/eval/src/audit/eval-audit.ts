@@ -211,11 +211,11 @@ function curveSvg(curve: { minMargin: number; recall: number | null; flaggedBeni
 /** `--only new-texts`: the admission check on new questions' texts after a traced batch; summary.json beside the line. */
 async function runNewTexts(opts: EvalAuditOptions, records: readonly EvalRecord[], embedder: Embedder, log: (m: string) => void) {
   const res = await newTextsAdmission(records, embedder, new OfflineJudge(), { audit: auditFromEnv(), consensus: consensusFromEnv() }, log);
-  const { genuineExamples, holds, ...rest } = res ?? { genuineExamples: [], holds: [] };
+  const { genuineExamples, holds, missed, ...rest } = res ?? { genuineExamples: [], holds: [], missed: [] };
   const line = { data: dataName(opts.data), encoder: embedder.id, newTexts: res ? rest : null };
   const out = resolve(opts.out ?? join('.eval', `admission-${dataName(opts.data)}`));
   mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'summary.json'), JSON.stringify({ ...line, genuineExamples, holds }, null, 2));
+  writeFileSync(join(out, 'summary.json'), JSON.stringify({ ...line, genuineExamples, holds, missed }, null, 2));
   writeFileSync(join(out, 'report.md'), [`# Admission of new texts: ${dataName(opts.data)}`, '', '```json', JSON.stringify(line), '```', '',
     ...(genuineExamples.length ? ['Genuine texts held (first 20):', '', ...genuineExamples.map((e) => `- (${e.route}, ${e.label}) for "${e.query}" → "${e.wrongAnswer}": ${e.text}`)] : [])].join('\n'));
   return { line, out };
