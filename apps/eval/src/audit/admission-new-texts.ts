@@ -37,6 +37,8 @@ export interface NewTextsResult {
   genuineExamples: { text: string; query: string; wrongAnswer: string; route: string; label: string }[];
   /** Every hold: which arm the text is from, the route, the judge's label, its similarity to the question and the top-N score. */
   holds: { arm: string; route: string; label: string; similarity: number | null; threshold: number | null; seedSim: number | null; query: string; wrongAnswer: string; text: string }[];
+  /** The re-injected texts the check let through, each with the report it belongs to. */
+  missed: { arm: string; query: string; wrongAnswer: string; text: string }[];
 }
 
 const HELD_OUT_POISONS = 2;

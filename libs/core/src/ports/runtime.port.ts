@@ -9,6 +9,6 @@ export interface Failpoints { hit(name: string): void }
  * per (collection, store revision, text id); a new revision drops the collection's lists.
  */
 export interface NeighbourLists {
-  get(collection: string, revision: string | null, id: string): string[] | undefined;
-  set(collection: string, revision: string | null, id: string, list: string[]): void;
+  recall(collection: string, revision: string | null, id: string): string[] | undefined;
+  remember(collection: string, revision: string | null, id: string, list: string[]): void;
 }

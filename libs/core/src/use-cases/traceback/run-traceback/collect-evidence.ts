@@ -57,12 +57,12 @@ export class NeighbourCache implements NeighbourLists {
   private lists = new Map<string, Map<string, string[]>>();
   constructor(private readonly maxPerCollection = 50_000) {}
 
-  get(collection: string, revision: string | null, id: string): string[] | undefined {
+  recall(collection: string, revision: string | null, id: string): string[] | undefined {
     if (revision === null || this.revision.get(collection) !== revision) return undefined;
     return this.lists.get(collection)?.get(id);
   }
 
-  set(collection: string, revision: string | null, id: string, list: string[]): void {
+  remember(collection: string, revision: string | null, id: string, list: string[]): void {
     if (revision === null) return;
     if (this.revision.get(collection) !== revision) {
       this.revision.set(collection, revision);
@@ -148,7 +148,7 @@ async function birdOf(args: CollectEvidenceArgs, { pool, deepest }: EvidencePool
   const backward: Record<string, string[]> = {};
   const need: string[] = [];
   for (const h of forward) {
-    const cached = args.cache?.get(collection, revision, h.id);
+    const cached = args.cache?.recall(collection, revision, h.id);
     if (cached) backward[h.id] = cached;
     else need.push(h.id);
   }
@@ -158,7 +158,7 @@ async function birdOf(args: CollectEvidenceArgs, { pool, deepest }: EvidencePool
     const lists = await store.searchBatch(collection, ids.map((id) => ({ vector: stored.get(id)!.vector, k: s.birdK, excludeIds: [id, ...exclude] })));
     ids.forEach((id, i) => {
       backward[id] = lists[i].map((x) => x.id);
-      args.cache?.set(collection, revision, id, backward[id]);
+      args.cache?.remember(collection, revision, id, backward[id]);
     });
   }
   return new Map(birdScores({ query: { forward: forward.filter((h) => backward[h.id]).map((h) => ({ id: h.id, score: h.score })) }, backward }, { k: s.birdK, epsilon: s.birdEpsilon }).map((r) => [r.id, r]));
