@@ -40,7 +40,7 @@ import { currentLogContext, loadConfig, REPOSITORIES } from '@forensics/infra';
 import { createWorkerApp } from '../apps/worker/src/create-worker-app';
 
 type Kind = 'judge' | 'retrieval' | 'evidence' | 'postgres';
-export const STEPS = ['load', 'retrieve', 'judge', 'evidence', 'decide', 'topUp', 'persist', 'verify', 'enhance'] as const;
+const STEPS = ['load', 'retrieve', 'judge', 'evidence', 'decide', 'topUp', 'persist', 'verify', 'enhance'] as const;
 type Step = (typeof STEPS)[number];
 interface EventTimes {
   start: number; end: number; intervals: Record<Kind, [number, number][]>; steps: [Step, number, number][];

@@ -176,18 +176,22 @@ async function main(): Promise<void> {
     const shuffled = questions.map((q, i) => ({ q, k: (i * 2654435761) % 4294967291 })).sort((a, b) => a.k - b.k).map((x) => x.q);
     const runsNeed = args.events * args.workers.length;
     if (shuffled.length < runsNeed + args.afterIngest) throw new Error(`only ${shuffled.length} questions for ${args.events} events × ${args.workers.length} runs and ${args.afterIngest} ingested after`);
-    const used = shuffled.slice(0, args.events * args.workers.length);
+    const used = shuffled.slice(0, runsNeed);
     const real = [...new Set(used.flatMap((q) => [...q.poisoned, ...q.clean.slice(0, args.cleanPerQuestion)]))];
     const embedder = app.get<Embedder>(EMBEDDER);
     const store = app.get<VectorStore>(VECTOR_STORE);
     const documents = app.get<DocumentRepository>(DOCUMENTS);
-    const t0 = performance.now();
-    let lastLog = 0;
-    const ing = await app.get(IngestCorpusUseCase).execute({
-      collection: COLLECTION, records: real.map((text) => ({ text })),
-      onProgress: (p) => { if (performance.now() - lastLog > 15_000) { lastLog = performance.now(); log(`ingest ${p.done}/${p.total} (${p.skipped} already present), ${(p.done / ((performance.now() - t0) / 1000)).toFixed(1)} texts/s; load ${os.loadavg()[0].toFixed(2)}`); } },
-    });
-    const ingestS = (performance.now() - t0) / 1000;
+    // Ingest through the service's use case, a progress line every 15 s; the result and its seconds.
+    const ingestTimed = async (label: string, texts: readonly string[]) => {
+      const t0 = performance.now();
+      let lastLog = 0;
+      const res = await app.get(IngestCorpusUseCase).execute({
+        collection: COLLECTION, records: texts.map((text) => ({ text })),
+        onProgress: (p) => { if (performance.now() - lastLog > 15_000) { lastLog = performance.now(); log(`${label} ${p.done}/${p.total} (${p.skipped} already present), ${(p.done / ((performance.now() - t0) / 1000)).toFixed(1)} texts/s; load ${os.loadavg()[0].toFixed(2)}`); } },
+      });
+      return { res, seconds: (performance.now() - t0) / 1000 };
+    };
+    const { res: ing, seconds: ingestS } = await ingestTimed('ingest', real);
     // Filler: distinct texts not in the real part, random vectors, written in big batches.
     const realSet = new Set(real);
     const fillerCount = Math.max(0, args.texts - real.length);
@@ -264,7 +268,7 @@ async function main(): Promise<void> {
         timeShare: { ...timeShare, other: Math.max(0, +(1 - Object.values(timeShare).reduce((a, b) => a + b, 0)).toFixed(3)) },
         steps,
         perEventMs: { mean: Math.round(total / Math.max(1, recs.length)), judgeCalls: +(recs.reduce((a, r) => a + r.judgeCalls, 0) / Math.max(1, recs.length)).toFixed(1), calls: callsPerEvent },
-        evidence: config.evidence?.enabled ?? null, statuses: rows.reduce<Record<string, number>>((a, r) => ({ ...a, [r.status]: (a[r.status] ?? 0) + 1 }), {}),
+        evidence: config.evidence.enabled, statuses: rows.reduce<Record<string, number>>((a, r) => ({ ...a, [r.status]: (a[r.status] ?? 0) + 1 }), {}),
         shape: args.shape, timed: recs.length, texts: ingest.count, realTexts: real.length, workerConcurrency: config.queue.workerConcurrency, judge: config.judge.kind, embedder: embedder.id, store: store.kind, cores, load1: +load1.toFixed(2), load1Max: +loadMax.toFixed(2),
       }));
     }
@@ -274,19 +278,12 @@ async function main(): Promise<void> {
       const planted = new Set(after.flatMap((q) => q.poisoned));
       const texts = [...new Set(after.flatMap((q) => [...q.poisoned, ...q.clean.slice(0, args.cleanPerQuestion)]))].filter((t) => !realSet.has(t));
       log(`ingesting ${texts.length} texts of ${after.length} new questions after the traces (admission check ${!config.audits.admission.enabled ? 'off' : 'on'}); load ${os.loadavg()[0].toFixed(2)}`);
-      const t2 = performance.now();
-      lastLog = 0;
-      const res = await app.get(IngestCorpusUseCase).execute({
-        collection: COLLECTION, records: texts.map((text) => ({ text })),
-        onProgress: (p) => { if (performance.now() - lastLog > 15_000) { lastLog = performance.now(); log(`after-trace ingest ${p.done}/${p.total}, ${(p.done / ((performance.now() - t2) / 1000)).toFixed(1)} texts/s; load ${os.loadavg()[0].toFixed(2)}`); } },
-      });
-      const seconds = (performance.now() - t2) / 1000;
-      const heldTexts = (await documents.get(res.admission.heldIds)).map((d) => d.text);
-      const heldPlanted = heldTexts.filter((t) => planted.has(t)).length;
+      const { res, seconds } = await ingestTimed('after-trace ingest', texts);
+      // Every hold with the reason the check recorded (--holds: for reading why a genuine text was kept out).
+      const held = (await db.query('SELECT d.text, q.reason FROM "QuarantineRecord" q JOIN "Document" d ON d.id = q."documentId" WHERE q."documentId" = ANY($1::uuid[])', [res.admission.heldIds])).rows as { text: string; reason: string }[];
+      const heldPlanted = held.filter((h) => planted.has(h.text)).length;
       if (args.holdsFile) {
-        // Every hold with the reason the check recorded, for reading why a genuine text was kept out.
-        const held = (await db.query('SELECT d.text, q.reason FROM "QuarantineRecord" q JOIN "Document" d ON d.id = q."documentId" WHERE q."documentId" = ANY($1::uuid[])', [res.admission.heldIds])).rows as { text: string; reason: string }[];
-        writeFileSync(args.holdsFile, held.map((h) => JSON.stringify({ planted: planted.has(h.text), reason: h.reason, text: h.text })).join('\n') + '\n');
+        writeFileSync(args.holdsFile, held.map((h) => `${JSON.stringify({ planted: planted.has(h.text), reason: h.reason, text: h.text })}\n`).join(''));
         log(`${held.length} holds with their reasons in ${args.holdsFile}`);
       }
       console.log(JSON.stringify({

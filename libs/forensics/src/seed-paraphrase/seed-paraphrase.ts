@@ -1,6 +1,6 @@
 /** Seed sets and paraphrase tests of the audits (admission check, sibling sweep): their pure part, no I/O. */
 import { polarAnswer, POLAR_MIN_COVERAGE } from '../offline-judge';
-import { containsAnswer, contentTerms } from '../text';
+import { containsAnswer, contentTerms, stripCitationMarkers } from '../text';
 
 /** A paraphrase is at least this close to one seed even when the seeds are diverse. */
 export const PARAPHRASE_FLOOR = 0.5;
@@ -70,30 +70,19 @@ function dot(a: Float32Array, b: Float32Array): number {
 /**
  * Whether a text states an event's wrong answer, as the audits' lexical filters ask it (the admission
  * check's answer route, the paraphrase test of the sweep and the admission check): the text contains the
- * answer (token-boundary match), its reference marks ("[2]") left out. A yes/no answer is not a word a text contains ("Silene is not a plant"
+ * answer (token-boundary match), its reference marks ("[2]") left out as the judge leaves them out (in the
+ * production-shape bench they sent passages about other TV series to review for a watched wrong answer '2'). A yes/no answer is not a word a text contains ("Silene is not a plant"
  * answers 'no' without the word): there the filter is the proposition instead — the text restates at
  * least half of the question's terms, as the offline judge asks of a stance (POLAR_MIN_COVERAGE).
  */
 export function statesAnswer(query: string, wrongAnswer: string): (text: string) => boolean {
-  if (!polarAnswer(wrongAnswer)) return (text) => containsAnswer(withoutCitationMarks(text), wrongAnswer);
+  if (!polarAnswer(wrongAnswer)) return (text) => containsAnswer(stripCitationMarkers(text), wrongAnswer);
   const q = [...new Set(contentTerms(query))];
   return (text) => {
     if (q.length === 0) return false;
     const t = new Set(contentTerms(text));
     return q.filter((x) => t.has(x)).length / q.length >= POLAR_MIN_COVERAGE;
   };
-}
-
-/**
- * Reference marks as encyclopedia passages carry them ("renewed for a fifth season.[1] It premiered …[2]",
- * "[note 1]", "[a]", "[citation needed]"): they point at a footnote and state nothing, but a number answer ('2')
- * is found in them by a token match. In the production-shape bench (PoisonedRAG NQ, a watched question whose
- * wrong answer is '2') they sent genuine passages about other TV series to review as "stating its wrong answer".
- */
-const CITATION_MARK = /\[(?:\d{1,3}|note\s+\d{1,3}|[a-z]|citation needed)\]/gi;
-
-export function withoutCitationMarks(text: string): string {
-  return text.replace(CITATION_MARK, ' ');
 }
 
 /**

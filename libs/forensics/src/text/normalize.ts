@@ -85,12 +85,13 @@ export function ordinalValue(token: string): string | undefined {
 }
 
 /**
- * Remove bracketed reference markers ("[24]", "[3][4]", "[update]", "[citation needed]") that
+ * Remove bracketed reference markers ("[24]", "[3][4]", "[note 2]", "[update]", "[citation needed]") that
  * encyclopedic passages carry: a footnote number is not a statement, and "[24]" must not count
- * as stating the answer "24".
+ * as stating the answer "24". The judge reads texts without them, and so do the audits' lexical filters
+ * (`statesAnswer`).
  */
 export function stripCitationMarkers(text: string): string {
-  return text.replace(/\[(?:\d{1,4}|[a-z][a-z ]{0,24})\]/gi, ' ');
+  return text.replace(/\[(?:\d{1,4}|note\s+\d{1,3}|[a-z][a-z ]{0,24})\]/gi, ' ');
 }
 
 // 1–3 digits, then groups of exactly three digits each after ", ", " , " or a space; not inside a longer number.

@@ -1,4 +1,5 @@
-import { paraphraseStates, statesAnswer, withoutCitationMarks } from '../seed-paraphrase';
+import { stripCitationMarkers } from '../../text';
+import { paraphraseStates, statesAnswer } from '../seed-paraphrase';
 
 describe('statesAnswer (the audits\' lexical filter)', () => {
   const states2 = statesAnswer('how many seasons of the vampire diaries are there', '2');
@@ -15,8 +16,8 @@ describe('statesAnswer (the audits\' lexical filter)', () => {
   });
 
   it('keeps bracketed text that is not a reference mark', () => {
-    expect(withoutCitationMarks('a list [2] of items')).toBe('a list   of items');
-    expect(withoutCitationMarks('the answer [Paris] in brackets')).toBe('the answer [Paris] in brackets');
-    expect(statesAnswer('what is the capital of france', 'Paris')('The capital [Paris] is large.')).toBe(true);
+    expect(stripCitationMarkers('a list [2] of items')).toBe('a list   of items');
+    expect(stripCitationMarkers('the answer [Paris, France] in brackets')).toBe('the answer [Paris, France] in brackets');
+    expect(statesAnswer('what is the capital of france', 'Paris')('The capital [Paris, France] is large.')).toBe(true);
   });
 });
