@@ -9,8 +9,11 @@ small and fixed, so it is written here with onnxruntime's fused CPU operators (M
 `--attention attention`, SkipLayerNormalization, BiasGelu from the com.microsoft domain, which onnxruntime-node runs), and quantised by the library
 (`onnxruntime.quantization.quantize_dynamic`), not by hand.
 
-Not yet run by scripts/models.mjs (decision 0430); by hand, in a throw-away venv with onnx, onnxruntime, numpy, safetensors:
+`npm run models` (scripts/models.mjs) runs it in a throw-away venv of the pinned wheels of
+scripts/models.build-requirements.txt and checks the output's SHA-256 (decision 0430). By hand, in such a venv:
     python scripts/build-bert-onnx.py --weights model.safetensors --config config.json --out model.onnx
+The int8 graph quantises each MatMul's input with one scale per session run (onnxruntime's dynamic quantisation), so
+a text's vector depends on what shares its run: run one text per session run (the service does, OnnxEmbedder rowsPerRun).
 Inputs/outputs match the Hugging Face export the service reads: input_ids, attention_mask, token_type_ids (int64,
 [batch, seq]) -> last_hidden_state (float32, [batch, seq, hidden]); padded positions are masked by attention_mask.
 """
@@ -121,7 +124,9 @@ def main() -> None:
     if a.fp32:
         onnx.save(model, a.out)
     else:
+        import logging
         from onnxruntime.quantization import QuantType, quantize_dynamic
+        logging.getLogger().setLevel(logging.ERROR)  # its advice on pre-processing and shape inference, not errors
         with tempfile.TemporaryDirectory() as tmp:
             f32 = os.path.join(tmp, 'fp32.onnx')
             onnx.save(model, f32)
